@@ -1,0 +1,68 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "orderfile",
+  products: [
+    .executable(name: "orderfile", targets: ["orderfile"]),
+    .library(name: "OrderfileRuntime", type: .dynamic, targets: ["OrderfileRuntime"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+  ],
+  targets: [
+    // The C runtime linked into instrumented programs. Always optimized: its
+    // hot path is what the overhead budget is about, even in debug builds.
+    .target(
+      name: "OrderfileRuntime",
+      cSettings: [.unsafeFlags(["-O2"])],
+      linkerSettings: [.linkedLibrary("pthread")]
+    ),
+    .systemLibrary(
+      name: "CLibdw",
+      pkgConfig: "libdw",
+      providers: [.apt(["libdw-dev"])]
+    ),
+    .target(name: "OrderfileSupport"),
+    .target(name: "OrderfileTrace", dependencies: ["OrderfileSupport"]),
+    .target(
+      name: "OrderfileSymbolization",
+      dependencies: ["CLibdw", "OrderfileSupport"],
+      linkerSettings: [.linkedLibrary("stdc++")]
+    ),
+    .target(
+      name: "OrderfileOrdering",
+      dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileSupport"]
+    ),
+    .executableTarget(
+      name: "orderfile",
+      dependencies: [
+        "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .target(
+      name: "_OrderfileTestSupport",
+      dependencies: ["OrderfileSupport"],
+      path: "Tests/_OrderfileTestSupport"
+    ),
+    .testTarget(name: "OrderfileTraceTests", dependencies: ["OrderfileTrace", "_OrderfileTestSupport"]),
+    .testTarget(
+      name: "OrderfileSymbolizationTests",
+      dependencies: ["OrderfileSymbolization", "_OrderfileTestSupport"]
+    ),
+    .testTarget(
+      name: "OrderfileOrderingTests",
+      dependencies: ["OrderfileOrdering", "_OrderfileTestSupport"]
+    ),
+    .testTarget(name: "RuntimeTests", dependencies: ["OrderfileTrace", "_OrderfileTestSupport"]),
+    .testTarget(
+      name: "IntegrationTests",
+      dependencies: ["orderfile", "OrderfileTrace", "OrderfileOrdering", "_OrderfileTestSupport"]
+    ),
+    .testTarget(
+      name: "CLITests",
+      dependencies: ["orderfile", "OrderfileTrace", "OrderfileSymbolization", "_OrderfileTestSupport"]
+    ),
+  ]
+)

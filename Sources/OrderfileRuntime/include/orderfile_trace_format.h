@@ -1,0 +1,177 @@
+/*
+ * orderfile_trace_format.h - the on-disk layout of an orderfile launch trace.
+ *
+ * This header is the single definition of the binary trace format shared by
+ * the runtime (which writes it through a shared mapping of the file) and by
+ * the reader in the `orderfile` tool. Docs/TraceFormat.md explains it in prose.
+ *
+ * All integers are little-endian, fixed width, naturally aligned. The file is:
+ *
+ *   offset 0                       header           (OFT_HEADER_SIZE bytes)
+ *   offset module_table_offset     module entries   (module_capacity * OFT_MODULE_SIZE)
+ *   offset records_offset          records          (record_capacity * OFT_RECORD_SIZE)
+ *
+ * A cleanly closed trace is truncated right after its last record; a trace of
+ * a process that crashed, was killed or called _exit keeps its full capacity
+ * (the tail is sparse zeroes) and lacks OFT_FLAG_CLOSED.
+ *
+ * Ordering: a writer reserves a record slot with an atomic increment of
+ * `record_count`, fills the record, and stores its `check` byte last with
+ * release semantics. A record whose check byte is zero was reserved but never
+ * completed (its thread died or the process was killed mid-write); a reader
+ * skips it and counts it. A non-zero check byte that does not match the
+ * record's contents means corruption.
+ */
+#ifndef ORDERFILE_TRACE_FORMAT_H
+#define ORDERFILE_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "ORDTRACE" read as a little-endian u64. */
+#define OFT_MAGIC 0x454341525444524FULL
+#define OFT_VERSION_MAJOR 1 /* a reader refuses any other major version */
+#define OFT_VERSION_MINOR 0 /* a reader accepts newer minors, skipping unknown record kinds */
+
+#define OFT_HEADER_SIZE 4096u
+#define OFT_MODULE_SIZE 4096u
+#define OFT_RECORD_SIZE 32u
+#define OFT_MODULE_PATH_CAPACITY 3984u
+#define OFT_BUILD_ID_CAPACITY 64u
+
+/* Header flags. */
+#define OFT_FLAG_CLOSED 0x1u          /* finalized by exit(): counts and sizes are final */
+#define OFT_FLAG_WINDOW_CLOSED 0x2u   /* the launch window ended before exit */
+#define OFT_FLAG_FORKED 0x4u          /* this trace continues a parent's trace after fork() */
+#define OFT_FLAG_METRICS 0x8u         /* minor/major fault counts at window end are valid */
+
+/* Why the launch window closed (header.window_reason). */
+#define OFT_WINDOW_OPEN 0u            /* still open when the trace ended */
+#define OFT_WINDOW_STARTUP_COMPLETE 1u /* the program called orderfile_startup_complete() */
+#define OFT_WINDOW_TIME_LIMIT 2u      /* ORDERFILE_TIME_LIMIT_MS elapsed */
+#define OFT_WINDOW_EXIT 3u            /* the process exited with the window open */
+
+/* Record kinds (record.kind). */
+#define OFT_KIND_LAUNCH 1u      /* first call of a function inside the launch window */
+#define OFT_KIND_POST_WINDOW 2u /* first call of a function after the window closed */
+
+/* Module flags. */
+#define OFT_MODULE_MAIN_EXECUTABLE 0x1u
+#define OFT_MODULE_PATH_TRUNCATED 0x2u
+#define OFT_MODULE_TEXT_RSS 0x4u /* text_rss_bytes is valid */
+
+/*
+ * The header. Fields above `checksum` are written once when the file is
+ * created and covered by `checksum`; fields below it change while the
+ * process runs and are validated by range instead.
+ */
+typedef struct oft_header {
+  uint64_t magic;                 /* OFT_MAGIC */
+  uint16_t version_major;         /* OFT_VERSION_MAJOR */
+  uint16_t version_minor;         /* OFT_VERSION_MINOR */
+  uint32_t header_size;           /* OFT_HEADER_SIZE */
+  uint32_t module_entry_size;     /* OFT_MODULE_SIZE */
+  uint32_t record_size;           /* OFT_RECORD_SIZE */
+  uint32_t module_capacity;       /* entries reserved in the module table */
+  uint32_t pid;                   /* process that owns this trace */
+  uint64_t record_capacity;       /* records reserved after records_offset */
+  uint64_t module_table_offset;   /* == header_size */
+  uint64_t records_offset;        /* == module_table_offset + module_capacity * module_entry_size */
+  uint64_t process_start_ns;      /* CLOCK_MONOTONIC ns at process creation, from /proc/self/stat */
+  uint64_t process_start_resolution_ns; /* granularity of process_start_ns (one clock tick) */
+  uint64_t trace_start_ns;        /* CLOCK_MONOTONIC ns when the runtime initialized (first hook) */
+  uint32_t parent_pid;            /* for a forked trace: the parent's pid; else 0 */
+  uint32_t reserved0;
+  uint64_t fork_record_index;     /* for a forked trace: records [0, this) were inherited */
+  uint64_t time_limit_ns;         /* window limit measured from process start; 0 = none */
+  uint32_t checksum;              /* oft_checksum() of all bytes before this field */
+  uint32_t reserved1;
+
+  /* Mutable while the process runs. */
+  uint64_t record_count;          /* slots reserved, may include uncommitted ones */
+  uint64_t dropped_count;         /* first calls not recorded: capacity or table full */
+  uint32_t module_count;          /* committed module entries */
+  uint32_t flags;                 /* OFT_FLAG_* */
+  uint32_t window_reason;         /* OFT_WINDOW_* */
+  uint32_t reserved2;
+  uint64_t window_end_ns;         /* CLOCK_MONOTONIC ns when the window closed; 0 = open */
+  uint64_t end_ns;                /* CLOCK_MONOTONIC ns when the trace was closed; 0 = not closed */
+  uint64_t minor_faults;          /* getrusage(RUSAGE_SELF).ru_minflt at window end (OFT_FLAG_METRICS) */
+  uint64_t major_faults;          /* getrusage(RUSAGE_SELF).ru_majflt at window end (OFT_FLAG_METRICS) */
+} oft_header;
+
+/*
+ * One instrumented module (the executable or a shared library) that owns at
+ * least one recorded function. Written once under the runtime's module lock;
+ * `checksum` is stored last and covers all bytes before it, so a zero or
+ * wrong checksum means the entry is incomplete or corrupt.
+ */
+typedef struct oft_module {
+  uint64_t load_base;             /* dlpi_addr: runtime address minus ELF virtual address */
+  uint64_t text_start;            /* lowest ELF vaddr of the executable PT_LOAD segments */
+  uint64_t text_end;              /* one past the highest */
+  uint64_t text_rss_bytes;        /* resident bytes of the text mapping at window end (OFT_MODULE_TEXT_RSS) */
+  uint32_t flags;                 /* OFT_MODULE_* */
+  uint16_t path_length;           /* bytes used in path, no terminator counted */
+  uint8_t build_id_length;        /* bytes used in build_id; 0 = the module has none */
+  uint8_t reserved0;
+  uint8_t build_id[OFT_BUILD_ID_CAPACITY]; /* GNU build-id (NT_GNU_BUILD_ID) */
+  char path[OFT_MODULE_PATH_CAPACITY];     /* absolute path when known, NUL padded */
+  uint32_t reserved1;
+  uint32_t checksum;              /* oft_checksum() of all bytes before this field */
+} oft_module;
+
+/*
+ * One first call. `address` is module-relative: the runtime address minus the
+ * module's load_base, i.e. the function's ELF virtual address in its file.
+ */
+typedef struct oft_record {
+  uint64_t address;               /* ELF virtual address of the function entry */
+  uint64_t time_ns;               /* CLOCK_MONOTONIC ns of the first call */
+  uint64_t reserved;              /* 0; room for a later minor version */
+  uint32_t tid;                   /* kernel thread id of the caller */
+  uint16_t module;                /* index into the module table */
+  uint8_t kind;                   /* OFT_KIND_* */
+  uint8_t check;                  /* oft_record_check(); 0 = uncommitted; stored last */
+} oft_record;
+
+_Static_assert(sizeof(oft_header) <= OFT_HEADER_SIZE, "header fits its reserved size");
+_Static_assert(sizeof(oft_module) == OFT_MODULE_SIZE, "module entry has its fixed size");
+_Static_assert(sizeof(oft_record) == OFT_RECORD_SIZE, "record has its fixed size");
+
+/* FNV-1a, 32 bit. Never returns 0, so 0 can mean "not written yet". */
+static inline __attribute__((no_instrument_function)) uint32_t
+oft_checksum(const void *data, uint64_t length) {
+  const uint8_t *bytes = (const uint8_t *)data;
+  uint32_t hash = 2166136261u;
+  for (uint64_t i = 0; i < length; i++) {
+    hash ^= bytes[i];
+    hash *= 16777619u;
+  }
+  return hash == 0 ? 1u : hash;
+}
+
+/*
+ * The record's check byte: 1 + (sum of its first 31 bytes) mod 255.
+ * Values are 1...255, never 0. Any single flipped bit
+ * in the first 31 bytes changes the sum by a power of two below 255, so it
+ * is always detected.
+ */
+static inline __attribute__((no_instrument_function)) uint8_t
+oft_record_check(const oft_record *record) {
+  const uint8_t *bytes = (const uint8_t *)record;
+  uint32_t sum = 0;
+  for (unsigned i = 0; i < OFT_RECORD_SIZE - 1; i++) {
+    sum += bytes[i];
+  }
+  return (uint8_t)(1u + sum % 255u);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ORDERFILE_TRACE_FORMAT_H */

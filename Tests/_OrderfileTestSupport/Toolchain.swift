@@ -1,0 +1,45 @@
+import Foundation
+import OrderfileSupport
+
+/// Paths to the compilers, linker and tools the tests drive for real.
+public enum Toolchain {
+  /// The directory holding swift's clang and ld.lld.
+  public static let llvmBin: String = {
+    let swiftc = ProcessRunner.resolve("swiftc")
+    let candidate = ((swiftc as NSString).resolvingSymlinksInPath as NSString).deletingLastPathComponent
+    if FileManager.default.isExecutableFile(atPath: candidate + "/clang") { return candidate }
+    return "/opt/swift/usr/bin"
+  }()
+
+  public static var clang: String { llvmBin + "/clang" }
+  public static var lld: String { llvmBin + "/ld.lld" }
+  public static var gcc: String { ProcessRunner.resolve("gcc") }
+  public static var nm: String {
+    let gnu = ProcessRunner.resolve("nm")
+    return gnu.hasPrefix("/") ? gnu : llvmBin + "/llvm-nm"
+  }
+
+  /// Environment for compilers so that `-fuse-ld=lld` finds swift's ld.lld.
+  public static var environment: [String: String] {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    return ["PATH": llvmBin + ":" + path]
+  }
+}
+
+/// Runs a tool and fails the test setup with its output when it fails.
+@discardableResult
+public func runChecked(
+  _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+  currentDirectory: String? = nil
+) throws -> ProcessResult {
+  var env = Toolchain.environment
+  for (key, value) in environment { env[key] = value }
+  let result = try ProcessRunner.run(
+    executable, arguments, environment: env, currentDirectory: currentDirectory)
+  guard result.succeeded else {
+    throw TestSupportError(
+      "\(executable) \(arguments.joined(separator: " ")) exited \(result.status):\n"
+        + result.standardError + result.standardOutput)
+  }
+  return result
+}
