@@ -1,0 +1,183 @@
+/// A launch trace as the runtime wrote it: header facts, the modules that own
+/// recorded functions, and the first calls in global first-call order.
+public struct Trace: Sendable {
+  /// The file the trace was read from, for messages.
+  public var path: String
+  public var header: TraceHeader
+  public var modules: [TraceModule]
+  /// First calls in the order their slots were reserved, which is first-call order.
+  public var records: [FirstCall]
+  /// Slots that were reserved but never completed: the writer died mid-record
+  /// (a crash, SIGKILL, `_exit`, or a thread still writing at exit).
+  public var uncommittedRecords: Int
+  /// Records of kinds this reader does not know, from a newer minor format version.
+  public var unknownRecords: Int
+
+  public init(
+    path: String, header: TraceHeader, modules: [TraceModule], records: [FirstCall],
+    uncommittedRecords: Int = 0, unknownRecords: Int = 0
+  ) {
+    self.path = path
+    self.header = header
+    self.modules = modules
+    self.records = records
+    self.uncommittedRecords = uncommittedRecords
+    self.unknownRecords = unknownRecords
+  }
+
+  /// The records inside the launch window.
+  public var launchRecords: [FirstCall] { records.filter { $0.phase == .launch } }
+}
+
+/// Why the recording window closed.
+public enum WindowReason: UInt32, Sendable, Codable {
+  /// The trace ended with the window still open (the process died or called `_exit`).
+  case open = 0
+  /// The program called `orderfile_startup_complete()`.
+  case startupComplete = 1
+  /// `ORDERFILE_TIME_LIMIT_MS` elapsed.
+  case timeLimit = 2
+  /// The process exited inside the window.
+  case exit = 3
+}
+
+/// Facts from the trace header. Times are `CLOCK_MONOTONIC` nanoseconds.
+public struct TraceHeader: Sendable, Equatable {
+  public var versionMajor: UInt16
+  public var versionMinor: UInt16
+  public var pid: UInt32
+  /// For the trace of a forked child: its parent's pid.
+  public var parentPID: UInt32?
+  /// For the trace of a forked child: records before this index were inherited from the parent.
+  public var forkRecordIndex: Int?
+  public var recordCapacity: Int
+  public var moduleCapacity: Int
+  /// Process creation, from `/proc/self/stat`, good to `processStartResolutionNanoseconds`.
+  public var processStartNanoseconds: UInt64
+  public var processStartResolutionNanoseconds: UInt64
+  /// When the runtime initialized, at the first instrumented call.
+  public var traceStartNanoseconds: UInt64
+  /// The window's time limit, measured from process start, if one was set.
+  public var timeLimitNanoseconds: UInt64?
+  /// First calls the runtime could not record (capacity or table full).
+  public var droppedCount: UInt64
+  /// True when the process finalized the trace (`exit` or `orderfile_finish`).
+  public var isClosed: Bool
+  public var windowReason: WindowReason
+  public var windowEndNanoseconds: UInt64?
+  public var endNanoseconds: UInt64?
+  /// `getrusage` fault counts at the end of the window, when recorded.
+  public var minorFaults: UInt64?
+  public var majorFaults: UInt64?
+
+  public init(
+    versionMajor: UInt16,
+    versionMinor: UInt16,
+    pid: UInt32,
+    parentPID: UInt32?,
+    forkRecordIndex: Int?,
+    recordCapacity: Int,
+    moduleCapacity: Int,
+    processStartNanoseconds: UInt64,
+    processStartResolutionNanoseconds: UInt64,
+    traceStartNanoseconds: UInt64,
+    timeLimitNanoseconds: UInt64?,
+    droppedCount: UInt64,
+    isClosed: Bool,
+    windowReason: WindowReason,
+    windowEndNanoseconds: UInt64?,
+    endNanoseconds: UInt64?,
+    minorFaults: UInt64?,
+    majorFaults: UInt64?
+  ) {
+    self.versionMajor = versionMajor
+    self.versionMinor = versionMinor
+    self.pid = pid
+    self.parentPID = parentPID
+    self.forkRecordIndex = forkRecordIndex
+    self.recordCapacity = recordCapacity
+    self.moduleCapacity = moduleCapacity
+    self.processStartNanoseconds = processStartNanoseconds
+    self.processStartResolutionNanoseconds = processStartResolutionNanoseconds
+    self.traceStartNanoseconds = traceStartNanoseconds
+    self.timeLimitNanoseconds = timeLimitNanoseconds
+    self.droppedCount = droppedCount
+    self.isClosed = isClosed
+    self.windowReason = windowReason
+    self.windowEndNanoseconds = windowEndNanoseconds
+    self.endNanoseconds = endNanoseconds
+    self.minorFaults = minorFaults
+    self.majorFaults = majorFaults
+  }
+
+  public var isForked: Bool { parentPID != nil }
+}
+
+/// An instrumented module (the executable or a shared library).
+public struct TraceModule: Sendable, Equatable {
+  /// Position in the trace's module table; records refer to it.
+  public var index: Int
+  /// The path the module was loaded from.
+  public var path: String
+  /// The GNU build-id bytes, empty when the module has none.
+  public var buildID: [UInt8]
+  /// Runtime address minus ELF virtual address.
+  public var loadBase: UInt64
+  /// ELF virtual addresses of the executable segments.
+  public var textRange: Range<UInt64>
+  public var isMainExecutable: Bool
+  /// True when the recorded path was cut to fit the entry.
+  public var pathTruncated: Bool
+  /// Resident bytes of the module's text at the end of the window, when recorded.
+  public var textResidentBytes: UInt64?
+
+  public init(
+    index: Int, path: String, buildID: [UInt8], loadBase: UInt64, textRange: Range<UInt64>,
+    isMainExecutable: Bool, pathTruncated: Bool = false, textResidentBytes: UInt64? = nil
+  ) {
+    self.index = index
+    self.path = path
+    self.buildID = buildID
+    self.loadBase = loadBase
+    self.textRange = textRange
+    self.isMainExecutable = isMainExecutable
+    self.pathTruncated = pathTruncated
+    self.textResidentBytes = textResidentBytes
+  }
+
+  /// The build-id as lowercase hex, or "none".
+  public var buildIDHex: String {
+    buildID.isEmpty ? "none" : buildID.map { String(format: "%02x", $0) }.joined()
+  }
+}
+
+/// When a function was first called relative to the launch window.
+public enum Phase: UInt8, Sendable, Codable {
+  /// Inside the launch window: part of the startup order.
+  case launch = 1
+  /// After the window closed: kept, but not part of the launch order.
+  case postWindow = 2
+}
+
+/// The first call of one function.
+public struct FirstCall: Sendable, Equatable {
+  /// Index into `Trace.modules`.
+  public var module: Int
+  /// The function's ELF virtual address in its module.
+  public var address: UInt64
+  /// `CLOCK_MONOTONIC` nanoseconds of the call.
+  public var timeNanoseconds: UInt64
+  /// Kernel thread id of the caller.
+  public var threadID: UInt32
+  public var phase: Phase
+
+  public init(module: Int, address: UInt64, timeNanoseconds: UInt64, threadID: UInt32, phase: Phase) {
+    self.module = module
+    self.address = address
+    self.timeNanoseconds = timeNanoseconds
+    self.threadID = threadID
+    self.phase = phase
+  }
+}
+
+import Foundation

@@ -1,0 +1,93 @@
+/// Writes a `Trace` in the runtime's binary format.
+///
+/// The runtime writes traces through a shared mapping; this encoder writes the
+/// same bytes from a value, for tools that rewrite traces and for tests that
+/// need a trace with exact contents.
+public enum TraceEncoder {
+  /// The encoded trace. A closed trace is cut after its last record, as the
+  /// runtime leaves it; an open one keeps room for `header.recordCapacity` records.
+  public static func encode(_ trace: Trace) -> [UInt8] {
+    let header = trace.header
+    let moduleCapacity = max(header.moduleCapacity, trace.modules.count)
+    let recordCapacity = max(header.recordCapacity, trace.records.count)
+    let recordsOffset = TraceLayout.headerSize + moduleCapacity * TraceLayout.moduleSize
+    let used = recordsOffset + trace.records.count * TraceLayout.recordSize
+    let size = header.isClosed ? used : recordsOffset + recordCapacity * TraceLayout.recordSize
+    var bytes = [UInt8](repeating: 0, count: size)
+
+    bytes.withUnsafeMutableBytes { raw in
+      func put<T: FixedWidthInteger>(_ value: T, _ offset: Int) {
+        raw.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+      }
+      typealias H = TraceLayout.Header
+      put(TraceLayout.magic, H.magic)
+      put(header.versionMajor, H.versionMajor)
+      put(header.versionMinor, H.versionMinor)
+      put(UInt32(TraceLayout.headerSize), H.headerSize)
+      put(UInt32(TraceLayout.moduleSize), H.moduleEntrySize)
+      put(UInt32(TraceLayout.recordSize), H.recordSize)
+      put(UInt32(moduleCapacity), H.moduleCapacity)
+      put(header.pid, H.pid)
+      put(UInt64(recordCapacity), H.recordCapacity)
+      put(UInt64(TraceLayout.headerSize), H.moduleTableOffset)
+      put(UInt64(recordsOffset), H.recordsOffset)
+      put(header.processStartNanoseconds, H.processStart)
+      put(header.processStartResolutionNanoseconds, H.processStartResolution)
+      put(header.traceStartNanoseconds, H.traceStart)
+      put(header.parentPID ?? 0, H.parentPID)
+      put(UInt64(header.forkRecordIndex ?? 0), H.forkRecordIndex)
+      put(header.timeLimitNanoseconds ?? 0, H.timeLimit)
+      put(TraceLayout.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<H.checksum])), H.checksum)
+
+      put(UInt64(trace.records.count + trace.uncommittedRecords), H.recordCount)
+      put(header.droppedCount, H.droppedCount)
+      put(UInt32(trace.modules.count), H.moduleCount)
+      var flags: UInt32 = 0
+      if header.isClosed { flags |= TraceLayout.Flag.closed }
+      if header.windowEndNanoseconds != nil { flags |= TraceLayout.Flag.windowClosed }
+      if header.parentPID != nil { flags |= TraceLayout.Flag.forked }
+      if header.minorFaults != nil || header.majorFaults != nil { flags |= TraceLayout.Flag.metrics }
+      put(flags, H.flags)
+      put(header.windowReason.rawValue, H.windowReason)
+      put(header.windowEndNanoseconds ?? 0, H.windowEnd)
+      put(header.endNanoseconds ?? 0, H.end)
+      put(header.minorFaults ?? 0, H.minorFaults)
+      put(header.majorFaults ?? 0, H.majorFaults)
+
+      for (index, module) in trace.modules.enumerated() {
+        typealias M = TraceLayout.Module
+        let base = TraceLayout.headerSize + index * TraceLayout.moduleSize
+        put(module.loadBase, base + M.loadBase)
+        put(module.textRange.lowerBound, base + M.textStart)
+        put(module.textRange.upperBound, base + M.textEnd)
+        put(module.textResidentBytes ?? 0, base + M.textRSS)
+        var moduleFlags: UInt32 = 0
+        if module.isMainExecutable { moduleFlags |= TraceLayout.ModuleFlag.mainExecutable }
+        if module.pathTruncated { moduleFlags |= TraceLayout.ModuleFlag.pathTruncated }
+        if module.textResidentBytes != nil { moduleFlags |= TraceLayout.ModuleFlag.textRSS }
+        put(moduleFlags, base + M.flags)
+        let path = Array(module.path.utf8.prefix(TraceLayout.pathCapacity))
+        put(UInt16(path.count), base + M.pathLength)
+        let buildID = module.buildID.prefix(TraceLayout.buildIDCapacity)
+        put(UInt8(buildID.count), base + M.buildIDLength)
+        for (offset, byte) in buildID.enumerated() { put(byte, base + M.buildID + offset) }
+        for (offset, byte) in path.enumerated() { put(byte, base + M.path + offset) }
+        put(TraceLayout.checksum(UnsafeRawBufferPointer(rebasing: raw[base..<(base + M.checksum)])), base + M.checksum)
+      }
+
+      for (index, record) in trace.records.enumerated() {
+        typealias R = TraceLayout.Record
+        let base = recordsOffset + index * TraceLayout.recordSize
+        put(record.address, base + R.address)
+        put(record.timeNanoseconds, base + R.time)
+        put(record.threadID, base + R.tid)
+        put(UInt16(record.module), base + R.module)
+        put(record.phase.rawValue, base + R.kind)
+        put(
+          TraceLayout.recordCheck(UnsafeRawBufferPointer(rebasing: raw[base..<(base + TraceLayout.recordSize)])),
+          base + R.check)
+      }
+    }
+    return bytes
+  }
+}

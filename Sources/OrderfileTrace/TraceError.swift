@@ -1,0 +1,45 @@
+import Foundation
+
+/// Why a trace file was refused.
+///
+/// Every message names the file, the byte offset of the problem and what is
+/// wrong with it, so a user can tell a truncated copy from a corrupted disk
+/// from a trace written by a newer runtime.
+public enum TraceError: LocalizedError, Equatable, Sendable {
+  /// The file could not be read at all.
+  case unreadable(path: String, message: String)
+  /// The file ends before a structure that the header says is there.
+  case truncated(path: String, offset: UInt64, expected: String)
+  /// The file does not start with the trace magic number.
+  case badMagic(path: String, found: UInt64)
+  /// The trace was written by a runtime whose format major version this reader does not know.
+  case unsupportedVersion(path: String, major: UInt16, minor: UInt16)
+  /// A header field holds an impossible value, or the header checksum fails.
+  case corruptHeader(path: String, offset: UInt64, reason: String)
+  /// A module entry is incomplete or fails its checksum.
+  case corruptModule(path: String, index: Int, offset: UInt64, reason: String)
+  /// A record fails its check byte or refers to something that does not exist.
+  case corruptRecord(path: String, index: Int, offset: UInt64, reason: String)
+
+  public var errorDescription: String? {
+    switch self {
+    case .unreadable(let path, let message):
+      return "\(path): cannot read trace: \(message)"
+    case .truncated(let path, let offset, let expected):
+      return "\(path): truncated at offset \(hex(offset)): expected \(expected)"
+    case .badMagic(let path, let found):
+      return "\(path): offset 0x0: not an orderfile trace (magic \(hex(found)), expected \(hex(TraceLayout.magic)))"
+    case .unsupportedVersion(let path, let major, let minor):
+      return
+        "\(path): offset 0x8: trace format version \(major).\(minor) is not supported (this tool reads \(TraceLayout.versionMajor).x)"
+    case .corruptHeader(let path, let offset, let reason):
+      return "\(path): corrupt header at offset \(hex(offset)): \(reason)"
+    case .corruptModule(let path, let index, let offset, let reason):
+      return "\(path): corrupt module entry \(index) at offset \(hex(offset)): \(reason)"
+    case .corruptRecord(let path, let index, let offset, let reason):
+      return "\(path): corrupt record \(index) at offset \(hex(offset)): \(reason)"
+    }
+  }
+}
+
+func hex<T: BinaryInteger>(_ value: T) -> String { "0x" + String(value, radix: 16) }

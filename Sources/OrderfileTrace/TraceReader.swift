@@ -1,0 +1,228 @@
+import Foundation
+import OrderfileSupport
+
+/// Reads trace files written by the runtime and validates every structure in them.
+///
+/// A trace is refused when it cannot be what the runtime wrote: a wrong magic
+/// number or major version, a header whose checksum fails, a module entry or
+/// record that fails its check, or a file shorter than its header promises.
+/// A trace whose process died before closing it (crash, SIGKILL, `_exit`) is
+/// accepted: its records are read up to the reserved count, and slots that
+/// were reserved but never completed are skipped and counted.
+public enum TraceReader {
+  /// Reads and validates the trace at `path`.
+  public static func read(path: String) throws -> Trace {
+    let bytes: [UInt8]
+    do {
+      bytes = try FileReading.bytes(atPath: path)
+    } catch {
+      throw TraceError.unreadable(path: path, message: error.localizedDescription)
+    }
+    return try parse(bytes, path: path)
+  }
+
+  /// Validates and decodes trace bytes; `path` is only used in messages.
+  public static func parse(_ bytes: [UInt8], path: String) throws -> Trace {
+    try bytes.withUnsafeBytes { raw in
+      try Parser(raw: raw, path: path).parse()
+    }
+  }
+}
+
+private struct Parser {
+  let raw: UnsafeRawBufferPointer
+  let path: String
+
+  func u8(_ offset: Int) -> UInt8 { raw[offset] }
+  func u16(_ offset: Int) -> UInt16 { UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self)) }
+  func u32(_ offset: Int) -> UInt32 { UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+  func u64(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+
+  func parse() throws -> Trace {
+    typealias H = TraceLayout.Header
+    guard raw.count >= 8 else {
+      throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "an 8-byte magic number")
+    }
+    let magic = u64(H.magic)
+    guard magic == TraceLayout.magic else { throw TraceError.badMagic(path: path, found: magic) }
+    guard raw.count >= 12 else {
+      throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "the format version")
+    }
+    let major = u16(H.versionMajor)
+    let minor = u16(H.versionMinor)
+    guard major == TraceLayout.versionMajor else {
+      throw TraceError.unsupportedVersion(path: path, major: major, minor: minor)
+    }
+    guard raw.count >= TraceLayout.headerSize else {
+      throw TraceError.truncated(
+        path: path, offset: UInt64(raw.count), expected: "a \(TraceLayout.headerSize)-byte header")
+    }
+    let stored = u32(H.checksum)
+    let computed = TraceLayout.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<H.checksum]))
+    guard stored == computed else {
+      throw TraceError.corruptHeader(
+        path: path, offset: UInt64(H.checksum),
+        reason: "checksum \(hex(stored)) does not match the header's contents (\(hex(computed)))")
+    }
+    try expect(u32(H.headerSize) == UInt32(TraceLayout.headerSize), H.headerSize, "header size \(u32(H.headerSize))")
+    try expect(
+      u32(H.moduleEntrySize) == UInt32(TraceLayout.moduleSize), H.moduleEntrySize,
+      "module entry size \(u32(H.moduleEntrySize))")
+    try expect(u32(H.recordSize) == UInt32(TraceLayout.recordSize), H.recordSize, "record size \(u32(H.recordSize))")
+
+    let moduleCapacity = Int(u32(H.moduleCapacity))
+    let recordCapacity = u64(H.recordCapacity)
+    let moduleTable = u64(H.moduleTableOffset)
+    let recordsOffset = u64(H.recordsOffset)
+    try expect(moduleTable == UInt64(TraceLayout.headerSize), H.moduleTableOffset, "module table offset \(hex(moduleTable))")
+    try expect(
+      recordsOffset == moduleTable + UInt64(moduleCapacity) * UInt64(TraceLayout.moduleSize), H.recordsOffset,
+      "records offset \(hex(recordsOffset)) for \(moduleCapacity) modules")
+    try expect(recordCapacity <= 1 << 32, H.recordCapacity, "record capacity \(recordCapacity)")
+
+    let flags = u32(H.flags)
+    let closed = flags & TraceLayout.Flag.closed != 0
+    let moduleCount = Int(u32(H.moduleCount))
+    try expect(moduleCount <= moduleCapacity, H.moduleCount, "\(moduleCount) modules in a table of \(moduleCapacity)")
+    let reserved = u64(H.recordCount)
+    // A full trace keeps counting reservations past its capacity; those were dropped.
+    let recordCount = Int(min(reserved, recordCapacity))
+    guard let windowReason = WindowReason(rawValue: u32(H.windowReason)) else {
+      throw TraceError.corruptHeader(
+        path: path, offset: UInt64(H.windowReason), reason: "unknown window reason \(u32(H.windowReason))")
+    }
+
+    let modulesEnd = Int(moduleTable) + moduleCount * TraceLayout.moduleSize
+    guard raw.count >= modulesEnd else {
+      throw TraceError.truncated(
+        path: path, offset: UInt64(raw.count), expected: "\(moduleCount) module entries ending at \(hex(modulesEnd))")
+    }
+    let recordsEnd = Int(recordsOffset) + recordCount * TraceLayout.recordSize
+    guard raw.count >= recordsEnd else {
+      throw TraceError.truncated(
+        path: path, offset: UInt64(raw.count), expected: "\(recordCount) records ending at \(hex(recordsEnd))")
+    }
+
+    var modules: [TraceModule] = []
+    modules.reserveCapacity(moduleCount)
+    for index in 0..<moduleCount {
+      modules.append(try module(index, at: Int(moduleTable) + index * TraceLayout.moduleSize))
+    }
+
+    var records: [FirstCall] = []
+    records.reserveCapacity(recordCount)
+    var uncommitted = 0
+    var unknown = 0
+    for index in 0..<recordCount {
+      let offset = Int(recordsOffset) + index * TraceLayout.recordSize
+      switch try record(index, at: offset, modules: modules, minor: minor) {
+      case .committed(let call): records.append(call)
+      case .uncommitted: uncommitted += 1
+      case .unknownKind: unknown += 1
+      }
+    }
+
+    let parentPID = u32(H.parentPID)
+    let forked = flags & TraceLayout.Flag.forked != 0
+    let metrics = flags & TraceLayout.Flag.metrics != 0
+    let header = TraceHeader(
+      versionMajor: major, versionMinor: minor, pid: u32(H.pid),
+      parentPID: forked ? parentPID : nil,
+      forkRecordIndex: forked ? Int(clamping: u64(H.forkRecordIndex)) : nil,
+      recordCapacity: Int(recordCapacity), moduleCapacity: moduleCapacity,
+      processStartNanoseconds: u64(H.processStart),
+      processStartResolutionNanoseconds: u64(H.processStartResolution),
+      traceStartNanoseconds: u64(H.traceStart),
+      timeLimitNanoseconds: nonzero(u64(H.timeLimit)),
+      droppedCount: u64(H.droppedCount),
+      isClosed: closed, windowReason: windowReason,
+      windowEndNanoseconds: nonzero(u64(H.windowEnd)), endNanoseconds: nonzero(u64(H.end)),
+      minorFaults: metrics ? u64(H.minorFaults) : nil, majorFaults: metrics ? u64(H.majorFaults) : nil)
+    return Trace(
+      path: path, header: header, modules: modules, records: records,
+      uncommittedRecords: uncommitted, unknownRecords: unknown)
+  }
+
+  func expect(_ condition: Bool, _ offset: Int, _ what: String) throws {
+    guard condition else {
+      throw TraceError.corruptHeader(path: path, offset: UInt64(offset), reason: "impossible \(what)")
+    }
+  }
+
+  func nonzero(_ value: UInt64) -> UInt64? { value == 0 ? nil : value }
+
+  func module(_ index: Int, at base: Int) throws -> TraceModule {
+    typealias M = TraceLayout.Module
+    func fail(_ field: Int, _ reason: String) -> TraceError {
+      .corruptModule(path: path, index: index, offset: UInt64(base + field), reason: reason)
+    }
+    let stored = u32(base + M.checksum)
+    if stored == 0 { throw fail(M.checksum, "the entry was never completed") }
+    let computed = TraceLayout.checksum(UnsafeRawBufferPointer(rebasing: raw[base..<(base + M.checksum)]))
+    guard stored == computed else {
+      throw fail(M.checksum, "checksum \(hex(stored)) does not match the entry's contents (\(hex(computed)))")
+    }
+    let pathLength = Int(u16(base + M.pathLength))
+    guard pathLength <= TraceLayout.pathCapacity else { throw fail(M.pathLength, "path length \(pathLength)") }
+    let buildIDLength = Int(u8(base + M.buildIDLength))
+    guard buildIDLength <= TraceLayout.buildIDCapacity else {
+      throw fail(M.buildIDLength, "build-id length \(buildIDLength)")
+    }
+    let textStart = u64(base + M.textStart)
+    let textEnd = u64(base + M.textEnd)
+    guard textStart <= textEnd else {
+      throw fail(M.textStart, "text range \(hex(textStart))..<\(hex(textEnd)) is reversed")
+    }
+    let flags = u32(base + M.flags)
+    let pathStart = base + M.path
+    let buildIDStart = base + M.buildID
+    return TraceModule(
+      index: index,
+      path: String(decoding: raw[pathStart..<(pathStart + pathLength)], as: UTF8.self),
+      buildID: Array(raw[buildIDStart..<(buildIDStart + buildIDLength)]),
+      loadBase: u64(base + M.loadBase),
+      textRange: textStart..<textEnd,
+      isMainExecutable: flags & TraceLayout.ModuleFlag.mainExecutable != 0,
+      pathTruncated: flags & TraceLayout.ModuleFlag.pathTruncated != 0,
+      textResidentBytes: flags & TraceLayout.ModuleFlag.textRSS != 0 ? u64(base + M.textRSS) : nil)
+  }
+
+  enum RecordResult {
+    case committed(FirstCall)
+    case uncommitted
+    case unknownKind
+  }
+
+  func record(_ index: Int, at base: Int, modules: [TraceModule], minor: UInt16) throws -> RecordResult {
+    typealias R = TraceLayout.Record
+    func fail(_ field: Int, _ reason: String) -> TraceError {
+      .corruptRecord(path: path, index: index, offset: UInt64(base + field), reason: reason)
+    }
+    let check = u8(base + R.check)
+    if check == 0 { return .uncommitted }
+    let expected = TraceLayout.recordCheck(UnsafeRawBufferPointer(rebasing: raw[base..<(base + TraceLayout.recordSize)]))
+    guard check == expected else {
+      throw fail(R.check, "check byte \(hex(check)) does not match the record's contents (\(hex(expected)))")
+    }
+    let kind = u8(base + R.kind)
+    guard let phase = Phase(rawValue: kind) else {
+      if minor > TraceLayout.versionMinor { return .unknownKind }
+      throw fail(R.kind, "unknown record kind \(kind)")
+    }
+    let module = Int(u16(base + R.module))
+    guard module < modules.count else {
+      throw fail(R.module, "module index \(module) but the trace has \(modules.count) modules")
+    }
+    let address = u64(base + R.address)
+    guard modules[module].textRange.contains(address) else {
+      throw fail(
+        R.address,
+        "address \(hex(address)) is outside module \(module)'s text \(hex(modules[module].textRange.lowerBound))..<\(hex(modules[module].textRange.upperBound))"
+      )
+    }
+    return .committed(
+      FirstCall(
+        module: module, address: address, timeNanoseconds: u64(base + R.time),
+        threadID: u32(base + R.tid), phase: phase))
+  }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import OrderfileTrace
+import Testing
+import _OrderfileTestSupport
+
+/// A small trace with two modules, five records and known values.
+func sampleTrace(closed: Bool = true, uncommitted: Int = 0) -> Trace {
+  let header = TraceHeader(
+    versionMajor: 1, versionMinor: 0, pid: 4242, parentPID: nil, forkRecordIndex: nil,
+    recordCapacity: 64, moduleCapacity: 4, processStartNanoseconds: 1_000_000,
+    processStartResolutionNanoseconds: 10_000_000, traceStartNanoseconds: 1_500_000,
+    timeLimitNanoseconds: nil, droppedCount: 0, isClosed: closed,
+    windowReason: closed ? .startupComplete : .open,
+    windowEndNanoseconds: closed ? 9_000_000 : nil, endNanoseconds: closed ? 9_500_000 : nil,
+    minorFaults: closed ? 120 : nil, majorFaults: closed ? 3 : nil)
+  let modules = [
+    TraceModule(
+      index: 0, path: "/usr/bin/app", buildID: [0xde, 0xad, 0xbe, 0xef], loadBase: 0x5555_0000_0000,
+      textRange: 0x1000..<0x9000, isMainExecutable: true, textResidentBytes: closed ? 16384 : nil),
+    TraceModule(
+      index: 1, path: "/usr/lib/libui.so", buildID: [1, 2, 3], loadBase: 0x7fff_0000_0000,
+      textRange: 0x2000..<0x4000, isMainExecutable: false),
+  ]
+  let records = [
+    FirstCall(module: 0, address: 0x1100, timeNanoseconds: 1_600_000, threadID: 4242, phase: .launch),
+    FirstCall(module: 0, address: 0x8000, timeNanoseconds: 1_700_000, threadID: 4242, phase: .launch),
+    FirstCall(module: 1, address: 0x2040, timeNanoseconds: 1_800_000, threadID: 4243, phase: .launch),
+    FirstCall(module: 0, address: 0x1200, timeNanoseconds: 2_000_000, threadID: 4243, phase: .launch),
+    FirstCall(module: 0, address: 0x3000, timeNanoseconds: 9_100_000, threadID: 4242, phase: .postWindow),
+  ]
+  return Trace(
+    path: "sample.trace", header: header, modules: modules, records: records,
+    uncommittedRecords: uncommitted)
+}
+
+@Suite("Trace reader")
+struct TraceReaderTests {
+  @Test("a trace round-trips through the encoder and the reader")
+  func roundTrip() throws {
+    let original = sampleTrace()
+    let decoded = try TraceReader.parse(TraceEncoder.encode(original), path: "sample.trace")
+    #expect(decoded.header == original.header)
+    #expect(decoded.modules == original.modules)
+    #expect(decoded.records == original.records)
+    #expect(decoded.uncommittedRecords == 0)
+    #expect(decoded.launchRecords.count == 4)
+    #expect(decoded.modules[0].buildIDHex == "deadbeef")
+  }
+
+  @Test("a trace cut short by a crash is read up to its reserved count, skipping uncommitted slots")
+  func crashedTraceIsAccepted() throws {
+    let original = sampleTrace(closed: false, uncommitted: 2)
+    let bytes = TraceEncoder.encode(original)
+    // Full capacity is kept on disk when the process never closed the trace.
+    #expect(bytes.count == 4096 + 4 * 4096 + 64 * 32)
+    let decoded = try TraceReader.parse(bytes, path: "crashed.trace")
+    #expect(!decoded.header.isClosed)
+    #expect(decoded.header.windowReason == .open)
+    #expect(decoded.records.count == 5)
+    #expect(decoded.uncommittedRecords == 2)
+    #expect(decoded.header.minorFaults == nil)
+  }
+
+  @Test("a wrong magic number is refused with the file and offset")
+  func wrongMagic() throws {
+    var bytes = TraceEncoder.encode(sampleTrace())
+    bytes[0] = UInt8(ascii: "X")
+    #expect {
+      try TraceReader.parse(bytes, path: "bad.trace")
+    } throws: { error in
+      let message = (error as? TraceError)?.errorDescription ?? ""
+      return message.hasPrefix("bad.trace: offset 0x0: not an orderfile trace")
+    }
+  }
+
+  @Test("an unknown major version is refused, naming both versions")
+  func wrongVersion() throws {
+    var bytes = TraceEncoder.encode(sampleTrace())
+    bytes[8] = 2
+    #expect(throws: TraceError.unsupportedVersion(path: "v2.trace", major: 2, minor: 0)) {
+      try TraceReader.parse(bytes, path: "v2.trace")
+    }
+    let message = TraceError.unsupportedVersion(path: "v2.trace", major: 2, minor: 0).errorDescription
+    #expect(message == "v2.trace: offset 0x8: trace format version 2.0 is not supported (this tool reads 1.x)")
+  }
+
+  @Test("every truncation of a closed trace is refused as truncated, never a crash")
+  func truncation() throws {
+    let bytes = TraceEncoder.encode(sampleTrace())
+    // Every length short of the full file: inside the magic, the header, the module table and the records.
+    let lengths = Array(0..<64) + Array(stride(from: 64, to: bytes.count, by: 97)) + [bytes.count - 1]
+    for length in lengths {
+      let cut = Array(bytes.prefix(length))
+      do {
+        _ = try TraceReader.parse(cut, path: "cut.trace")
+        Issue.record("a trace cut to \(length) of \(bytes.count) bytes was accepted")
+      } catch let error as TraceError {
+        guard case .truncated(let path, let offset, _) = error else {
+          Issue.record("cut to \(length): expected a truncation error, got \(error)")
+          continue
+        }
+        #expect(path == "cut.trace")
+        #expect(offset == UInt64(length))
+      }
+    }
+  }
+
+  @Test("a flipped bit in any checked byte is refused as corrupt")
+  func bitFlips() throws {
+    let bytes = TraceEncoder.encode(sampleTrace())
+    let recordsOffset = 4096 + 4 * 4096
+    // The checksummed header, both module entries' used parts, and every record byte.
+    var offsets = Array(0..<108)
+    for module in 0..<2 {
+      let base = 4096 + module * 4096
+      offsets += Array(base..<(base + 140)) + Array((base + 4092)..<(base + 4096))
+    }
+    offsets += Array(recordsOffset..<bytes.count)
+    for offset in offsets {
+      for bit in [0, 3, 7] {
+        var flipped = bytes
+        flipped[offset] ^= UInt8(1 << bit)
+        do {
+          let trace = try TraceReader.parse(flipped, path: "flip.trace")
+          // A flip that clears a record's check byte to zero reads as an uncommitted slot.
+          let clearedCheck = offset >= recordsOffset && (offset - recordsOffset) % 32 == 31 && flipped[offset] == 0
+          if !clearedCheck || trace.uncommittedRecords != 1 {
+            Issue.record("bit \(bit) of byte \(offset) flipped and the trace was accepted")
+          }
+        } catch let error as TraceError {
+          let message = error.errorDescription ?? ""
+          #expect(message.hasPrefix("flip.trace: "))
+          #expect(message.contains("offset 0x"))
+        }
+      }
+    }
+  }
+
+  @Test("random bytes after a valid magic never crash the reader")
+  func garbage() throws {
+    var generator = SystemRandomNumberGenerator()
+    let valid = TraceEncoder.encode(sampleTrace())
+    for _ in 0..<300 {
+      var bytes = valid
+      for _ in 0..<8 {
+        let index = Int.random(in: 8..<bytes.count, using: &generator)
+        bytes[index] = UInt8.random(in: 0...255, using: &generator)
+      }
+      _ = try? TraceReader.parse(bytes, path: "garbage.trace")
+    }
+  }
+
+  @Test("a missing file is reported by name")
+  func missingFile() throws {
+    #expect {
+      try TraceReader.read(path: "/nonexistent/launch.trace")
+    } throws: { error in
+      (error as? TraceError)?.errorDescription?.hasPrefix("/nonexistent/launch.trace: cannot read trace") == true
+    }
+  }
+}
