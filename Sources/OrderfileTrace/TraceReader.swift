@@ -41,7 +41,13 @@ private struct Parser {
   func parse() throws -> Trace {
     typealias H = TraceLayout.Header
     guard raw.count >= 8 else {
-      throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "an 8-byte magic number")
+      // Too short for a magic number: a cut-off trace if what is there begins one, else not a trace.
+      let magicBytes = withUnsafeBytes(of: TraceLayout.magic.littleEndian) { Array($0) }
+      if Array(raw) == Array(magicBytes.prefix(raw.count)) {
+        throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "an 8-byte magic number")
+      }
+      let found = raw.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+      throw TraceError.badMagic(path: path, found: found)
     }
     let magic = u64(H.magic)
     guard magic == TraceLayout.magic else { throw TraceError.badMagic(path: path, found: magic) }

@@ -150,6 +150,17 @@ struct TraceReaderTests {
     }
   }
 
+  @Test("a short file that is not a trace is refused as not a trace, not as truncated")
+  func shortNonTrace() throws {
+    #expect(throws: TraceError.badMagic(path: "hi.txt", found: 0x6968)) {
+      try TraceReader.parse(Array("hi".utf8), path: "hi.txt")
+    }
+    // An empty file is a trace cut off before its first byte.
+    #expect(throws: TraceError.truncated(path: "empty", offset: 0, expected: "an 8-byte magic number")) {
+      try TraceReader.parse([], path: "empty")
+    }
+  }
+
   @Test("a missing file is reported by name")
   func missingFile() throws {
     #expect {
