@@ -1,0 +1,63 @@
+/// How a symbol name relates to compiler-made copies of a function.
+///
+/// GCC splits and specializes functions into new local symbols named after
+/// the original with a suffix: `foo.part.0` (partial inlining),
+/// `foo.isra.0` (scalar replacement of aggregates), `foo.constprop.0`
+/// (constant propagation), `foo.cold` (the cold split part) and, under LTO,
+/// `foo.lto_priv.0`. Each is a real symbol in its own section under
+/// `-ffunction-sections`, so lld and gold can place it by its full name.
+public struct CloneName: Equatable, Sendable {
+  /// The kinds of copies, by suffix.
+  public enum Kind: String, Sendable, Codable {
+    case part, isra, constprop, cold, ltoPrivate = "lto_priv", localAlias = "localalias"
+  }
+
+  /// The original function's name (`foo` for `foo.isra.0`).
+  public var base: String
+  /// Every suffix found, outermost last (`foo.isra.0.cold` has isra then cold).
+  public var kinds: [Kind]
+
+  /// True for a cold split part: code the compiler expects never to run,
+  /// which must stay out of the startup region.
+  public var isCold: Bool { kinds.contains(.cold) }
+
+  /// Parses `name`; nil when it carries no known clone suffix.
+  public init?(_ name: String) {
+    var components = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    guard components.count > 1, !components[0].isEmpty else { return nil }
+    var kinds: [Kind] = []
+    var index = 1
+    var baseEnd = components.count
+    while index < components.count {
+      let component = components[index]
+      let kind: Kind?
+      switch component {
+      case "part": kind = .part
+      case "isra": kind = .isra
+      case "constprop": kind = .constprop
+      case "cold": kind = .cold
+      case "lto_priv": kind = .ltoPrivate
+      case "localalias": kind = .localAlias
+      default: kind = nil
+      }
+      if let kind {
+        if kinds.isEmpty { baseEnd = index }
+        kinds.append(kind)
+        // A numeric component may follow any suffix.
+        if index + 1 < components.count, components[index + 1].allSatisfy(\.isNumber),
+          !components[index + 1].isEmpty
+        {
+          index += 1
+        }
+      } else if !kinds.isEmpty {
+        // Something unknown after a clone suffix: not a clone name we understand.
+        return nil
+      }
+      index += 1
+    }
+    guard !kinds.isEmpty else { return nil }
+    components.removeSubrange(baseEnd...)
+    self.base = components.joined(separator: ".")
+    self.kinds = kinds
+  }
+}

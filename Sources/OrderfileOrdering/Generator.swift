@@ -1,0 +1,99 @@
+import Foundation
+import OrderfileSymbolization
+import OrderfileTrace
+
+/// Which modules of a trace get an orderfile.
+public enum ModuleSelection: Sendable, Equatable {
+  /// Every module with launch records.
+  case all
+  /// The main executable.
+  case mainExecutable
+  /// The module whose path or file name is this.
+  case named(String)
+}
+
+/// A module that was recorded but is outside the requested selection.
+public struct SkippedModule: Sendable, Equatable {
+  public var path: String
+  public var launchRecords: Int
+}
+
+/// The result of turning a trace into launch orders.
+public struct Generation: Sendable {
+  public var trace: Trace
+  /// Orders for the selected modules, in the trace's module order.
+  public var orders: [ModuleOrder]
+  /// Recorded modules left out by the selection: reported, not emitted.
+  public var skipped: [SkippedModule]
+
+  /// Match rate over all emitted modules: entries / distinct recorded functions.
+  public var matchRate: Double {
+    let recorded = orders.reduce(0) { $0 + $1.recordedFunctions }
+    let matched = orders.reduce(0) { $0 + $1.functions.count }
+    return recorded == 0 ? 1 : Double(matched) / Double(recorded)
+  }
+}
+
+/// Resolves each recorded module to its binary, symbolizes it and builds its order.
+public struct Generator {
+  public var selection: ModuleSelection
+  /// Files or directories to look in for binaries, by build-id.
+  public var searchPaths: [String]
+  public var builder: OrderBuilder
+  /// Opens a binary; tests replace it with a fake.
+  public var openSymbolizer: (String) throws -> any Symbolizer
+
+  public init(
+    selection: ModuleSelection = .all, searchPaths: [String] = [], builder: OrderBuilder = OrderBuilder(),
+    openSymbolizer: @escaping (String) throws -> any Symbolizer = { try ELFSymbolizer(path: $0) }
+  ) {
+    self.selection = selection
+    self.searchPaths = searchPaths
+    self.builder = builder
+    self.openSymbolizer = openSymbolizer
+  }
+
+  public func generate(_ trace: Trace) throws -> Generation {
+    var launchRecords = [Int](repeating: 0, count: trace.modules.count)
+    for record in trace.records where record.phase == .launch || builder.includePostWindow {
+      launchRecords[record.module] += 1
+    }
+    guard launchRecords.contains(where: { $0 > 0 }) else { throw OrderingError.emptyTrace(trace: trace.path) }
+
+    let selected = try selectedModules(trace, launchRecords: launchRecords)
+    var orders: [ModuleOrder] = []
+    var skipped: [SkippedModule] = []
+    for module in trace.modules where launchRecords[module.index] > 0 {
+      guard selected.contains(module.index) else {
+        skipped.append(SkippedModule(path: module.path, launchRecords: launchRecords[module.index]))
+        continue
+      }
+      let binary = try BinaryLocator.locate(
+        recordedPath: module.path, buildID: module.buildID.isEmpty ? nil : BuildID(module.buildID),
+        searchDirectories: searchPaths)
+      let symbolizer = try openSymbolizer(binary)
+      orders.append(builder.order(trace: trace, module: module.index, symbolizer: symbolizer))
+    }
+    return Generation(trace: trace, orders: orders, skipped: skipped)
+  }
+
+  func selectedModules(_ trace: Trace, launchRecords: [Int]) throws -> Set<Int> {
+    switch selection {
+    case .all:
+      return Set(trace.modules.indices)
+    case .mainExecutable:
+      if let main = trace.modules.first(where: \.isMainExecutable) { return [main.index] }
+      return Set(trace.modules.indices)
+    case .named(let name):
+      let matches = trace.modules.filter {
+        $0.path == name || ($0.path as NSString).lastPathComponent == name
+      }
+      guard !matches.isEmpty else {
+        throw OrderingError.noSuchModule(
+          name: name, trace: trace.path,
+          available: trace.modules.filter { launchRecords[$0.index] > 0 }.map(\.path))
+      }
+      return Set(matches.map(\.index))
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import OrderfileSymbolization
+import OrderfileTrace
+
+/// One function of the launch order, with what the trace said about its first call.
+public struct OrderedFunction: Sendable, Equatable {
+  public var symbol: FunctionSymbol
+  /// Nanoseconds from process start to the first call.
+  public var firstCallNanoseconds: UInt64
+  public var threadID: UInt32
+  /// The position of its first record in the trace.
+  public var recordIndex: Int
+  /// Where the function is defined, when asked for and known.
+  public var source: SourceLocation?
+
+  public init(
+    symbol: FunctionSymbol, firstCallNanoseconds: UInt64, threadID: UInt32, recordIndex: Int,
+    source: SourceLocation? = nil
+  ) {
+    self.symbol = symbol
+    self.firstCallNanoseconds = firstCallNanoseconds
+    self.threadID = threadID
+    self.recordIndex = recordIndex
+    self.source = source
+  }
+}
+
+/// A local (static) function name that more than one function in the binary carries.
+///
+/// Symbol ordering files match by name, so the linker places every function
+/// of that name where the entry stands, not only the one that ran.
+public struct AmbiguousName: Sendable, Equatable, Codable {
+  public var name: String
+  /// Addresses of all functions with this name, ascending.
+  public var addresses: [UInt64]
+
+  public init(name: String, addresses: [UInt64]) {
+    self.name = name
+    self.addresses = addresses
+  }
+}
+
+/// The launch order of one module and everything that did not make it in.
+public struct ModuleOrder: Sendable {
+  public var module: TraceModule
+  /// The binary the addresses were resolved against.
+  public var binaryPath: String
+  /// The launch functions in first-call order, one entry per function.
+  public var functions: [OrderedFunction]
+  /// Launch records of this module in the trace (one per distinct address the runtime saw).
+  public var recordCount: Int
+  /// Records that resolved to a function already listed: several entry
+  /// addresses inside one function, or the same function recorded twice.
+  public var duplicateRecords: Int
+  /// Recorded addresses that no function symbol covers.
+  public var unresolvedAddresses: [UInt64]
+  /// Cold split parts that were recorded but kept out of the order.
+  public var coldParts: [String]
+  /// Emitted local names that other functions in the binary share.
+  public var ambiguousNames: [AmbiguousName]
+  /// Names folded into an entry because they alias the same address.
+  public var foldedAliases: Int
+
+  /// Distinct functions the trace recorded in this module: what the match rate is measured against.
+  public var recordedFunctions: Int { functions.count + unresolvedAddresses.count + coldParts.count }
+
+  /// The share of recorded functions that became orderfile entries, 0...1 (1 when nothing was recorded).
+  public var matchRate: Double {
+    recordedFunctions == 0 ? 1 : Double(functions.count) / Double(recordedFunctions)
+  }
+}

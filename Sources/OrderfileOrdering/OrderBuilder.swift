@@ -1,0 +1,79 @@
+import OrderfileSymbolization
+import OrderfileTrace
+
+/// Turns one module's first calls into its launch order.
+///
+/// Records are taken in first-call order. Each address is resolved to the
+/// function symbol that contains it; functions seen more than once (several
+/// threads, several addresses in one function) keep their first position;
+/// aliases at one address become one entry under the symbolizer's primary
+/// name. Cold split parts are left out, since they must stay out of the
+/// startup region, and addresses without a symbol are reported.
+public struct OrderBuilder {
+  public var includePostWindow: Bool
+  /// Look up each entry's file:line (builds the binary's line tables once).
+  public var resolveSourceLocations: Bool
+
+  public init(includePostWindow: Bool = false, resolveSourceLocations: Bool = false) {
+    self.includePostWindow = includePostWindow
+    self.resolveSourceLocations = resolveSourceLocations
+  }
+
+  public func order(
+    trace: Trace, module moduleIndex: Int, symbolizer: any Symbolizer
+  ) -> ModuleOrder {
+    let module = trace.modules[moduleIndex]
+    let start = trace.header.processStartNanoseconds
+    var functions: [OrderedFunction] = []
+    var seenAddresses = Set<UInt64>()
+    var unresolved: [UInt64] = []
+    var unresolvedSeen = Set<UInt64>()
+    var cold: [String] = []
+    var duplicates = 0
+    var recordCount = 0
+
+    for (index, record) in trace.records.enumerated()
+    where record.module == moduleIndex && (record.phase == .launch || includePostWindow) {
+      recordCount += 1
+      guard let symbol = symbolizer.function(containing: record.address) else {
+        if unresolvedSeen.insert(record.address).inserted { unresolved.append(record.address) }
+        continue
+      }
+      guard seenAddresses.insert(symbol.address).inserted else {
+        duplicates += 1
+        continue
+      }
+      if CloneName(symbol.name)?.isCold == true {
+        cold.append(symbol.name)
+        continue
+      }
+      functions.append(
+        OrderedFunction(
+          symbol: symbol,
+          firstCallNanoseconds: record.timeNanoseconds >= start ? record.timeNanoseconds - start : 0,
+          threadID: record.threadID, recordIndex: index,
+          source: resolveSourceLocations ? symbolizer.sourceLocation(for: symbol.address) : nil))
+    }
+
+    return ModuleOrder(
+      module: module, binaryPath: symbolizer.path, functions: functions, recordCount: recordCount,
+      duplicateRecords: duplicates, unresolvedAddresses: unresolved, coldParts: cold,
+      ambiguousNames: Self.ambiguousNames(of: functions, in: symbolizer),
+      foldedAliases: functions.reduce(0) { $0 + $1.symbol.aliases.count })
+  }
+
+  /// Local names of `functions` that more than one function of the binary carries.
+  static func ambiguousNames(of functions: [OrderedFunction], in symbolizer: any Symbolizer) -> [AmbiguousName] {
+    let locals = Set(functions.filter { $0.symbol.binding == .local }.map(\.symbol.name))
+    guard !locals.isEmpty else { return [] }
+    var addresses: [String: [UInt64]] = [:]
+    for function in symbolizer.functions {
+      for name in [function.name] + function.aliases where locals.contains(name) {
+        addresses[name, default: []].append(function.address)
+      }
+    }
+    return addresses.filter { $0.value.count > 1 }
+      .map { AmbiguousName(name: $0.key, addresses: $0.value.sorted()) }
+      .sorted { $0.name < $1.name }
+  }
+}

@@ -1,0 +1,19 @@
+import Foundation
+
+/// Why an order could not be produced.
+public enum OrderingError: LocalizedError, Equatable, Sendable {
+  /// `--module` named no module of the trace.
+  case noSuchModule(name: String, trace: String, available: [String])
+  /// The trace recorded no launch functions at all.
+  case emptyTrace(trace: String)
+
+  public var errorDescription: String? {
+    switch self {
+    case .noSuchModule(let name, let trace, let available):
+      return "\(trace): no module matches '\(name)'; the trace has: \(available.joined(separator: ", "))"
+    case .emptyTrace(let trace):
+      return
+        "\(trace): the trace has no launch records: was the program compiled with -finstrument-functions and linked with the runtime?"
+    }
+  }
+}

@@ -1,0 +1,159 @@
+import OrderfileOrdering
+import OrderfileSymbolization
+import OrderfileTrace
+import Testing
+
+private func trace(_ calls: [(UInt64, UInt32, Phase)], module: Int = 0) -> Trace {
+  let header = TraceHeader(
+    versionMajor: 1, versionMinor: 0, pid: 1, parentPID: nil, forkRecordIndex: nil, recordCapacity: 1024,
+    moduleCapacity: 2, processStartNanoseconds: 1000, processStartResolutionNanoseconds: 1,
+    traceStartNanoseconds: 1000, timeLimitNanoseconds: nil, droppedCount: 0, isClosed: true,
+    windowReason: .startupComplete, windowEndNanoseconds: 5000, endNanoseconds: 6000, minorFaults: nil,
+    majorFaults: nil)
+  let modules = [
+    TraceModule(
+      index: 0, path: "/usr/bin/app", buildID: [], loadBase: 0, textRange: 0..<0x10000, isMainExecutable: true),
+    TraceModule(
+      index: 1, path: "/usr/lib/libx.so", buildID: [], loadBase: 0, textRange: 0..<0x10000,
+      isMainExecutable: false),
+  ]
+  let records = calls.enumerated().map { index, call in
+    FirstCall(
+      module: module, address: call.0, timeNanoseconds: 1000 + UInt64(index) * 10, threadID: call.1,
+      phase: call.2)
+  }
+  return Trace(path: "t.trace", header: header, modules: modules, records: records)
+}
+
+@Suite("Order builder")
+struct OrderBuilderTests {
+  let symbols = FakeSymbolizer(functions: [
+    symbol("main", 0x1000),
+    symbol("init_config", 0x1040, aliases: ["config_init_alias"]),
+    symbol("parse", 0x1080, binding: .local),
+    symbol("parse", 0x2000, binding: .local),
+    symbol("worker", 0x1100),
+    symbol("render.cold", 0x3000, binding: .local),
+    symbol("later", 0x4000),
+    symbol("helper.isra.0", 0x5000, binding: .local),
+  ])
+
+  @Test("first-call order is kept and repeated functions keep their first position")
+  func firstCallOrder() {
+    let order = OrderBuilder().order(
+      trace: trace([
+        (0x1000, 1, .launch), (0x1100, 2, .launch), (0x1040, 1, .launch), (0x1108, 3, .launch),
+        (0x1080, 1, .launch),
+      ]),
+      module: 0, symbolizer: symbols)
+    #expect(order.functions.map(\.symbol.name) == ["main", "worker", "init_config", "parse"])
+    // 0x1108 is inside worker: a second address in a function already listed.
+    #expect(order.duplicateRecords == 1)
+    #expect(order.functions.map(\.threadID) == [1, 2, 1, 1])
+    #expect(order.functions.map(\.firstCallNanoseconds) == [0, 10, 20, 40])
+    #expect(order.matchRate == 1)
+  }
+
+  @Test("aliases fold into one entry, and a shared local name is reported")
+  func aliasesAndAmbiguousLocals() {
+    let order = OrderBuilder().order(
+      trace: trace([(0x1040, 1, .launch), (0x1080, 1, .launch)]), module: 0, symbolizer: symbols)
+    #expect(order.functions.map(\.symbol.name) == ["init_config", "parse"])
+    #expect(order.foldedAliases == 1)
+    #expect(order.ambiguousNames == [AmbiguousName(name: "parse", addresses: [0x1080, 0x2000])])
+  }
+
+  @Test("unresolved addresses and cold parts count against the match rate")
+  func unresolvedAndCold() {
+    let order = OrderBuilder().order(
+      trace: trace([(0x1000, 1, .launch), (0x9000, 1, .launch), (0x9000, 2, .launch), (0x3000, 1, .launch)]),
+      module: 0, symbolizer: symbols)
+    #expect(order.functions.map(\.symbol.name) == ["main"])
+    #expect(order.unresolvedAddresses == [0x9000])
+    #expect(order.coldParts == ["render.cold"])
+    #expect(order.recordedFunctions == 3)
+    #expect(abs(order.matchRate - 1.0 / 3.0) < 1e-9)
+  }
+
+  @Test("post-window calls are left out unless asked for")
+  func postWindow() {
+    let calls: [(UInt64, UInt32, Phase)] = [(0x1000, 1, .launch), (0x4000, 1, .postWindow)]
+    #expect(OrderBuilder().order(trace: trace(calls), module: 0, symbolizer: symbols).functions.count == 1)
+    let all = OrderBuilder(includePostWindow: true).order(trace: trace(calls), module: 0, symbolizer: symbols)
+    #expect(all.functions.map(\.symbol.name) == ["main", "later"])
+  }
+
+  @Test("records of other modules are not part of this module's order")
+  func otherModules() {
+    let order = OrderBuilder().order(trace: trace([(0x1000, 1, .launch)], module: 1), module: 0, symbolizer: symbols)
+    #expect(order.functions.isEmpty)
+    #expect(order.recordCount == 0)
+  }
+}
+
+@Suite("Orderfile renderer")
+struct OrderfileRendererTests {
+  let functions = [
+    OrderedFunction(symbol: symbol("main", 0x1000), firstCallNanoseconds: 0, threadID: 1, recordIndex: 0),
+    OrderedFunction(symbol: symbol("_ZN3app4initEv", 0x1040), firstCallNanoseconds: 1, threadID: 1, recordIndex: 1),
+    OrderedFunction(symbol: symbol("helper.isra.0", 0x5000, binding: .local), firstCallNanoseconds: 2, threadID: 1, recordIndex: 2),
+    OrderedFunction(symbol: symbol("parse", 0x1080, binding: .local), firstCallNanoseconds: 3, threadID: 1, recordIndex: 3),
+    OrderedFunction(symbol: symbol("parse", 0x2000, binding: .local), firstCallNanoseconds: 4, threadID: 1, recordIndex: 4),
+  ]
+
+  @Test("lld: one linkage name a line, clones verbatim, a shared local name once")
+  func lld() {
+    #expect(OrderfileRenderer.render(functions, as: .lld) == "main\n_ZN3app4initEv\nhelper.isra.0\nparse\n")
+  }
+
+  @Test("gold: one .text.<name> section a line")
+  func gold() {
+    #expect(
+      OrderfileRenderer.render(functions, as: .gold)
+        == ".text.main\n.text._ZN3app4initEv\n.text.helper.isra.0\n.text.parse\n")
+  }
+
+  @Test("gold: an input section name kept in the binary is used as it is")
+  func goldKeepsRealSectionName() {
+    var main = symbol("main", 0x1000)
+    main.sectionName = ".text.startup.main"
+    #expect(OrderfileRenderer.entry(for: main, format: .gold) == ".text.startup.main")
+  }
+
+  @Test("ld64: Mach-O names with a leading underscore")
+  func ld64() {
+    #expect(OrderfileRenderer.render(functions, as: .ld64) == "_main\n__ZN3app4initEv\n_helper.isra.0\n_parse\n")
+  }
+
+  @Test("an empty order renders as an empty file")
+  func empty() {
+    #expect(OrderfileRenderer.render([], as: .lld) == "")
+  }
+}
+
+@Suite("Clone names")
+struct CloneNameTests {
+  @Test(arguments: [
+    ("foo.part.0", "foo", [CloneName.Kind.part]),
+    ("foo.isra.12", "foo", [.isra]),
+    ("foo.constprop.0.isra.0", "foo", [.constprop, .isra]),
+    ("foo.cold", "foo", [.cold]),
+    ("foo.part.0.cold", "foo", [.part, .cold]),
+    ("foo.lto_priv.3", "foo", [.ltoPrivate]),
+  ])
+  func parses(name: String, base: String, kinds: [CloneName.Kind]) {
+    let clone = CloneName(name)
+    #expect(clone?.base == base)
+    #expect(clone?.kinds == kinds)
+  }
+
+  @Test(arguments: ["foo", "foo.bar", ".cold", "foo.cold.bar", "_ZN1a4coldEv"])
+  func rejects(name: String) {
+    #expect(CloneName(name) == nil)
+  }
+
+  @Test func coldness() {
+    #expect(CloneName("f.cold")?.isCold == true)
+    #expect(CloneName("f.part.1")?.isCold == false)
+  }
+}
