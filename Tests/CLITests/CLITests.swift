@@ -1,0 +1,171 @@
+import Foundation
+import OrderfileSupport
+import OrderfileSymbolization
+import OrderfileTrace
+import Testing
+import _OrderfileTestSupport
+
+func orderfile(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+  try ProcessRunner.run(PackagePaths.orderfileExecutable, arguments, environment: environment)
+}
+
+/// A real binary and a trace that points into it, written with the trace encoder.
+struct TracedBinary {
+  let directory: TemporaryDirectory
+  let binary: String
+  let trace: String
+  let buildID: [UInt8]
+  let addresses: [String: UInt64]
+
+  /// Records `called` functions (by name) and, if given, addresses no function covers.
+  init(called: [String], unresolved: [UInt64] = [], buildIDOverride: [UInt8]? = nil) throws {
+    directory = try TemporaryDirectory("orderfile-cli")
+    binary = directory.file("tool")
+    let source = directory.file("tool.c")
+    try """
+    __attribute__((noinline)) int alpha(int x) { return x + 1; }
+    __attribute__((noinline)) int beta(int x) { return x * 2; }
+    __attribute__((noinline)) int gamma_(int x) { return x - 3; }
+    int main(int argc, char **argv) { return alpha(argc) + beta(argc) + gamma_(argc); }
+    """.write(toFile: source, atomically: true, encoding: .utf8)
+    try runChecked(Toolchain.clang, ["-O2", "-g", "-fPIE", "-pie", source, "-o", binary])
+    var addresses: [String: UInt64] = [:]
+    for line in try runChecked(Toolchain.nm, [binary]).standardOutput.split(separator: "\n") {
+      let fields = line.split(separator: " ")
+      if fields.count == 3, let address = UInt64(fields[0], radix: 16) { addresses[String(fields[2])] = address }
+    }
+    self.addresses = addresses
+    buildID = try BinaryLocator.buildID(ofFileAt: binary)?.bytes ?? []
+    let header = TraceHeader(
+      versionMajor: 1, versionMinor: 0, pid: 77, parentPID: nil, forkRecordIndex: nil, recordCapacity: 1024,
+      moduleCapacity: 2, processStartNanoseconds: 100, processStartResolutionNanoseconds: 10_000_000,
+      traceStartNanoseconds: 200, timeLimitNanoseconds: nil, droppedCount: 0, isClosed: true,
+      windowReason: .exit, windowEndNanoseconds: 900, endNanoseconds: 900, minorFaults: nil, majorFaults: nil)
+    let module = TraceModule(
+      index: 0, path: binary, buildID: buildIDOverride ?? buildID, loadBase: 0x5555_0000_0000,
+      textRange: 0..<0x10_0000, isMainExecutable: true)
+    let addressList = try called.map { name in
+      guard let address = addresses[name] else { throw TestSupportError("no symbol \(name)") }
+      return address
+    } + unresolved
+    let records = addressList.enumerated().map { index, address in
+      FirstCall(module: 0, address: address, timeNanoseconds: 300 + UInt64(index), threadID: 77, phase: .launch)
+    }
+    trace = directory.file("launch.trace")
+    let value = Trace(path: trace, header: header, modules: [module], records: records)
+    try AtomicFile.write(TraceEncoder.encode(value), to: trace)
+  }
+}
+
+@Suite("Command line")
+struct CLITests {
+  @Test("--help lists the commands and the exit statuses")
+  func help() throws {
+    let result = try orderfile(["--help"])
+    #expect(result.status == 0)
+    for word in ["flags", "record", "generate", "Exit status"] {
+      #expect(result.standardOutput.contains(word))
+    }
+  }
+
+  @Test("generate writes the orderfile in first-call order and is byte-identical on a second run")
+  func generateIsDeterministic() throws {
+    let fixture = try TracedBinary(called: ["main", "gamma_", "alpha"])
+    let first = fixture.directory.file("first.order")
+    let second = fixture.directory.file("second.order")
+    let run1 = try orderfile(["generate", fixture.trace, "-o", first])
+    let run2 = try orderfile(["generate", fixture.trace, "-o", second])
+    #expect(run1.status == 0, "\(run1.standardError)")
+    #expect(run2.status == 0)
+    let text = try FileReading.text(atPath: first)
+    #expect(text == "main\ngamma_\nalpha\n")
+    #expect(try FileReading.bytes(atPath: second) == FileReading.bytes(atPath: first))
+    #expect(run1.standardOutput.contains("3 entries from 3 recorded functions (100.0% matched)"))
+  }
+
+  @Test("each format names the functions as its linker expects")
+  func formats() throws {
+    let fixture = try TracedBinary(called: ["main", "beta"])
+    for (format, expected) in [("lld", "main\nbeta\n"), ("gold", ".text.main\n.text.beta\n"), ("ld64", "_main\n_beta\n")] {
+      let result = try orderfile(["generate", fixture.trace, "--format", format])
+      #expect(result.status == 0)
+      #expect(result.standardOutput == expected, "format \(format)")
+    }
+  }
+
+  @Test("--min-match fails with exit 1 when too few recorded functions resolve")
+  func minMatchGate() throws {
+    let fixture = try TracedBinary(called: ["main"], unresolved: [0x10])
+    let output = fixture.directory.file("app.order")
+    let passing = try orderfile(["generate", fixture.trace, "-o", output, "--min-match", "50%"])
+    #expect(passing.status == 0, "\(passing.standardError)")
+    let failing = try orderfile(["generate", fixture.trace, "-o", output, "--min-match", "0.9"])
+    #expect(failing.status == 1)
+    #expect(failing.standardError.contains("match rate 50.0% is below --min-match 90.0%"))
+    #expect(failing.standardOutput.contains("1 addresses have no function symbol: 0x10"))
+  }
+
+  @Test("a corrupt trace is one error line naming the file and offset, exit 65, nothing written")
+  func corruptTrace() throws {
+    let fixture = try TracedBinary(called: ["main"])
+    var bytes = try FileReading.bytes(atPath: fixture.trace)
+    bytes[bytes.count - 20] ^= 0x04
+    try AtomicFile.write(bytes, to: fixture.trace)
+    let output = fixture.directory.file("app.order")
+    let result = try orderfile(["generate", fixture.trace, "-o", output])
+    #expect(result.status == 65)
+    let lines = result.standardError.split(separator: "\n")
+    #expect(lines.count == 1)
+    #expect(lines.first?.hasPrefix("orderfile: error: \(fixture.trace): corrupt record 0 at offset 0x") == true)
+    #expect(!FileManager.default.fileExists(atPath: output))
+  }
+
+  @Test("a file that is not a trace, and a missing one, are refused clearly")
+  func notATrace() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.file("notes.txt")
+    try "hello".write(toFile: path, atomically: true, encoding: .utf8)
+    let result = try orderfile(["generate", path, "-o", directory.file("x.order")])
+    #expect(result.status == 65)
+    #expect(result.standardError.contains("\(path): offset 0x0: not an orderfile trace"))
+    let missing = try orderfile(["generate", directory.file("none.trace")])
+    #expect(missing.status == 66)
+    #expect(missing.standardError.contains("none.trace: cannot read trace"))
+  }
+
+  @Test("a binary whose build-id differs from the trace's is an error, not a silent wrong answer")
+  func buildIDMismatch() throws {
+    let fixture = try TracedBinary(called: ["main"], buildIDOverride: [0xaa, 0xbb, 0xcc, 0xdd])
+    let result = try orderfile(["generate", fixture.trace, "-o", fixture.directory.file("x.order")])
+    #expect(result.status == 65)
+    #expect(result.standardError.contains("build-id"))
+    #expect(result.standardError.contains("aabbccdd"))
+  }
+
+  @Test("usage errors name the flag and exit 64")
+  func usageErrors() throws {
+    let badRate = try orderfile(["generate", "x.trace", "--min-match", "lots"])
+    #expect(badRate.status == 64)
+    #expect(badRate.standardError.contains("--min-match: 'lots' is not a rate"))
+    let badFormat = try orderfile(["generate", "x.trace", "--format", "gld"])
+    #expect(badFormat.status == 64)
+    let noProgram = try orderfile(["record", "-o", "x.trace"])
+    #expect(noProgram.status == 64)
+    let missingOrder = try orderfile(["flags", "--release", "/nonexistent/app.order"])
+    #expect(missingOrder.status == 64)
+    #expect(missingOrder.standardError.contains("no orderfile at '/nonexistent/app.order'"))
+  }
+
+  @Test("flags --release prints the section and ordering flags for each linker")
+  func releaseFlags() throws {
+    let directory = try TemporaryDirectory()
+    let order = directory.file("app.order")
+    try "main\n".write(toFile: order, atomically: true, encoding: .utf8)
+    let lld = try orderfile(["flags", "--release", order, "--ldflags"])
+    #expect(lld.standardOutput == "-fuse-ld=lld -Wl,--symbol-ordering-file=\(order)\n")
+    let gold = try orderfile(["flags", "--release", order, "--format", "gold", "--ldflags"])
+    #expect(gold.standardOutput == "-fuse-ld=gold -Wl,--section-ordering-file=\(order)\n")
+    let cflags = try orderfile(["flags", "--release", order, "--cflags"])
+    #expect(cflags.standardOutput == "-ffunction-sections\n")
+  }
+}
