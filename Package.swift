@@ -34,10 +34,14 @@ let package = Package(
       name: "OrderfileOrdering",
       dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileSupport"]
     ),
+    .target(
+      name: "OrderfileLayout",
+      dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileSupport"]
+    ),
     .executableTarget(
       name: "orderfile",
       dependencies: [
-        "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileSupport",
+        "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileLayout", "OrderfileSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -54,6 +58,10 @@ let package = Package(
     .testTarget(
       name: "OrderfileOrderingTests",
       dependencies: ["OrderfileOrdering", "_OrderfileTestSupport"]
+    ),
+    .testTarget(
+      name: "OrderfileLayoutTests",
+      dependencies: ["OrderfileLayout", "_OrderfileTestSupport"]
     ),
     .testTarget(name: "RuntimeTests", dependencies: ["OrderfileTrace", "_OrderfileTestSupport"]),
     .testTarget(

@@ -1,0 +1,120 @@
+import OrderfileSymbolization
+
+/// Page counts of the launch at one page size.
+public struct PageCounts: Codable, Sendable, Equatable {
+  public var pageSize: UInt64
+  /// Distinct pages the launch functions touch in the binary as it is.
+  public var current: Int
+  /// The same for the simulated ordered layout.
+  public var ordered: Int
+  /// The fewest pages the launch functions could fit in.
+  public var lowerBound: Int
+  /// Area under the pages-touched curve in launch order, as it is and ordered.
+  public var currentCurveArea: Int
+  public var orderedCurveArea: Int
+}
+
+/// What the runtime measured at the end of the launch window, when the trace has it.
+public struct MeasuredFaults: Codable, Sendable, Equatable {
+  public var minorFaults: UInt64?
+  public var majorFaults: UInt64?
+  /// Resident bytes of the module's text mapping.
+  public var textResidentBytes: UInt64?
+}
+
+/// The estimate for one binary: what the launch touches now and under the order.
+public struct Estimate: Codable, Sendable, Equatable {
+  public var binary: String
+  public var trace: String?
+  public var order: String?
+  /// Launch functions in first-call order that the estimate considered.
+  public var launchFunctions: Int
+  /// Those found in the binary.
+  public var matchedFunctions: Int
+  /// Launch functions the binary does not have, by name: never silently dropped.
+  public var missingFunctions: [String]
+  /// Total bytes of the matched launch functions.
+  public var launchBytes: UInt64
+  public var pages: [PageCounts]
+  /// The Linux fault-around window: one fault maps this aligned window.
+  public var faultAroundBytes: UInt64
+  public var currentFaults: Int
+  public var orderedFaults: Int
+  public var measured: MeasuredFaults?
+  /// Per launch function, in first-call order: its page index (4 KiB) now and ordered, for pictures.
+  public var placements: [Placement]
+
+  public struct Placement: Codable, Sendable, Equatable {
+    public var name: String
+    public var currentAddress: UInt64
+    public var orderedAddress: UInt64
+    public var size: UInt64
+  }
+}
+
+/// Computes the estimate from a binary's real layout and a launch order.
+public struct Estimator {
+  public var pageSizes: [UInt64]
+  public var faultAroundBytes: UInt64
+  public var simulator: LayoutSimulator
+
+  public init(
+    pageSizes: [UInt64] = [4096, 16384, 65536], faultAroundBytes: UInt64 = 65536,
+    simulator: LayoutSimulator = LayoutSimulator()
+  ) {
+    self.pageSizes = pageSizes
+    self.faultAroundBytes = faultAroundBytes
+    self.simulator = simulator
+  }
+
+  /// - Parameters:
+  ///   - launch: launch function names in first-call order.
+  ///   - functions: the binary's functions sorted by address (`Symbolizer.functions`).
+  ///   - order: the orderfile's names; the launch order itself when nil.
+  public func estimate(
+    launch: [String], functions: [FunctionSymbol], order: [String]?, binary: String, trace: String?,
+    orderPath: String?, measured: MeasuredFaults?
+  ) -> Estimate {
+    var byName: [String: [Int]] = [:]
+    for (index, function) in functions.enumerated() {
+      for name in function.allNames { byName[name, default: []].append(index) }
+    }
+    let newAddresses = simulator.layout(functions, order: order ?? launch)
+
+    var seen = Set<Int>()
+    var current: [Span] = []
+    var ordered: [Span] = []
+    var placements: [Estimate.Placement] = []
+    var missing: [String] = []
+    var matched = 0
+    for name in launch {
+      guard let indices = byName[name], !indices.isEmpty else {
+        missing.append(name)
+        continue
+      }
+      matched += 1
+      for index in indices where seen.insert(index).inserted {
+        let function = functions[index]
+        current.append(Span(address: function.address, size: function.size))
+        ordered.append(Span(address: newAddresses[index], size: function.size))
+        placements.append(
+          .init(name: name, currentAddress: function.address, orderedAddress: newAddresses[index], size: function.size))
+      }
+    }
+    let bytes = current.reduce(UInt64(0)) { $0 + $1.size }
+    let pages = pageSizes.map { size in
+      PageCounts(
+        pageSize: size, current: PageMath.distinctPages(current, pageSize: size),
+        ordered: PageMath.distinctPages(ordered, pageSize: size),
+        lowerBound: PageMath.lowerBound(bytes: bytes, pageSize: size),
+        currentCurveArea: PageMath.curveArea(current, pageSize: size),
+        orderedCurveArea: PageMath.curveArea(ordered, pageSize: size))
+    }
+    return Estimate(
+      binary: binary, trace: trace, order: orderPath, launchFunctions: launch.count, matchedFunctions: matched,
+      missingFunctions: missing, launchBytes: bytes, pages: pages, faultAroundBytes: faultAroundBytes,
+      currentFaults: PageMath.distinctPages(current, pageSize: faultAroundBytes),
+      orderedFaults: PageMath.distinctPages(ordered, pageSize: faultAroundBytes),
+      measured: measured, placements: placements)
+  }
+}

@@ -1,0 +1,34 @@
+/// The estimate as a Markdown table, for merge requests.
+public enum EstimateMarkdownRenderer {
+  public static func render(_ estimate: Estimate) -> String {
+    var lines: [String] = []
+    lines.append("### Launch page estimate for `\(escape(estimate.binary))`")
+    lines.append("")
+    lines.append(
+      "\(estimate.matchedFunctions) of \(estimate.launchFunctions) launch functions found in the binary (\(formatBytes(estimate.launchBytes)))."
+    )
+    lines.append("")
+    lines.append("| page size | now | ordered | lower bound | change |")
+    lines.append("| --- | ---: | ---: | ---: | ---: |")
+    for counts in estimate.pages {
+      lines.append(
+        "| \(formatBytes(counts.pageSize)) | \(counts.current) | \(counts.ordered) | \(counts.lowerBound) | \(signedPercent(from: counts.current, to: counts.ordered)) |"
+      )
+    }
+    lines.append(
+      "| faults (\(formatBytes(estimate.faultAroundBytes)) fault-around) | \(estimate.currentFaults) | \(estimate.orderedFaults) | | \(signedPercent(from: estimate.currentFaults, to: estimate.orderedFaults)) |"
+    )
+    if !estimate.missingFunctions.isEmpty {
+      lines.append("")
+      lines.append(
+        "Not in the binary (\(estimate.missingFunctions.count)): "
+          + estimate.missingFunctions.prefix(20).map { "`\(escape($0))`" }.joined(separator: ", "))
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  /// Escapes what would break a table cell or inline code.
+  static func escape(_ text: String) -> String {
+    text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "`", with: "'")
+  }
+}

@@ -1,0 +1,70 @@
+/// The estimate as a plain-text table for a terminal.
+public enum EstimateTextRenderer {
+  public static func render(_ estimate: Estimate) -> String {
+    var lines: [String] = []
+    lines.append("binary \(estimate.binary)")
+    if let trace = estimate.trace { lines.append("trace  \(trace)") }
+    lines.append("order  \(estimate.order ?? "the trace's launch order")")
+    lines.append(
+      "launch functions: \(estimate.matchedFunctions) of \(estimate.launchFunctions) found in the binary, \(formatBytes(estimate.launchBytes))"
+    )
+    if !estimate.missingFunctions.isEmpty {
+      let shown = estimate.missingFunctions.prefix(8).joined(separator: ", ")
+      let more = estimate.missingFunctions.count > 8 ? ", …" : ""
+      lines.append("  not in the binary (\(estimate.missingFunctions.count)): \(shown)\(more)")
+    }
+    lines.append("")
+    let header = ["page size", "now", "ordered", "lower bound", "change", "curve now", "curve ordered"]
+    var rows: [[String]] = [header]
+    for counts in estimate.pages {
+      rows.append([
+        formatBytes(counts.pageSize), String(counts.current), String(counts.ordered), String(counts.lowerBound),
+        signedPercent(from: counts.current, to: counts.ordered), String(counts.currentCurveArea),
+        String(counts.orderedCurveArea),
+      ])
+    }
+    lines += table(rows)
+    lines.append("")
+    lines.append(
+      "faults with fault-around (\(formatBytes(estimate.faultAroundBytes)) window): \(estimate.currentFaults) now, \(estimate.orderedFaults) ordered"
+    )
+    if let measured = estimate.measured {
+      var parts: [String] = []
+      if let minor = measured.minorFaults { parts.append("\(minor) minor faults") }
+      if let major = measured.majorFaults { parts.append("\(major) major faults") }
+      if let rss = measured.textResidentBytes { parts.append("text resident \(formatBytes(rss))") }
+      if !parts.isEmpty { lines.append("measured by the runtime at window end: " + parts.joined(separator: ", ")) }
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  /// Right-aligned columns except the first.
+  static func table(_ rows: [[String]]) -> [String] {
+    guard let columns = rows.first?.count else { return [] }
+    let widths = (0..<columns).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    return rows.map { row in
+      row.enumerated().map { column, cell in
+        let pad = String(repeating: " ", count: widths[column] - cell.count)
+        return column == 0 ? cell + pad : pad + cell
+      }.joined(separator: "  ")
+    }
+  }
+}
+
+/// "4 KiB", "1.5 MiB", "312 B".
+public func formatBytes(_ bytes: UInt64) -> String {
+  if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+  if bytes >= 1 << 20 { return String(format: "%.1f MiB", Double(bytes) / 1048576) }
+  if bytes >= 1 << 10 && bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+  if bytes >= 1 << 10 { return String(format: "%.1f KiB", Double(bytes) / 1024) }
+  return "\(bytes) B"
+}
+
+/// "-62.5%", "+3.0%", "0.0%".
+public func signedPercent(from old: Int, to new: Int) -> String {
+  guard old != 0 else { return new == 0 ? "0.0%" : "+∞" }
+  let change = (Double(new) - Double(old)) / Double(old) * 100
+  return (change > 0 ? "+" : "") + String(format: "%.1f%%", change)
+}
+
+import Foundation

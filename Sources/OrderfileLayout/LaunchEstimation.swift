@@ -1,0 +1,82 @@
+import Foundation
+import OrderfileOrdering
+import OrderfileSupport
+import OrderfileSymbolization
+import OrderfileTrace
+
+/// Estimates a binary's launch pages from a trace, resolving the trace's functions by name.
+///
+/// The trace usually comes from the instrumented build and the binary is the release
+/// build: the two share function names, not addresses. When the binary is the very
+/// build the trace recorded (same build-id), addresses are used directly.
+public struct LaunchEstimation {
+  public var tracePath: String
+  public var binaryPath: String
+  public var orderPath: String?
+  /// The trace module to use (path or file name); by default the one named like the binary, else the main executable.
+  public var module: String?
+  /// Where to look for the instrumented binary the trace recorded.
+  public var searchPaths: [String]
+  public var estimator: Estimator
+
+  public init(
+    tracePath: String, binaryPath: String, orderPath: String? = nil, module: String? = nil,
+    searchPaths: [String] = [], estimator: Estimator = Estimator()
+  ) {
+    self.tracePath = tracePath
+    self.binaryPath = binaryPath
+    self.orderPath = orderPath
+    self.module = module
+    self.searchPaths = searchPaths
+    self.estimator = estimator
+  }
+
+  public func run() throws -> Estimate {
+    let trace = try TraceReader.read(path: tracePath)
+    let binary = try ELFSymbolizer(path: binaryPath)
+    let moduleIndex = try selectModule(trace, binary: binary)
+    let traceModule = trace.modules[moduleIndex]
+
+    let recorded: any Symbolizer
+    if let buildID = binary.buildID, buildID.bytes == traceModule.buildID {
+      recorded = binary
+    } else {
+      let path = try BinaryLocator.locate(
+        recordedPath: traceModule.path,
+        buildID: traceModule.buildID.isEmpty ? nil : BuildID(traceModule.buildID),
+        searchDirectories: searchPaths)
+      recorded = try ELFSymbolizer(path: path)
+    }
+    let launch = OrderBuilder().order(trace: trace, module: moduleIndex, symbolizer: recorded)
+    let order = try orderPath.map { OrderfileText(path: $0, text: try FileReading.text(atPath: $0)) }
+    let measured = MeasuredFaults(
+      minorFaults: trace.header.minorFaults, majorFaults: trace.header.majorFaults,
+      textResidentBytes: traceModule.textResidentBytes)
+    let hasMeasurements = measured.minorFaults != nil || measured.textResidentBytes != nil
+    return estimator.estimate(
+      launch: launch.functions.map(\.symbol.name), functions: binary.functions, order: order?.names,
+      binary: binaryPath, trace: tracePath, orderPath: orderPath, measured: hasMeasurements ? measured : nil)
+  }
+
+  func selectModule(_ trace: Trace, binary: ELFSymbolizer) throws -> Int {
+    if let module {
+      guard
+        let match = trace.modules.first(where: {
+          $0.path == module || ($0.path as NSString).lastPathComponent == module
+        })
+      else {
+        throw OrderingError.noSuchModule(name: module, trace: trace.path, available: trace.modules.map(\.path))
+      }
+      return match.index
+    }
+    if let buildID = binary.buildID, let match = trace.modules.first(where: { $0.buildID == buildID.bytes }) {
+      return match.index
+    }
+    let name = (binaryPath as NSString).lastPathComponent
+    if let match = trace.modules.first(where: { ($0.path as NSString).lastPathComponent == name }) {
+      return match.index
+    }
+    if let main = trace.modules.first(where: \.isMainExecutable) { return main.index }
+    throw OrderingError.noSuchModule(name: name, trace: trace.path, available: trace.modules.map(\.path))
+  }
+}

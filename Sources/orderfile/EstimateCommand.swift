@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import OrderfileLayout
+import OrderfileSupport
+
+struct EstimateCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "estimate",
+    abstract: "Count the pages a launch touches in a binary now, and under an orderfile.",
+    discussion: """
+      Takes the launch functions from the trace (in first-call order) and the
+      binary's real layout (address and size of each function), and reports
+      the distinct pages the launch touches now, in the layout the orderfile
+      would produce (simulated: ordered functions first, each at its size and
+      alignment), and the lower bound. Without --order, the trace's own launch
+      order is simulated. Faults are counted with Linux fault-around, which
+      maps an aligned window (64 KiB by default) per fault.
+
+      Examples:
+        orderfile estimate --trace launch.trace --binary build/release/app
+        orderfile estimate --trace launch.trace --binary app --order app.order \\
+          --markdown > estimate.md
+        orderfile estimate --trace launch.trace --binary app --svg pages.svg
+      """
+  )
+
+  @Option(help: ArgumentHelp("The launch trace.", valueName: "trace"))
+  var trace: String
+
+  @Option(help: ArgumentHelp("The binary whose layout to measure (usually the release build).", valueName: "path"))
+  var binary: String
+
+  @Option(help: ArgumentHelp("The orderfile to simulate (lld or gold format).", valueName: "orderfile"))
+  var order: String?
+
+  @Option(help: ArgumentHelp("The trace module that corresponds to --binary (default: matched by build-id or file name).", valueName: "name"))
+  var module: String?
+
+  @Option(name: .customLong("instrumented"), help: ArgumentHelp("Where to find the instrumented binary the trace recorded, if it moved (repeatable).", valueName: "path"))
+  var instrumented: [String] = []
+
+  @Option(help: ArgumentHelp("The fault-around window in KiB (Linux default 64; fault_around_bytes in debugfs).", valueName: "KiB"))
+  var faultAround: Int = 64
+
+  @Flag(help: "Print the report as Markdown, for a merge request.")
+  var markdown = false
+
+  @OptionGroup var output: OutputOptions
+
+  func validate() throws {
+    if faultAround <= 0 || faultAround & (faultAround - 1) != 0 {
+      throw ValidationError("--fault-around must be a power of two number of KiB, e.g. 64")
+    }
+    if markdown && output.json { throw ValidationError("give --json or --markdown, not both") }
+  }
+
+  func run() throws {
+    try reportingErrors {
+      let estimation = LaunchEstimation(
+        tracePath: trace, binaryPath: binary, orderPath: order, module: module, searchPaths: instrumented,
+        estimator: Estimator(faultAroundBytes: UInt64(faultAround) * 1024))
+      let estimate = try estimation.run()
+      if output.json {
+        try printJSON(estimate)
+      } else if markdown {
+        print(EstimateMarkdownRenderer.render(estimate))
+      } else {
+        print(EstimateTextRenderer.render(estimate))
+      }
+    }
+  }
+}
