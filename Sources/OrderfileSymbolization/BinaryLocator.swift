@@ -1,0 +1,93 @@
+import Foundation
+
+/// Finds the file a trace's module came from, trusting build-ids over paths.
+public enum BinaryLocator {
+  /// Finds the binary for a module.
+  ///
+  /// Looks, in order, at:
+  /// 1. `recordedPath`, if it exists and its build-id matches (or no build-id was recorded);
+  /// 2. for each entry of `searchDirectories`: the entry itself when it is a file; otherwise
+  ///    `.build-id/xx/rest` and `.build-id/xx/rest.debug` below it, then the file named like
+  ///    `recordedPath` in it, then every other regular file directly in it (not recursively).
+  ///
+  /// Without a recorded build-id, a search directory matches by file name only.
+  ///
+  /// - Returns: the path of the first file whose build-id matches.
+  /// - Throws: `.buildIDMismatch` when `recordedPath` exists with another build-id and nothing
+  ///   else matched (a rebuilt binary is never used silently); `.binaryNotFound` listing
+  ///   every place looked at otherwise.
+  public static func locate(
+    recordedPath: String, buildID: BuildID?, searchDirectories: [String]
+  ) throws -> String {
+    var searched = [String]()
+    // Set when the recorded path holds an ELF file of another build.
+    var recordedIsOtherBuild = false
+    var recordedBuildID: BuildID?
+    if isRegularFile(recordedPath) {
+      searched.append(recordedPath)
+      if let file = try? ELFFile(path: recordedPath) {
+        let found = try? file.buildID()
+        if buildID == nil || found == buildID { return recordedPath }
+        recordedIsOtherBuild = true
+        recordedBuildID = found
+      }
+    }
+    let baseName = (recordedPath as NSString).lastPathComponent
+    for entry in searchDirectories {
+      searched.append(entry)
+      for candidate in candidates(in: entry, buildID: buildID, baseName: baseName) {
+        if let buildID {
+          if (try? self.buildID(ofFileAt: candidate)) == buildID { return candidate }
+        } else if (candidate as NSString).lastPathComponent == baseName, isELF(candidate) {
+          return candidate
+        }
+      }
+    }
+    if let buildID, recordedIsOtherBuild {
+      throw SymbolizationError.buildIDMismatch(
+        path: recordedPath, expected: buildID, found: recordedBuildID)
+    }
+    throw SymbolizationError.binaryNotFound(
+      path: recordedPath, buildID: buildID, searched: searched)
+  }
+
+  /// Reads just the GNU build-id note of an ELF file (no symbols, no DWARF).
+  ///
+  /// - Returns: nil when the file has no build-id note.
+  /// - Throws: `SymbolizationError` when the file is unreadable, not ELF or damaged.
+  public static func buildID(ofFileAt path: String) throws -> BuildID? {
+    try ELFFile(path: path).buildID()
+  }
+
+  /// Files of one search entry, most likely first.
+  static func candidates(in entry: String, buildID: BuildID?, baseName: String) -> [String] {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: entry, isDirectory: &isDirectory) else {
+      return []
+    }
+    guard isDirectory.boolValue else { return [entry] }
+    var result = [String]()
+    if let stem = buildID?.pathInBuildIDTree(under: entry) {
+      result += [stem, stem + ".debug"].filter(isRegularFile)
+    }
+    let named = entry + "/" + baseName
+    if !baseName.isEmpty && isRegularFile(named) { result.append(named) }
+    if buildID != nil {
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: entry)) ?? []
+      for name in names.sorted() where name != baseName {
+        let path = entry + "/" + name
+        if isRegularFile(path) { result.append(path) }
+      }
+    }
+    return result
+  }
+
+  private static func isRegularFile(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+  }
+
+  private static func isELF(_ path: String) -> Bool {
+    (try? ELFFile(path: path)) != nil
+  }
+}

@@ -1,0 +1,170 @@
+import CLibdw
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// An ELF file opened with libelf, checked so that later readers never run past its end.
+///
+/// Used on its own for the cheap build-id read, and to vet a file before libdw opens it, so
+/// that a wrong or damaged file becomes an error that names it rather than a crash or a
+/// silent empty result.
+final class ELFFile {
+  let path: String
+  private let descriptor: Int32
+  private let elf: OpaquePointer
+
+  /// Opens and checks the file at `path`: readable, ELF, an executable or a shared library,
+  /// with headers and section contents inside the file.
+  init(path: String) throws {
+    _ = ELFFile.libraryVersion
+    self.path = path
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      throw SymbolizationError.cannotRead(path: path, reason: Self.systemReason())
+    }
+    var elf: OpaquePointer?
+    var handedOver = false
+    defer {
+      if !handedOver {
+        if let elf { elf_end(elf) }
+        close(descriptor)
+      }
+    }
+    let fileSize = try Self.checkRegularFile(descriptor, path: path)
+    try Self.checkMagic(descriptor, path: path)
+    elf = elf_begin(descriptor, ELF_C_READ_MMAP, nil)
+    guard let elf else {
+      throw SymbolizationError.malformedELF(path: path, reason: Self.libelfMessage())
+    }
+    guard elf_kind(elf) == ELF_K_ELF else {
+      throw SymbolizationError.malformedELF(path: path, reason: "libelf does not accept it as ELF")
+    }
+    try Self.checkLayout(elf, fileSize: fileSize, path: path)
+    self.descriptor = descriptor
+    self.elf = elf
+    handedOver = true
+  }
+
+  deinit {
+    elf_end(elf)
+    close(descriptor)
+  }
+
+  /// The GNU build-id note, or nil when the file has none.
+  func buildID() throws -> BuildID? {
+    var bits: UnsafeRawPointer?
+    let length = dwelf_elf_gnu_build_id(elf, &bits)
+    if length < 0 {
+      throw SymbolizationError.malformedELF(
+        path: path, reason: "cannot read its notes: \(Self.libelfMessage())")
+    }
+    guard length > 0, let bits else { return nil }
+    return BuildID(Array(UnsafeRawBufferPointer(start: bits, count: length)))
+  }
+
+  /// libelf needs its version set once per process before `elf_begin`.
+  private static let libraryVersion: UInt32 = elf_version(UInt32(EV_CURRENT))
+
+  /// `errno`'s text, lowercased to match the other messages.
+  private static func systemReason() -> String {
+    String(cString: strerror(errno)).lowercased()
+  }
+
+  private static func libelfMessage() -> String {
+    guard let message = elf_errmsg(-1) else { return "unknown libelf error" }
+    return String(cString: message).lowercased()
+  }
+
+  /// The file's size; throws for directories and anything else that is not a regular file.
+  private static func checkRegularFile(_ descriptor: Int32, path: String) throws -> UInt64 {
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else {
+      throw SymbolizationError.cannotRead(path: path, reason: systemReason())
+    }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: return UInt64(info.st_size)
+    case S_IFDIR: throw SymbolizationError.cannotRead(path: path, reason: "is a directory")
+    default: throw SymbolizationError.cannotRead(path: path, reason: "not a regular file")
+    }
+  }
+
+  /// Throws `.notELF` unless the file starts with `\x7fELF`.
+  private static func checkMagic(_ descriptor: Int32, path: String) throws {
+    var leading = [UInt8](repeating: 0, count: 4)
+    var count = 0
+    while true {
+      count = leading.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+      if count < 0 && errno == EINTR { continue }
+      break
+    }
+    guard count >= 0 else {
+      throw SymbolizationError.cannotRead(path: path, reason: systemReason())
+    }
+    let magic: [UInt8] = [0x7f, UInt8(ascii: "E"), UInt8(ascii: "L"), UInt8(ascii: "F")]
+    guard count == 4, leading == magic else {
+      let shown = leading[0..<count].map { "0x" + BuildID([$0]).description }
+        .joined(separator: " ")
+      throw SymbolizationError.notELF(path: path, leadingBytes: shown)
+    }
+  }
+
+  /// Checks the ELF header's type and that every header table and section lies inside the
+  /// file.
+  private static func checkLayout(_ elf: OpaquePointer, fileSize: UInt64, path: String) throws {
+    func malformed(_ reason: String) -> SymbolizationError {
+      .malformedELF(path: path, reason: reason)
+    }
+    var header = GElf_Ehdr()
+    guard gelf_getehdr(elf, &header) != nil else {
+      throw malformed("cannot read the ELF header: \(libelfMessage())")
+    }
+    switch Int32(header.e_type) {
+    case ET_EXEC, ET_DYN: break
+    case ET_REL: throw SymbolizationError.unsupportedELFType(path: path, type: "relocatable object")
+    case ET_CORE: throw SymbolizationError.unsupportedELFType(path: path, type: "core file")
+    default:
+      throw SymbolizationError.unsupportedELFType(path: path, type: "of type \(header.e_type)")
+    }
+    /// Whether `count` entries of `entrySize` bytes at `offset` end inside the file.
+    func fits(_ offset: UInt64, _ count: UInt64, _ entrySize: UInt64) -> Bool {
+      let (bytes, overflow) = count.multipliedReportingOverflow(by: entrySize)
+      let (end, overflow2) = offset.addingReportingOverflow(bytes)
+      return !overflow && !overflow2 && end <= fileSize
+    }
+    var programHeaderCount = 0
+    guard elf_getphdrnum(elf, &programHeaderCount) == 0 else {
+      throw malformed("cannot count its program headers: \(libelfMessage())")
+    }
+    guard fits(header.e_phoff, UInt64(programHeaderCount), UInt64(header.e_phentsize)) else {
+      throw malformed(
+        "its \(programHeaderCount) program headers at offset \(header.e_phoff) end past the "
+          + "end of the file (\(fileSize) bytes): truncated?")
+    }
+    var sectionCount = 0
+    guard elf_getshdrnum(elf, &sectionCount) == 0 else {
+      throw malformed("cannot count its sections: \(libelfMessage())")
+    }
+    guard fits(header.e_shoff, UInt64(sectionCount), UInt64(header.e_shentsize)) else {
+      throw malformed(
+        "its \(sectionCount) section headers at offset \(header.e_shoff) end past the end of "
+          + "the file (\(fileSize) bytes): truncated?")
+    }
+    var section = elf_nextscn(elf, nil)
+    while let current = section {
+      var sectionHeader = GElf_Shdr()
+      guard gelf_getshdr(current, &sectionHeader) != nil else {
+        throw malformed("cannot read section header \(elf_ndxscn(current)): \(libelfMessage())")
+      }
+      if sectionHeader.sh_type != UInt32(SHT_NOBITS)
+        && !fits(sectionHeader.sh_offset, 1, sectionHeader.sh_size)
+      {
+        throw malformed(
+          "section \(elf_ndxscn(current)) (\(sectionHeader.sh_size) bytes at offset "
+            + "\(sectionHeader.sh_offset)) ends past the end of the file (\(fileSize) bytes): "
+            + "truncated?")
+      }
+      section = elf_nextscn(elf, current)
+    }
+  }
+}

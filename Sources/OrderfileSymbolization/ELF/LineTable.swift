@@ -1,0 +1,117 @@
+import CLibdw
+
+/// Address ranges of the compile units of a module's DWARF, to find line info without
+/// `.debug_aranges`.
+///
+/// `dwfl_module_getsrc` finds the compile unit through `.debug_aranges` alone, which clang,
+/// swiftc and lld do not emit, so it finds nothing in their binaries. This table is built
+/// from every unit's `DW_AT_low_pc`/`DW_AT_high_pc`/`DW_AT_ranges` instead (DWARF 4 and 5),
+/// then `dwarf_getsrc_die` reads the unit's line program.
+///
+/// The DIEs point into the module's `Dwarf`, owned by the `Dwfl`: a table must not outlive it.
+final class LineTable {
+  private struct UnitRange {
+    var start: Dwarf_Addr
+    var end: Dwarf_Addr
+    var unit: Dwarf_Die
+    /// `DW_AT_comp_dir`, which relative file names in the unit's line table are relative to.
+    var directory: String?
+  }
+
+  /// Sorted by start.
+  private let ranges: [UnitRange]
+  /// The largest end of `ranges[0...i]`, to bound the walk back over overlapping units.
+  private let reach: [Dwarf_Addr]
+  /// ELF virtual address + this = DWARF address.
+  private let adjustment: UInt64
+
+  /// Reads the unit ranges of `module`; an empty table when it has no DWARF.
+  ///
+  /// - Parameter bias: the main file's bias from `dwfl_module_getelf`.
+  init(module: OpaquePointer, bias: UInt64) {
+    var dwarfBias: Dwarf_Addr = 0
+    guard let dwarf = dwfl_module_getdwarf(module, &dwarfBias) else {
+      ranges = []
+      reach = []
+      adjustment = 0
+      return
+    }
+    // module address = ELF address + bias; DWARF address = module address - DWARF bias.
+    adjustment = bias &- dwarfBias
+    var collected = [UnitRange]()
+    var unit: OpaquePointer?
+    while true {
+      var next: OpaquePointer?
+      var version: Dwarf_Half = 0
+      var unitType: UInt8 = 0
+      var unitDie = Dwarf_Die()
+      var splitDie = Dwarf_Die()
+      guard dwarf_get_units(dwarf, unit, &next, &version, &unitType, &unitDie, &splitDie) == 0
+      else { break }
+      unit = next
+      if Int32(unitType) == DW_UT_type || Int32(unitType) == DW_UT_split_type { continue }
+      let directory = Self.compilationDirectory(of: &unitDie)
+      var offset = 0
+      var base: Dwarf_Addr = 0
+      var start: Dwarf_Addr = 0
+      var end: Dwarf_Addr = 0
+      while true {
+        offset = dwarf_ranges(&unitDie, offset, &base, &start, &end)
+        guard offset > 0 else { break }
+        if end > start {
+          collected.append(
+            UnitRange(start: start, end: end, unit: unitDie, directory: directory))
+        }
+      }
+    }
+    collected.sort { $0.start < $1.start }
+    ranges = collected
+    var running: Dwarf_Addr = 0
+    reach = collected.map { range in
+      running = max(running, range.end)
+      return running
+    }
+  }
+
+  /// The line-table row for `address` (an ELF virtual address), if a unit covers it.
+  func location(for address: UInt64) -> SourceLocation? {
+    let target = address &+ adjustment
+    var low = 0
+    var high = ranges.count
+    while low < high {
+      let middle = low + (high - low) / 2
+      if ranges[middle].start <= target { low = middle + 1 } else { high = middle }
+    }
+    var index = low - 1
+    while index >= 0 {
+      if target < ranges[index].end, let location = Self.lookUp(target, in: ranges[index]) {
+        return location
+      }
+      guard index > 0, reach[index - 1] > target else { return nil }
+      index -= 1
+    }
+    return nil
+  }
+
+  private static func lookUp(_ address: Dwarf_Addr, in range: UnitRange) -> SourceLocation? {
+    var die = range.unit
+    guard let line = dwarf_getsrc_die(&die, address) else { return nil }
+    var number: Int32 = 0
+    guard dwarf_lineno(line, &number) == 0, number > 0,
+      let name = dwarf_linesrc(line, nil, nil)
+    else { return nil }
+    var file = String(cString: name)
+    if !file.hasPrefix("/"), let directory = range.directory, !directory.isEmpty {
+      file = directory.hasSuffix("/") ? directory + file : directory + "/" + file
+    }
+    return SourceLocation(file: file, line: Int(number))
+  }
+
+  private static func compilationDirectory(of unit: inout Dwarf_Die) -> String? {
+    var attribute = Dwarf_Attribute()
+    guard dwarf_attr(&unit, UInt32(DW_AT_comp_dir), &attribute) != nil,
+      let directory = dwarf_formstring(&attribute)
+    else { return nil }
+    return String(cString: directory)
+  }
+}

@@ -1,0 +1,89 @@
+import CLibdw
+
+/// Reads the function symbols of a libdwfl module, once, for `FunctionIndex`.
+///
+/// libdwfl picks the table: `.symtab` of the file or of its separate debug file, else
+/// `.dynsym` (plus `.gnu_debugdata` when present). Only `dwfl_module_getsym_info` is used,
+/// never the per-address `dwfl_module_addrinfo`, which scans every symbol on every call.
+enum SymbolTableReader {
+  /// Every defined `STT_FUNC` and `STT_GNU_IFUNC` symbol, with ELF virtual addresses.
+  ///
+  /// - Parameter bias: the main file's bias from `dwfl_module_getelf`, subtracted from the
+  ///   module addresses libdwfl reports.
+  static func functionSymbols(of module: OpaquePointer, bias: UInt64) -> [RawFunctionSymbol] {
+    let count = dwfl_module_getsymtab(module)
+    guard count > 0 else { return [] }
+    var sections = SectionCache()
+    var symbols = [RawFunctionSymbol]()
+    for index in 0..<count {
+      var symbol = GElf_Sym()
+      var address: GElf_Addr = 0
+      var sectionIndex: GElf_Word = 0
+      var elf: OpaquePointer?
+      var symbolBias: Dwarf_Addr = 0
+      guard
+        let namePointer = dwfl_module_getsym_info(
+          module, index, &symbol, &address, &sectionIndex, &elf, &symbolBias)
+      else { continue }
+      let type = Int32(symbol.st_info & 0xf)  // GELF_ST_TYPE
+      guard type == STT_FUNC || type == STT_GNU_IFUNC else { continue }
+      guard symbol.st_shndx != UInt16(SHN_UNDEF) else { continue }
+      let name = String(cString: namePointer)
+      guard !name.isEmpty else { continue }
+      // An index in the reserved range is a real one only when it came through SHN_XINDEX.
+      let hasSection =
+        symbol.st_shndx < UInt16(SHN_LORESERVE) || symbol.st_shndx == UInt16(SHN_XINDEX)
+      let section = hasSection ? sections.section(sectionIndex, in: elf) : nil
+      symbols.append(
+        RawFunctionSymbol(
+          name: name, address: address &- bias, size: symbol.st_size,
+          binding: binding(symbol.st_info >> 4),  // GELF_ST_BIND
+          sectionName: section?.name ?? "", sectionAlignment: section?.alignment ?? 1))
+    }
+    return symbols
+  }
+
+  private static func binding(_ value: UInt8) -> SymbolBinding {
+    switch Int32(value) {
+    case STB_LOCAL: return .local
+    case STB_WEAK: return .weak
+    default: return .global  // STB_GLOBAL, STB_GNU_UNIQUE
+    }
+  }
+}
+
+/// Names and alignments of section headers, read once per (file, index).
+private struct SectionCache {
+  struct Key: Hashable {
+    var elf: OpaquePointer
+    var index: GElf_Word
+  }
+  struct Section {
+    var name: String
+    var alignment: UInt64
+  }
+  private var sections = [Key: Section?]()
+
+  mutating func section(_ index: GElf_Word, in elf: OpaquePointer?) -> Section? {
+    guard let elf else { return nil }
+    let key = Key(elf: elf, index: index)
+    if let cached = sections[key] { return cached }
+    let section = Self.read(index, in: elf)
+    sections[key] = .some(section)
+    return section
+  }
+
+  private static func read(_ index: GElf_Word, in elf: OpaquePointer) -> Section? {
+    guard let scn = elf_getscn(elf, Int(index)) else { return nil }
+    var header = GElf_Shdr()
+    guard gelf_getshdr(scn, &header) != nil else { return nil }
+    var stringTable = 0
+    var name = ""
+    if elf_getshdrstrndx(elf, &stringTable) == 0,
+      let pointer = elf_strptr(elf, stringTable, Int(header.sh_name))
+    {
+      name = String(cString: pointer)
+    }
+    return Section(name: name, alignment: max(header.sh_addralign, 1))
+  }
+}

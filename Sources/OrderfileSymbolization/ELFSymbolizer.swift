@@ -1,0 +1,93 @@
+import CLibdw
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Symbols and line info of one ELF executable or shared library, read with libdw.
+///
+/// The file is checked and its function symbols indexed once, in `init`; lookups then
+/// binary-search that index. The DWARF compile-unit table for `sourceLocation(for:)` is built
+/// on its first call. A separate debug file is used when the binary lacks symbols or DWARF
+/// and one is found locally (see `DebugInfoFinder`); no network lookups.
+///
+/// Addresses are ELF virtual addresses. libdwfl places the file at a bias of its own choosing
+/// (nonzero for a shared library or PIE); the bias is read back and removed internally.
+///
+/// Not thread-safe: libdw state is not safe to share between threads, and the line table is
+/// filled lazily. Use one instance per thread.
+public final class ELFSymbolizer: Symbolizer {
+  public let path: String
+  public let buildID: BuildID?
+  public var functions: [FunctionSymbol] { index.functions }
+
+  private let session: OpaquePointer  // Dwfl
+  private let module: OpaquePointer  // Dwfl_Module
+  /// libdwfl keeps a pointer to its callbacks, so they live exactly as long as the session.
+  private let callbacks: UnsafeMutablePointer<Dwfl_Callbacks>
+  /// Module address = ELF virtual address + bias.
+  private let bias: UInt64
+  private let index: FunctionIndex
+  private var lineTable: LineTable?
+
+  /// Opens the ELF executable or shared library at `path` and indexes its function symbols.
+  ///
+  /// - Throws: `SymbolizationError` when the file is missing or unreadable, not ELF, cut
+  ///   short, an object or core file, or refused by libdw.
+  public init(path: String) throws {
+    self.path = path
+    buildID = try ELFFile(path: path).buildID()
+
+    let callbacks = UnsafeMutablePointer<Dwfl_Callbacks>.allocate(capacity: 1)
+    callbacks.initialize(to: Dwfl_Callbacks())
+    // The file is given by path, so libdwfl never needs to look for the main ELF file; this
+    // refuses rather than let libdwfl's own finder consult debuginfod.
+    callbacks.pointee.find_elf = { _, _, _, _, _, _ in
+      errno = ENOENT
+      return -1
+    }
+    callbacks.pointee.find_debuginfo = { module, _, _, _, fileName, debuglink, _, foundPath in
+      DebugInfoFinder.open(
+        module: module, fileName: fileName, debuglink: debuglink, foundPath: foundPath)
+    }
+    callbacks.pointee.section_address = dwfl_offline_section_address
+    func fail(_ call: String, _ session: OpaquePointer?) -> SymbolizationError {
+      let message = dwfl_errmsg(-1).map { String(cString: $0) } ?? "unknown libdwfl error"
+      if let session { dwfl_end(session) }
+      callbacks.deallocate()
+      return .library(path: path, call: call, message: message)
+    }
+    guard let session = dwfl_begin(callbacks) else { throw fail("dwfl_begin", nil) }
+    let name = path.split(separator: "/").last.map(String.init) ?? path
+    guard let module = dwfl_report_offline(session, name, path, -1) else {
+      throw fail("dwfl_report_offline", session)
+    }
+    guard dwfl_report_end(session, nil, nil) == 0 else { throw fail("dwfl_report_end", session) }
+    var bias: GElf_Addr = 0
+    guard dwfl_module_getelf(module, &bias) != nil else {
+      throw fail("dwfl_module_getelf", session)
+    }
+    self.callbacks = callbacks
+    self.session = session
+    self.module = module
+    self.bias = bias
+    index = FunctionIndex(SymbolTableReader.functionSymbols(of: module, bias: bias))
+  }
+
+  deinit {
+    lineTable = nil
+    dwfl_end(session)
+    callbacks.deallocate()
+  }
+
+  public func function(containing address: UInt64) -> FunctionSymbol? {
+    index.function(containing: address)
+  }
+
+  public func sourceLocation(for address: UInt64) -> SourceLocation? {
+    if let lineTable { return lineTable.location(for: address) }
+    let table = LineTable(module: module, bias: bias)
+    lineTable = table
+    return table.location(for: address)
+  }
+}

@@ -1,0 +1,103 @@
+/// One function symbol as the symbol table lists it, before symbols at one address are folded.
+struct RawFunctionSymbol: Hashable, Sendable {
+  var name: String
+  var address: UInt64
+  var size: UInt64
+  var binding: SymbolBinding
+  var sectionName: String
+  var sectionAlignment: UInt64
+}
+
+/// Function symbols sorted by address, folded one per address, for binary search.
+///
+/// Built once per binary; every lookup is O(log n) plus a walk back over functions that
+/// overlap the address, which only happens when functions nest.
+struct FunctionIndex: Sendable {
+  /// Sorted by address, one per address.
+  let functions: [FunctionSymbol]
+  /// `functions[i].address`, kept apart so the search touches one dense array.
+  private let starts: [UInt64]
+  /// The largest end address (exclusive) of `functions[0...i]`: how far back a lookup may
+  /// have to walk before no earlier function can reach the address.
+  private let reach: [UInt64]
+
+  init(_ symbols: [RawFunctionSymbol]) {
+    var folded = [FunctionSymbol]()
+    let sorted = symbols.sorted { ($0.address, $0.name) < ($1.address, $1.name) }
+    var groupStart = 0
+    var reachSoFar: UInt64 = 0
+    while groupStart < sorted.count {
+      var groupEnd = groupStart + 1
+      while groupEnd < sorted.count && sorted[groupEnd].address == sorted[groupStart].address {
+        groupEnd += 1
+      }
+      let function = Self.fold(sorted[groupStart..<groupEnd])
+      groupStart = groupEnd
+      // A symbol without a size inside a sized function is a label within it, not a function.
+      if function.size == 0 && function.address < reachSoFar { continue }
+      folded.append(function)
+      reachSoFar = max(reachSoFar, Self.end(of: function))
+    }
+    functions = folded
+    starts = folded.map(\.address)
+    var running: UInt64 = 0
+    reach = folded.map { function in
+      running = max(running, Self.end(of: function))
+      return running
+    }
+  }
+
+  /// The innermost function holding `address`, if any.
+  func function(containing address: UInt64) -> FunctionSymbol? {
+    // The last function that starts at or before `address`.
+    var low = 0
+    var high = starts.count
+    while low < high {
+      let middle = low + (high - low) / 2
+      if starts[middle] <= address { low = middle + 1 } else { high = middle }
+    }
+    var index = low - 1
+    while index >= 0 {
+      if functions[index].contains(address) { return functions[index] }
+      // Walk back only while an earlier function still reaches past `address`.
+      guard index > 0, reach[index - 1] > address else { return nil }
+      index -= 1
+    }
+    return nil
+  }
+
+  /// The exclusive end of a function; a function without a size ends where it starts.
+  private static func end(of function: FunctionSymbol) -> UInt64 {
+    let (end, overflow) = function.address.addingReportingOverflow(function.size)
+    return overflow ? UInt64.max : end
+  }
+
+  /// Folds the symbols at one address into one function.
+  private static func fold(_ group: ArraySlice<RawFunctionSymbol>) -> FunctionSymbol {
+    let sized = group.filter { $0.size > 0 }
+    let candidates = sized.isEmpty ? Array(group) : sized
+    // Not empty: a group always has at least one symbol.
+    var primary = candidates[0]
+    for candidate in candidates.dropFirst() where ranks(candidate, before: primary) {
+      primary = candidate
+    }
+    let aliases = Set(group.map(\.name)).subtracting([primary.name]).sorted()
+    return FunctionSymbol(
+      name: primary.name, aliases: aliases, address: primary.address, size: primary.size,
+      binding: primary.binding, sectionName: primary.sectionName,
+      sectionAlignment: primary.sectionAlignment)
+  }
+
+  /// Global before weak before local, then the shorter name, then the one that sorts first.
+  private static func ranks(_ lhs: RawFunctionSymbol, before rhs: RawFunctionSymbol) -> Bool {
+    func order(_ binding: SymbolBinding) -> Int {
+      switch binding {
+      case .global: return 0
+      case .weak: return 1
+      case .local: return 2
+      }
+    }
+    return (order(lhs.binding), lhs.name.utf8.count, lhs.name)
+      < (order(rhs.binding), rhs.name.utf8.count, rhs.name)
+  }
+}

@@ -1,0 +1,68 @@
+/// The binding of a symbol (`STB_*`); `STB_GNU_UNIQUE` counts as global.
+public enum SymbolBinding: String, Sendable, Hashable, Codable {
+  case local, global, weak
+}
+
+/// One function of a binary: every function symbol that starts at one address, folded together.
+public struct FunctionSymbol: Hashable, Sendable {
+  /// The linkage (mangled) name exactly as in the symbol table: the primary of the folded symbols.
+  ///
+  /// The primary is chosen deterministically: a symbol with a size before one without, then
+  /// global before weak before local, then the shorter name, then the name that sorts first.
+  public var name: String
+  /// The other function names at the same address, sorted, without duplicates or `name`.
+  public var aliases: [String]
+  /// The ELF virtual address (`st_value`), as in the file: never a load address.
+  public var address: UInt64
+  /// The size in bytes (`st_size`); 0 for symbols that carry none.
+  public var size: UInt64
+  public var binding: SymbolBinding
+  /// The name of the section holding the symbol, as this file's section headers call it.
+  ///
+  /// After an ordinary link this is the output section (`.text`); input section names such as
+  /// `.text.foo` from `-ffunction-sections` survive only when the linker keeps them apart
+  /// (for example GNU ld's `--unique=.text.*`). Empty when the symbol has no section.
+  public var sectionName: String
+  /// `sh_addralign` of that section, 1 when the section is unknown or declares no alignment.
+  public var sectionAlignment: UInt64
+
+  public init(
+    name: String, aliases: [String] = [], address: UInt64, size: UInt64,
+    binding: SymbolBinding, sectionName: String, sectionAlignment: UInt64 = 1
+  ) {
+    self.name = name
+    self.aliases = aliases
+    self.address = address
+    self.size = size
+    self.binding = binding
+    self.sectionName = sectionName
+    self.sectionAlignment = sectionAlignment
+  }
+
+  /// The primary name followed by the aliases.
+  public var allNames: [String] { [name] + aliases }
+
+  /// Whether `address` falls inside this function: within `[address, address + size)`,
+  /// or exactly at `address` when the symbol has no size.
+  public func contains(_ address: UInt64) -> Bool {
+    if size == 0 { return address == self.address }
+    return address >= self.address && address - self.address < size
+  }
+}
+
+/// A source position from the DWARF line table.
+public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
+  /// The file as the line table names it (with its directory entry), made absolute with the
+  /// unit's compilation directory when it is still relative.
+  public var file: String
+  /// The 1-based line number.
+  public var line: Int
+
+  public init(file: String, line: Int) {
+    self.file = file
+    self.line = line
+  }
+
+  /// `file:line`.
+  public var description: String { "\(file):\(line)" }
+}

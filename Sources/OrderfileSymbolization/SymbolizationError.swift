@@ -1,0 +1,49 @@
+import Foundation
+
+/// Why a binary could not be read, symbolized or found.
+public enum SymbolizationError: LocalizedError, Equatable, Sendable {
+  /// The file could not be opened or read: its path and the system's reason (from `errno`),
+  /// or "is a directory" / "not a regular file".
+  case cannotRead(path: String, reason: String)
+  /// The file is not ELF: its path and its first bytes (up to 4) in hex, empty for an empty file.
+  case notELF(path: String, leadingBytes: String)
+  /// The file starts like ELF but is cut short or inconsistent: its path and what is wrong.
+  case malformedELF(path: String, reason: String)
+  /// The file is ELF but not an executable or a shared library (for example an object file):
+  /// its path and its `e_type`.
+  case unsupportedELFType(path: String, type: String)
+  /// libdw or libelf refused the file: its path, the call and the library's message.
+  case library(path: String, call: String, message: String)
+  /// No file with the wanted build-id: the recorded path, the build-id (when known) and every
+  /// place that was looked at.
+  case binaryNotFound(path: String, buildID: BuildID?, searched: [String])
+  /// A file exists at the recorded path but it is another build (and nothing else matched):
+  /// its path, the build-id recorded for it, and the build-id it has now (nil for none).
+  case buildIDMismatch(path: String, expected: BuildID, found: BuildID?)
+
+  public var errorDescription: String? {
+    switch self {
+    case .cannotRead(let path, let reason):
+      return "cannot read '\(path)': \(reason)"
+    case .notELF(let path, let leadingBytes):
+      if leadingBytes.isEmpty { return "'\(path)' is not an ELF file: it is empty" }
+      return "'\(path)' is not an ELF file (it starts with \(leadingBytes))"
+    case .malformedELF(let path, let reason):
+      return "'\(path)' is a malformed ELF file: \(reason)"
+    case .unsupportedELFType(let path, let type):
+      return "'\(path)' is an ELF \(type), not an executable or a shared library"
+    case .library(let path, let call, let message):
+      return "'\(path)': \(call) failed: \(message.lowercased())"
+    case .binaryNotFound(let path, let buildID, let searched):
+      let wanted = buildID.map { " with build-id '\($0)'" } ?? ""
+      let places =
+        searched.isEmpty
+        ? "nowhere to look" : "looked in " + searched.map { "'\($0)'" }.joined(separator: ", ")
+      return "cannot find the binary '\(path)'\(wanted): \(places)"
+    case .buildIDMismatch(let path, let expected, let found):
+      let actual = found.map { "build-id '\($0)'" } ?? "no build-id"
+      return "'\(path)' has \(actual) but build-id '\(expected)' was recorded for it, "
+        + "and no file in the search directories has that build-id"
+    }
+  }
+}
