@@ -51,6 +51,18 @@ public enum BinaryLocator {
       path: recordedPath, buildID: buildID, searched: searched)
   }
 
+  /// The linker that signed the file's `.comment` section, e.g. "LLD 21.0.0" or "mold 1.10.1";
+  /// nil when it names none (GNU ld and gold leave no mark there).
+  public static func linker(ofFileAt path: String) throws -> String? {
+    for comment in try ELFFile(path: path).commentStrings() {
+      if comment.hasPrefix("Linker: ") {
+        return comment.dropFirst("Linker: ".count).components(separatedBy: " (").first
+      }
+      if comment.hasPrefix("mold ") { return comment.components(separatedBy: " (").first }
+    }
+    return nil
+  }
+
   /// Reads just the GNU build-id note of an ELF file (no symbols, no DWARF).
   ///
   /// - Returns: nil when the file has no build-id note.

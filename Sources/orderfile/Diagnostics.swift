@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OrderfileLayout
 import OrderfileOrdering
 import OrderfileSupport
 import OrderfileSymbolization
@@ -34,10 +35,14 @@ enum Diagnostics {
     case let error as SymbolizationError:
       _ = error
       status = ExitStatus.dataError
-    case is OrderingError, is RecordingError:
+    case is OrderingError, is RecordingError, is LayoutError:
       status = ExitStatus.dataError
-    case is SupportError:
-      status = ExitStatus.ioError
+    case let error as SupportError:
+      if case .system(let call, _, _) = error, call == "open" || call == "stat" {
+        status = ExitStatus.noInput
+      } else {
+        status = ExitStatus.ioError
+      }
     default:
       status = ExitStatus.internalError
     }

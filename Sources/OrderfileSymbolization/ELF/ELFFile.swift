@@ -63,6 +63,26 @@ final class ELFFile {
     return BuildID(Array(UnsafeRawBufferPointer(start: bits, count: length)))
   }
 
+  /// The NUL-separated strings of the `.comment` section, where compilers and linkers sign
+  /// the file ("Linker: LLD 21.0.0", "GCC: (Debian 12.2.0-14) 12.2.0"); empty without one.
+  func commentStrings() -> [String] {
+    var stringTableIndex = 0
+    guard elf_getshdrstrndx(elf, &stringTableIndex) == 0 else { return [] }
+    var section = elf_nextscn(elf, nil)
+    while let current = section {
+      var header = GElf_Shdr()
+      if gelf_getshdr(current, &header) != nil, header.sh_type == UInt32(SHT_PROGBITS),
+        let name = elf_strptr(elf, stringTableIndex, Int(header.sh_name)), String(cString: name) == ".comment",
+        let data = elf_getdata(current, nil), let bytes = data.pointee.d_buf
+      {
+        let buffer = UnsafeRawBufferPointer(start: bytes, count: Int(data.pointee.d_size))
+        return buffer.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+      }
+      section = elf_nextscn(elf, current)
+    }
+    return []
+  }
+
   /// libelf needs its version set once per process before `elf_begin`.
   private static let libraryVersion: UInt32 = elf_version(UInt32(EV_CURRENT))
 

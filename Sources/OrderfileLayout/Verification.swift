@@ -1,0 +1,188 @@
+import OrderfileOrdering
+import OrderfileSymbolization
+
+/// Whether a linked binary follows an orderfile, and if not, the likely reason.
+public struct Verification: Codable, Sendable, Equatable {
+  /// Why the order did not take, as far as the binary tells.
+  public enum Cause: String, Codable, Sendable {
+    /// The orderfile is in gold's section format but the linker reads symbol names.
+    case sectionFormatForSymbolLinker
+    /// The orderfile has Mach-O (underscored) names but the binary is ELF.
+    case machONamesForELF
+    /// Entries are missing: the release build names its functions differently.
+    case renamedSymbols
+    /// Entries are present but each source file's functions stayed together.
+    case noFunctionSections
+    /// Entries are present but out of order for a reason the binary does not show.
+    case orderNotApplied
+  }
+
+  /// An entry that is not where the order puts it.
+  public struct Misplacement: Codable, Sendable, Equatable {
+    /// 1-based line of the orderfile.
+    public var rank: Int
+    public var name: String
+    /// The entry that should come right before it.
+    public var expectedAfter: String?
+    /// The function that does.
+    public var actualAfter: String?
+  }
+
+  public var binary: String
+  public var order: String
+  public var orderFormat: OrderfileFormat
+  /// The linker named in the binary's .comment section, when it says.
+  public var linker: String?
+  public var entries: Int
+  public var present: Int
+  /// Present entries that directly follow the entry before them (the first: that starts the block).
+  public var inOrder: Int
+  public var presentShare: Double
+  public var inOrderShare: Double
+  public var threshold: Double
+  public var passed: Bool
+  /// Up to ten entries not found in the binary.
+  public var missing: [String]
+  /// Up to ten present entries out of place, in orderfile order.
+  public var firstMisplaced: [Misplacement]
+  public var cause: Cause?
+  /// The cause in words, with what to do about it.
+  public var diagnosis: String?
+}
+
+/// Checks a binary's function layout against an orderfile.
+public struct LayoutVerifier {
+  public var threshold: Double
+
+  public init(threshold: Double = 0.95) {
+    self.threshold = threshold
+  }
+
+  public func verify(
+    order: OrderfileText, symbolizer: any Symbolizer, linker: String?
+  ) -> Verification {
+    let functions = symbolizer.functions.filter { $0.size > 0 }
+    var positions: [String: [Int]] = [:]
+    for (index, function) in functions.enumerated() {
+      for name in function.allNames { positions[name, default: []].append(index) }
+    }
+
+    let names = order.names
+    var present: [(rank: Int, name: String, positions: [Int])] = []
+    var missing: [String] = []
+    var seenNames = Set<String>()
+    for (rank, name) in names.enumerated() where seenNames.insert(name).inserted {
+      if let found = positions[name] {
+        present.append((rank + 1, name, found))
+      } else {
+        missing.append(name)
+      }
+    }
+
+    // An entry is in place when it starts right after the previous entry's last function.
+    var inOrder = 0
+    var misplaced: [Verification.Misplacement] = []
+    // Binary positions of every misplaced entry's first function, for the diagnosis.
+    var misplacedPositions: [Int] = []
+    for (offset, entry) in present.enumerated() {
+      let first = entry.positions[0]
+      let ok: Bool
+      var actual: String?
+      if offset == 0 {
+        ok = !present.dropFirst().contains { $0.positions.contains { $0 < first } }
+      } else {
+        let previousLast = present[offset - 1].positions.last ?? 0
+        ok = first == previousLast + 1
+        actual = first > 0 ? functions[first - 1].name : nil
+      }
+      if ok {
+        inOrder += 1
+        continue
+      }
+      misplacedPositions.append(first)
+      if misplaced.count < 10 {
+        misplaced.append(
+          .init(
+            rank: entry.rank, name: entry.name, expectedAfter: offset > 0 ? present[offset - 1].name : nil,
+            actualAfter: actual))
+      }
+    }
+
+    let unique = seenNames.count
+    let presentShare = unique == 0 ? 1 : Double(present.count) / Double(unique)
+    let inOrderShare = present.isEmpty ? 0 : Double(inOrder) / Double(present.count)
+    let passed = unique > 0 && presentShare >= threshold && inOrderShare >= threshold
+    var result = Verification(
+      binary: symbolizer.path, order: order.path, orderFormat: order.format, linker: linker, entries: unique,
+      present: present.count, inOrder: inOrder, presentShare: presentShare, inOrderShare: inOrderShare,
+      threshold: threshold, passed: passed, missing: Array(missing.prefix(10)), firstMisplaced: misplaced,
+      cause: nil, diagnosis: nil)
+    if !passed {
+      (result.cause, result.diagnosis) = diagnose(
+        order: order, missing: missing, misplaced: misplacedPositions, functions: functions,
+        positions: positions, symbolizer: symbolizer, linker: linker, presentShare: presentShare)
+    }
+    return result
+  }
+
+  func diagnose(
+    order: OrderfileText, missing: [String], misplaced: [Int], functions: [FunctionSymbol],
+    positions: [String: [Int]], symbolizer: any Symbolizer, linker: String?, presentShare: Double
+  ) -> (Verification.Cause?, String?) {
+    let linkerName = linker.map { " (\($0))" } ?? ""
+    let readsSections = linker?.lowercased().contains("gold") == true
+    if order.format == .gold && !readsSections {
+      return (
+        .sectionFormatForSymbolLinker,
+        "the orderfile is in gold's section format (.text.<name> lines), but this binary's linker\(linkerName) reads symbol names with --symbol-ordering-file and matched none of them: generate it with --format lld"
+      )
+    }
+    let underscored = missing.filter { $0.hasPrefix("_") && positions[String($0.dropFirst())] != nil }
+    if !missing.isEmpty && underscored.count * 2 >= missing.count {
+      return (
+        .machONamesForELF,
+        "\(underscored.count) entries are Mach-O names (a leading underscore, as ld64's -order_file wants) of functions this ELF binary has without it: generate it with --format lld"
+      )
+    }
+    if presentShare < threshold {
+      let hints = missing.prefix(5).compactMap { name -> String? in
+        let base = CloneName(name)?.base ?? name
+        let similar = positions.keys.filter { $0 != name && (CloneName($0)?.base ?? $0) == base }.sorted()
+        return similar.first.map { "\(name) is now \($0)" }
+      }
+      let hint = hints.isEmpty ? "" : " (\(hints.joined(separator: "; ")))"
+      return (
+        .renamedSymbols,
+        "\(missing.count) entries are not in the binary: its functions are named differently from the instrumented build's\(hint). Regenerate the orderfile from a trace of the same sources, and keep inlining and LTO settings the same in both builds"
+      )
+    }
+    // Present but out of order. Without -ffunction-sections a function can only move
+    // with the rest of its object file, so a misplaced entry keeps a neighbour from its
+    // own source file in front of it.
+    var known = 0
+    var sameFile = 0
+    for position in misplaced where position > 0 {
+      guard let file = symbolizer.sourceLocation(for: functions[position].address)?.file,
+        let before = symbolizer.sourceLocation(for: functions[position - 1].address)?.file
+      else { continue }
+      known += 1
+      if file == before { sameFile += 1 }
+    }
+    guard known > 0 else {
+      return (
+        .orderNotApplied,
+        "the entries are present but out of order, and the binary has no line information to tell why: check that the release build was compiled with -ffunction-sections and linked with the orderfile"
+      )
+    }
+    if sameFile * 2 >= known {
+      return (
+        .noFunctionSections,
+        "\(sameFile) of \(known) misplaced entries still follow a function of their own source file, so the linker moved whole object files, not functions: the release build was most likely compiled without -ffunction-sections (otherwise the orderfile did not reach the linker)"
+      )
+    }
+    return (
+      .orderNotApplied,
+      "the entries are present and the linker moved single functions, but not in this order: was the binary linked with this orderfile?"
+    )
+  }
+}

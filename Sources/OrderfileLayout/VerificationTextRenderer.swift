@@ -1,0 +1,31 @@
+import Foundation
+
+/// A verification as text for a terminal.
+public enum VerificationTextRenderer {
+  public static func render(_ verification: Verification) -> String {
+    func percent(_ share: Double) -> String { String(format: "%.1f%%", share * 100) }
+    var lines: [String] = []
+    let linker = verification.linker.map { ", linked by \($0)" } ?? ""
+    lines.append("binary \(verification.binary)\(linker)")
+    lines.append("order  \(verification.order) (\(verification.orderFormat.rawValue) format, \(verification.entries) entries)")
+    lines.append(
+      "present:            \(verification.present) of \(verification.entries) (\(percent(verification.presentShare)))")
+    lines.append(
+      "in order, adjacent: \(verification.inOrder) of \(verification.present) (\(percent(verification.inOrderShare)))")
+    if !verification.missing.isEmpty {
+      lines.append("not in the binary: " + verification.missing.joined(separator: ", "))
+    }
+    if !verification.firstMisplaced.isEmpty {
+      lines.append("first entries out of place:")
+      for entry in verification.firstMisplaced {
+        let expected = entry.expectedAfter.map { "should follow \($0)" } ?? "should start the block"
+        let actual = entry.actualAfter.map { ", follows \($0)" } ?? ""
+        lines.append("  #\(entry.rank) \(entry.name): \(expected)\(actual)")
+      }
+    }
+    let verdict = verification.passed ? "PASS" : "FAIL"
+    lines.append("\(verdict) (threshold \(percent(verification.threshold)) present and in order)")
+    if let diagnosis = verification.diagnosis { lines.append("likely cause: \(diagnosis)") }
+    return lines.joined(separator: "\n")
+  }
+}
