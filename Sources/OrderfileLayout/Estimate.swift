@@ -41,8 +41,11 @@ public struct Estimate: Codable, Sendable, Equatable {
   public var currentFaults: Int
   public var orderedFaults: Int
   public var measured: MeasuredFaults?
-  /// Per launch function, in first-call order: its page index (4 KiB) now and ordered, for pictures.
+  /// Per launch function, in first-call order: where it is now and where the order puts it.
   public var placements: [Placement]
+  /// The span of the binary's text functions, for pictures of the layout.
+  public var textStart: UInt64
+  public var textEnd: UInt64
 
   public struct Placement: Codable, Sendable, Equatable {
     public var name: String
@@ -115,6 +118,8 @@ public struct Estimator {
       missingFunctions: missing, launchBytes: bytes, pages: pages, faultAroundBytes: faultAroundBytes,
       currentFaults: PageMath.distinctPages(current, pageSize: faultAroundBytes),
       orderedFaults: PageMath.distinctPages(ordered, pageSize: faultAroundBytes),
-      measured: measured, placements: placements)
+      measured: measured, placements: placements,
+      textStart: functions.filter { $0.size > 0 }.map(\.address).min() ?? 0,
+      textEnd: functions.map { $0.address + $0.size }.max() ?? 0)
   }
 }

@@ -25,7 +25,11 @@ public struct LayoutSimulator {
   public func layout(_ functions: [FunctionSymbol], order: [String]) -> [UInt64] {
     // Only the text output section is reordered; .init, .fini and .plt stay where they are.
     let movable = functions.map { $0.size > 0 && ($0.sectionName.hasPrefix(".text") || $0.sectionName.isEmpty) }
-    guard let base = functions.indices.filter({ movable[$0] }).map({ functions[$0].address }).min() else {
+    // The ordered block starts where the text section does, which the first function symbol
+    // of .text marks even when it has no size (crtbegin's helpers carry none).
+    let textStart = functions.filter { $0.sectionName == ".text" }.map(\.address).min()
+    guard let base = textStart ?? functions.indices.filter({ movable[$0] }).map({ functions[$0].address }).min()
+    else {
       return functions.map(\.address)
     }
     var byName: [String: [Int]] = [:]

@@ -45,6 +45,12 @@ struct EstimateCommand: ParsableCommand {
   @Flag(help: "Print the report as Markdown, for a merge request.")
   var markdown = false
 
+  @Option(help: ArgumentHelp("Also draw the text segment as a strip of pages, before and after ordering, into this SVG file.", valueName: "file"))
+  var svg: String?
+
+  @Option(help: ArgumentHelp("Also write a self-contained HTML page with the totals and the page strip.", valueName: "file"))
+  var html: String?
+
   @OptionGroup var output: OutputOptions
 
   func validate() throws {
@@ -60,6 +66,8 @@ struct EstimateCommand: ParsableCommand {
         tracePath: trace, binaryPath: binary, orderPath: order, module: module, searchPaths: instrumented,
         estimator: Estimator(faultAroundBytes: UInt64(faultAround) * 1024))
       let estimate = try estimation.run()
+      if let svg { try AtomicFile.write(PageStripRenderer().render(estimate), to: svg) }
+      if let html { try AtomicFile.write(EstimateHTMLRenderer.render(estimate), to: html) }
       if output.json {
         try printJSON(estimate)
       } else if markdown {

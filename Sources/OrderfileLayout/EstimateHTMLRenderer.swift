@@ -1,0 +1,40 @@
+/// A self-contained HTML page: the totals table and the page strip. Needs no network.
+public enum EstimateHTMLRenderer {
+  public static func render(_ estimate: Estimate, strip: PageStripRenderer = PageStripRenderer()) -> String {
+    var rows = ""
+    for counts in estimate.pages {
+      rows += """
+        <tr><td>\(formatBytes(counts.pageSize))</td><td>\(counts.current)</td><td>\(counts.ordered)</td>\
+        <td>\(counts.lowerBound)</td><td>\(signedPercent(from: counts.current, to: counts.ordered))</td></tr>
+
+        """
+    }
+    let title = strip.escape(estimate.binary)
+    return """
+      <!DOCTYPE html>
+      <html lang="en">
+      <head>
+      <meta charset="utf-8">
+      <title>Launch pages: \(title)</title>
+      <style>
+      body { font-family: Helvetica, Arial, sans-serif; margin: 24px; color: #222; }
+      table { border-collapse: collapse; margin: 12px 0 20px; }
+      th, td { border: 1px solid #ccc; padding: 4px 10px; text-align: right; }
+      th:first-child, td:first-child { text-align: left; }
+      th { background: #f3f3f3; }
+      </style>
+      </head>
+      <body>
+      <h1>Launch pages: \(title)</h1>
+      <p>\(estimate.matchedFunctions) of \(estimate.launchFunctions) launch functions found, \(formatBytes(estimate.launchBytes)).
+      Faults with \(formatBytes(estimate.faultAroundBytes)) fault-around: \(estimate.currentFaults) now, \(estimate.orderedFaults) ordered.</p>
+      <table>
+      <tr><th>page size</th><th>now</th><th>ordered</th><th>lower bound</th><th>change</th></tr>
+      \(rows)</table>
+      \(strip.render(estimate))
+      </body>
+      </html>
+
+      """
+  }
+}
