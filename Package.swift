@@ -38,10 +38,21 @@ let package = Package(
       name: "OrderfileLayout",
       dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileSupport"]
     ),
+    .target(
+      name: "OrderfileMerge",
+      dependencies: [
+        "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileLayout", "OrderfileSupport",
+      ]
+    ),
+    .target(
+      name: "OrderfileProfile",
+      dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileLayout", "OrderfileSupport"]
+    ),
     .executableTarget(
       name: "orderfile",
       dependencies: [
-        "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileLayout", "OrderfileSupport",
+        "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileLayout", "OrderfileMerge",
+        "OrderfileProfile", "OrderfileSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -62,6 +73,14 @@ let package = Package(
     .testTarget(
       name: "OrderfileLayoutTests",
       dependencies: ["OrderfileLayout", "_OrderfileTestSupport"]
+    ),
+    .testTarget(
+      name: "OrderfileMergeTests",
+      dependencies: ["OrderfileMerge", "_OrderfileTestSupport"]
+    ),
+    .testTarget(
+      name: "OrderfileProfileTests",
+      dependencies: ["OrderfileProfile", "_OrderfileTestSupport"]
     ),
     .testTarget(name: "RuntimeTests", dependencies: ["OrderfileTrace", "_OrderfileTestSupport"]),
     .testTarget(

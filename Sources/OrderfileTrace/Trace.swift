@@ -12,10 +12,14 @@ public struct Trace: Sendable {
   public var uncommittedRecords: Int
   /// Records of kinds this reader does not know, from a newer minor format version.
   public var unknownRecords: Int
+  /// Named marks the program set with `orderfile_mark()`, in the order they were set.
+  public var marks: [Mark]
+  /// Full mode: each thread's enter and exit events, when the trace has them.
+  public var threads: [ThreadEvents]
 
   public init(
     path: String, header: TraceHeader, modules: [TraceModule], records: [FirstCall],
-    uncommittedRecords: Int = 0, unknownRecords: Int = 0
+    uncommittedRecords: Int = 0, unknownRecords: Int = 0, marks: [Mark] = [], threads: [ThreadEvents] = []
   ) {
     self.path = path
     self.header = header
@@ -23,6 +27,8 @@ public struct Trace: Sendable {
     self.records = records
     self.uncommittedRecords = uncommittedRecords
     self.unknownRecords = unknownRecords
+    self.marks = marks
+    self.threads = threads
   }
 
   /// The records inside the launch window.
@@ -177,6 +183,52 @@ public struct FirstCall: Sendable, Equatable {
     self.timeNanoseconds = timeNanoseconds
     self.threadID = threadID
     self.phase = phase
+  }
+}
+
+/// A named point in time the program set with `orderfile_mark()`.
+public struct Mark: Sendable, Equatable {
+  public var name: String
+  /// `CLOCK_MONOTONIC` nanoseconds.
+  public var timeNanoseconds: UInt64
+  public var threadID: UInt32
+
+  public init(name: String, timeNanoseconds: UInt64, threadID: UInt32) {
+    self.name = name
+    self.timeNanoseconds = timeNanoseconds
+    self.threadID = threadID
+  }
+}
+
+/// One function entry or exit, recorded in full mode.
+public struct CallEvent: Sendable, Equatable {
+  public enum Kind: Sendable, Equatable { case enter, exit }
+  public var kind: Kind
+  /// Index into `Trace.modules`, or nil when no recorded module holds the address.
+  public var module: Int?
+  /// Module-relative (ELF virtual) address of the function; the runtime address when `module` is nil.
+  public var address: UInt64
+  public var timeNanoseconds: UInt64
+
+  public init(kind: Kind, module: Int?, address: UInt64, timeNanoseconds: UInt64) {
+    self.kind = kind
+    self.module = module
+    self.address = address
+    self.timeNanoseconds = timeNanoseconds
+  }
+}
+
+/// A thread's events in full mode, in the order it made them.
+public struct ThreadEvents: Sendable, Equatable {
+  public var threadID: UInt32
+  public var events: [CallEvent]
+  /// Events the runtime dropped because this thread's buffer was full.
+  public var droppedEvents: UInt64
+
+  public init(threadID: UInt32, events: [CallEvent], droppedEvents: UInt64) {
+    self.threadID = threadID
+    self.events = events
+    self.droppedEvents = droppedEvents
   }
 }
 

@@ -1,0 +1,124 @@
+import Foundation
+import OrderfileLayout
+
+/// A self-contained HTML report of the launch: a phase timeline, first calls over time
+/// per thread, and, when an estimate is given, the page strip. No scripts, no network.
+public struct ProfileHTMLRenderer {
+  public var width = 900
+
+  public init() {}
+
+  public func render(_ profile: StartupProfile, estimate: Estimate? = nil) -> String {
+    var body = "<h1>Launch of pid \(profile.pid)</h1>\n"
+    body +=
+      "<p>Times from process start (known to \(milliseconds(profile.processStartResolutionNanoseconds))). \(profile.firstCalls.count) functions first called by \(profile.threads.count) threads.</p>\n"
+    body += "<h2>Phases</h2>\n" + timeline(profile) + phaseTable(profile)
+    body += "<h2>First calls over time</h2>\n" + firstCallsChart(profile)
+    if let estimate {
+      body += "<h2>Pages</h2>\n" + PageStripRenderer().render(estimate)
+    }
+    if let slowest = profile.slowestFirstCalls, !slowest.isEmpty {
+      body += "<h2>Slowest first calls</h2>\n<table><tr><th>function</th><th>thread</th><th>start</th><th>inclusive</th></tr>\n"
+      for call in slowest {
+        body +=
+          "<tr><td>\(escape(call.name))</td><td>\(call.thread)</td><td>\(milliseconds(call.startNanoseconds))</td><td>\(milliseconds(call.inclusiveNanoseconds))</td></tr>\n"
+      }
+      body += "</table>\n"
+    }
+    return """
+      <!DOCTYPE html>
+      <html lang="en">
+      <head>
+      <meta charset="utf-8">
+      <title>Launch of pid \(profile.pid)</title>
+      <style>
+      body { font-family: Helvetica, Arial, sans-serif; margin: 24px; color: #222; max-width: \(width + 40)px; }
+      table { border-collapse: collapse; margin: 12px 0 20px; }
+      th, td { border: 1px solid #ccc; padding: 4px 10px; text-align: right; }
+      th:first-child, td:first-child { text-align: left; }
+      th { background: #f3f3f3; }
+      svg text { font-size: 12px; }
+      </style>
+      </head>
+      <body>
+      \(body)</body>
+      </html>
+
+      """
+  }
+
+  static let palette = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f"]
+
+  func timeline(_ profile: StartupProfile) -> String {
+    let total = max(profile.phases.last?.endNanoseconds ?? 1, 1)
+    let height = 70
+    var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height)\">\n"
+    for (index, phase) in profile.phases.enumerated() {
+      let x = Double(phase.startNanoseconds) / Double(total) * Double(width)
+      let w = max(Double(phase.durationNanoseconds) / Double(total) * Double(width), 1)
+      let color = Self.palette[index % Self.palette.count]
+      svg +=
+        "<rect x=\"\(format(x))\" y=\"10\" width=\"\(format(w))\" height=\"26\" fill=\"\(color)\"><title>\(escape(phase.name)): \(milliseconds(phase.durationNanoseconds)), \(phase.firstCalls) first calls</title></rect>\n"
+    }
+    for boundary in profile.boundaries {
+      let x = Double(boundary.timeNanoseconds) / Double(total) * Double(width)
+      svg += "<line x1=\"\(format(x))\" x2=\"\(format(x))\" y1=\"6\" y2=\"40\" stroke=\"#222\" stroke-width=\"1\"/>\n"
+    }
+    svg += "<text x=\"0\" y=\"58\">0 ms</text><text x=\"\(width)\" y=\"58\" text-anchor=\"end\">\(milliseconds(total))</text>\n"
+    return svg + "</svg>\n"
+  }
+
+  func phaseTable(_ profile: StartupProfile) -> String {
+    var html = "<table><tr><th>phase</th><th>start</th><th>duration</th><th>first calls</th><th>new pages</th></tr>\n"
+    for (index, phase) in profile.phases.enumerated() {
+      let swatch =
+        "<span style=\"display:inline-block;width:10px;height:10px;margin-right:6px;background:\(Self.palette[index % Self.palette.count])\"></span>"
+      html +=
+        "<tr><td>\(swatch)\(escape(phase.name))</td><td>\(milliseconds(phase.startNanoseconds))</td><td>\(milliseconds(phase.durationNanoseconds))</td><td>\(phase.firstCalls)</td><td>\(phase.newPages)</td></tr>\n"
+    }
+    return html + "</table>\n"
+  }
+
+  /// Cumulative first calls against time from the first hook (nothing is recorded
+  /// before it), one line per thread, with the phase boundaries.
+  func firstCallsChart(_ profile: StartupProfile) -> String {
+    let origin = profile.boundaries.first { $0.kind == .firstHook }?.timeNanoseconds ?? 0
+    let end = max(profile.phases.last?.endNanoseconds ?? 1, origin + 1)
+    let total = end - origin
+    func x(_ time: UInt64) -> Double { Double(time > origin ? time - origin : 0) / Double(total) * Double(width) }
+    let height = 240
+    let plotHeight = 200
+    let maxCount = max(profile.threads.map(\.firstCalls).max() ?? 1, 1)
+    var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height + 20 * profile.threads.count)\">\n"
+    svg += "<rect x=\"0\" y=\"0\" width=\"\(width)\" height=\"\(plotHeight)\" fill=\"#fafafa\" stroke=\"#ddd\"/>\n"
+    for boundary in profile.boundaries where boundary.timeNanoseconds > origin {
+      svg +=
+        "<line x1=\"\(format(x(boundary.timeNanoseconds)))\" x2=\"\(format(x(boundary.timeNanoseconds)))\" y1=\"0\" y2=\"\(plotHeight)\" stroke=\"#bbb\" stroke-dasharray=\"3,3\"><title>\(escape(boundary.name))</title></line>\n"
+    }
+    for (index, thread) in profile.threads.enumerated() {
+      let color = Self.palette[index % Self.palette.count]
+      var count = 0
+      var points: [String] = []
+      for call in profile.firstCalls where call.thread == thread.thread {
+        count += 1
+        let y = Double(plotHeight) - Double(count) / Double(maxCount) * Double(plotHeight - 10)
+        points.append("\(format(x(call.timeNanoseconds))),\(format(y))")
+      }
+      svg += "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"/>\n"
+      let label = thread.isMainThread ? "thread \(thread.thread) (main)" : "thread \(thread.thread)"
+      let y = height + 20 * index
+      svg +=
+        "<rect x=\"0\" y=\"\(y - 10)\" width=\"12\" height=\"12\" fill=\"\(color)\"/><text x=\"18\" y=\"\(y)\">\(label): \(thread.firstCalls) first calls</text>\n"
+    }
+    svg +=
+      "<text x=\"0\" y=\"\(plotHeight + 16)\">\(milliseconds(origin)) (first hook)</text><text x=\"\(width)\" y=\"\(plotHeight + 16)\" text-anchor=\"end\">\(milliseconds(end))</text>\n"
+    return svg + "</svg>\n"
+  }
+
+  func format(_ value: Double) -> String { String(format: "%.1f", value) }
+
+  func escape(_ text: String) -> String {
+    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+      .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+  }
+}

@@ -1,0 +1,33 @@
+/// The profile as Markdown tables, for merge requests.
+public enum ProfileMarkdownRenderer {
+  public static func render(_ profile: StartupProfile) -> String {
+    func escape(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
+    var lines: [String] = []
+    lines.append("### Launch phases of pid \(profile.pid)")
+    lines.append("")
+    lines.append("| phase | start | duration | first calls | new pages |")
+    lines.append("| --- | ---: | ---: | ---: | ---: |")
+    for phase in profile.phases {
+      lines.append(
+        "| \(escape(phase.name)) | \(milliseconds(phase.startNanoseconds)) | \(milliseconds(phase.durationNanoseconds)) | \(phase.firstCalls) | \(phase.newPages) |"
+      )
+    }
+    lines.append("")
+    lines.append("| thread | first calls | first | last |")
+    lines.append("| --- | ---: | ---: | ---: |")
+    for thread in profile.threads {
+      lines.append(
+        "| \(thread.thread)\(thread.isMainThread ? " (main)" : "") | \(thread.firstCalls) | \(milliseconds(thread.firstCallNanoseconds)) | \(milliseconds(thread.lastCallNanoseconds)) |"
+      )
+    }
+    if let slowest = profile.slowestFirstCalls, !slowest.isEmpty {
+      lines.append("")
+      lines.append("| slowest first call | thread | inclusive |")
+      lines.append("| --- | ---: | ---: |")
+      for call in slowest.prefix(10) {
+        lines.append("| `\(escape(call.name))` | \(call.thread) | \(milliseconds(call.inclusiveNanoseconds)) |")
+      }
+    }
+    return lines.joined(separator: "\n")
+  }
+}

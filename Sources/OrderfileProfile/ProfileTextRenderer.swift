@@ -1,0 +1,75 @@
+import Foundation
+
+/// Formats nanoseconds as milliseconds with three decimals.
+func milliseconds(_ nanoseconds: UInt64) -> String {
+  String(format: "%.3f ms", Double(nanoseconds) / 1e6)
+}
+
+/// The profile as text tables for a terminal.
+public enum ProfileTextRenderer {
+  public static func render(_ profile: StartupProfile, functionsPerPhase: Int = 5) -> String {
+    var lines: [String] = []
+    lines.append(
+      "launch of pid \(profile.pid) (\(profile.trace)); times from process start, known to \(milliseconds(profile.processStartResolutionNanoseconds))"
+    )
+    lines.append("")
+    lines.append("phases")
+    var rows = [["phase", "start", "duration", "first calls", "new pages"]]
+    for phase in profile.phases {
+      rows.append([
+        phase.name, milliseconds(phase.startNanoseconds), milliseconds(phase.durationNanoseconds),
+        String(phase.firstCalls), String(phase.newPages),
+      ])
+    }
+    lines += table(rows)
+    for phase in profile.phases where !phase.functions.isEmpty && functionsPerPhase > 0 {
+      let shown = phase.functions.prefix(functionsPerPhase).joined(separator: ", ")
+      let more = phase.functions.count > functionsPerPhase ? ", … (\(phase.functions.count) in all)" : ""
+      lines.append("  \(phase.name): \(shown)\(more)")
+    }
+    lines.append("")
+    lines.append("threads")
+    rows = [["thread", "first calls", "first", "last"]]
+    for thread in profile.threads {
+      rows.append([
+        thread.isMainThread ? "\(thread.thread) (main)" : String(thread.thread), String(thread.firstCalls),
+        milliseconds(thread.firstCallNanoseconds), milliseconds(thread.lastCallNanoseconds),
+      ])
+    }
+    lines += table(rows)
+    lines.append("")
+    lines.append("modules")
+    rows = [["module", "first calls", "pages"]]
+    for module in profile.modules {
+      rows.append([module.path + (module.symbolized ? "" : " (not symbolized)"), String(module.firstCalls), String(module.pages)])
+    }
+    lines += table(rows)
+    if let slowest = profile.slowestFirstCalls {
+      lines.append("")
+      lines.append("slowest first calls (full mode, callees included)")
+      rows = [["function", "thread", "start", "inclusive"]]
+      for call in slowest {
+        rows.append([call.name, String(call.thread), milliseconds(call.startNanoseconds), milliseconds(call.inclusiveNanoseconds)])
+      }
+      lines += table(rows)
+      if let dropped = profile.droppedEvents, dropped > 0 {
+        lines.append("warning: \(dropped) events were dropped because thread buffers were full (raise ORDERFILE_EVENTS)")
+      }
+    }
+    for module in profile.unsymbolizedModules { lines.append("note: not symbolized: \(module)") }
+    return lines.joined(separator: "\n")
+  }
+
+  /// Left-aligned first column, right-aligned others.
+  static func table(_ rows: [[String]]) -> [String] {
+    guard let columns = rows.first?.count else { return [] }
+    let widths = (0..<columns).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    return rows.map { row in
+      "  "
+        + row.enumerated().map { column, cell in
+          let pad = String(repeating: " ", count: widths[column] - cell.count)
+          return column == 0 ? cell + pad : pad + cell
+        }.joined(separator: "  ")
+    }
+  }
+}

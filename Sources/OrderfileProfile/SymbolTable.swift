@@ -1,0 +1,43 @@
+import Foundation
+import OrderfileSymbolization
+import OrderfileTrace
+
+/// Names for a trace's addresses, from whichever of its binaries could be found.
+///
+/// A profile is still useful when a library's binary is gone, so a module that
+/// cannot be symbolized is named `<file>+0x<address>` and reported, not fatal.
+public final class SymbolTable {
+  private var symbolizers: [Int: any Symbolizer] = [:]
+  /// Modules whose binary could not be opened, with the reason.
+  public private(set) var unavailable: [(module: String, reason: String)] = []
+
+  public init(trace: Trace, searchPaths: [String], open: (String) throws -> any Symbolizer = { try ELFSymbolizer(path: $0) }) {
+    for module in trace.modules {
+      do {
+        let path = try BinaryLocator.locate(
+          recordedPath: module.path, buildID: module.buildID.isEmpty ? nil : BuildID(module.buildID),
+          searchDirectories: searchPaths)
+        symbolizers[module.index] = try open(path)
+      } catch {
+        unavailable.append((module.path, (error as? LocalizedError)?.errorDescription ?? "\(error)"))
+      }
+    }
+  }
+
+  /// The function containing `address` in `module`, when its binary is known.
+  public func function(module: Int, address: UInt64) -> FunctionSymbol? {
+    symbolizers[module]?.function(containing: address)
+  }
+
+  /// A readable name: the demangled function name, or `<file>+0x<address>`.
+  public func name(module: Int, address: UInt64, in trace: Trace) -> String {
+    if let symbol = function(module: module, address: address) { return Demangler.demangle(symbol.name) }
+    let file = (trace.modules[module].path as NSString).lastPathComponent
+    return "\(file)+0x\(String(address, radix: 16))"
+  }
+
+  /// The function's start address, so that several addresses inside one function count once.
+  public func functionStart(module: Int, address: UInt64) -> UInt64 {
+    function(module: module, address: address)?.address ?? address
+  }
+}
