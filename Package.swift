@@ -5,14 +5,14 @@ let package = Package(
   name: "orderfile",
   products: [
     .executable(name: "orderfile", targets: ["orderfile"]),
-    .library(name: "OrderfileRuntime", type: .dynamic, targets: ["OrderfileRuntime"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
   ],
   targets: [
-    // The C runtime linked into instrumented programs. Always optimized: its
-    // hot path is what the overhead budget is about, even in debug builds.
+    // The C runtime linked into instrumented programs. SwiftPM compiles it so that every
+    // build checks it; the shared library programs link is built by Scripts/build-runtime
+    // with a plain C compiler, since a SwiftPM dynamic library would pull in libswiftCore.
     .target(
       name: "OrderfileRuntime",
       cSettings: [.unsafeFlags(["-O2"])],

@@ -71,7 +71,7 @@ struct FlagsCommand: ParsableCommand {
             executablePath: executable, environment: ProcessInfo.processInfo.environment)
         else {
           throw ValidationError(
-            "cannot find libOrderfileRuntime.so and orderfile.h near \(executable); build the runtime with 'swift build --product OrderfileRuntime' or set ORDERFILE_RUNTIME_DIR and ORDERFILE_INCLUDE_DIR"
+            "cannot find libOrderfileRuntime.so and orderfile.h near \(executable); build the runtime with 'Scripts/build-runtime <dir of orderfile>' or set ORDERFILE_RUNTIME_DIR and ORDERFILE_INCLUDE_DIR"
           )
         }
         flags = .instrumented(compiler: compiler, runtime: runtime)
