@@ -24,6 +24,11 @@ public final class SymbolTable {
     }
   }
 
+  /// A table over symbolizers already open, by module index (for tools that found the binaries themselves, and tests).
+  public init(symbolizers: [Int: any Symbolizer]) {
+    self.symbolizers = symbolizers
+  }
+
   /// The function containing `address` in `module`, when its binary is known.
   public func function(module: Int, address: UInt64) -> FunctionSymbol? {
     symbolizers[module]?.function(containing: address)

@@ -10,7 +10,15 @@ public enum TraceEncoder {
     let header = trace.header
     let moduleCapacity = max(header.moduleCapacity, trace.modules.count)
     let recordCapacity = max(header.recordCapacity, trace.records.count)
-    let recordsOffset = TraceLayout.headerSize + moduleCapacity * TraceLayout.moduleSize
+    let modulesEnd = TraceLayout.headerSize + moduleCapacity * TraceLayout.moduleSize
+    // Marks and event buffers (format 1.1) sit between the module table and the records.
+    let hasExtension = !trace.marks.isEmpty || !trace.threads.isEmpty
+    let markCapacity = trace.marks.count
+    let threadCapacity = trace.threads.count
+    let eventCapacity = trace.threads.map(\.events.count).max() ?? 0
+    let bufferSize = TraceLayout.threadBufferHeaderSize + eventCapacity * TraceLayout.eventSize
+    let eventsOffset = modulesEnd + markCapacity * TraceLayout.markSize
+    let recordsOffset = hasExtension ? eventsOffset + threadCapacity * bufferSize : modulesEnd
     let used = recordsOffset + trace.records.count * TraceLayout.recordSize
     let size = header.isClosed ? used : recordsOffset + recordCapacity * TraceLayout.recordSize
     var bytes = [UInt8](repeating: 0, count: size)
@@ -22,7 +30,7 @@ public enum TraceEncoder {
       typealias H = TraceLayout.Header
       put(TraceLayout.magic, H.magic)
       put(header.versionMajor, H.versionMajor)
-      put(header.versionMinor, H.versionMinor)
+      put(hasExtension ? max(header.versionMinor, 1) : header.versionMinor, H.versionMinor)
       put(UInt32(TraceLayout.headerSize), H.headerSize)
       put(UInt32(TraceLayout.moduleSize), H.moduleEntrySize)
       put(UInt32(TraceLayout.recordSize), H.recordSize)
@@ -53,6 +61,44 @@ public enum TraceEncoder {
       put(header.endNanoseconds ?? 0, H.end)
       put(header.minorFaults ?? 0, H.minorFaults)
       put(header.majorFaults ?? 0, H.majorFaults)
+
+      if hasExtension {
+        put(UInt64(modulesEnd), H.marksOffset)
+        put(UInt64(eventsOffset), H.eventsOffset)
+        put(UInt64(eventCapacity), H.eventCapacity)
+        put(UInt32(markCapacity), H.markCapacity)
+        put(UInt32(threadCapacity), H.eventThreadCapacity)
+        put(
+          TraceLayout.checksum(UnsafeRawBufferPointer(rebasing: raw[H.marksOffset..<H.extensionChecksum])),
+          H.extensionChecksum)
+        put(UInt32(trace.marks.count), H.markCount)
+        put(UInt32(trace.threads.count), H.eventThreadCount)
+      }
+      for (index, mark) in trace.marks.enumerated() {
+        typealias F = TraceLayout.MarkField
+        let base = modulesEnd + index * TraceLayout.markSize
+        let name = Array(mark.name.utf8.prefix(TraceLayout.markNameCapacity))
+        for (offset, byte) in name.enumerated() { put(byte, base + F.name + offset) }
+        put(mark.timeNanoseconds, base + F.time)
+        put(mark.threadID, base + F.tid)
+        put(UInt16(name.count), base + F.nameLength)
+        put(
+          TraceLayout.recordCheck(UnsafeRawBufferPointer(rebasing: raw[base..<(base + TraceLayout.markSize)])),
+          base + F.check)
+      }
+      for (index, thread) in trace.threads.enumerated() {
+        typealias B = TraceLayout.ThreadBuffer
+        let base = eventsOffset + index * bufferSize
+        put(thread.threadID, base + B.tid)
+        put(UInt64(thread.events.count), base + B.count)
+        put(thread.droppedEvents, base + B.dropped)
+        for (number, event) in thread.events.enumerated() {
+          let offset = base + TraceLayout.threadBufferHeaderSize + number * TraceLayout.eventSize
+          let pc = event.module.map { trace.modules[$0].loadBase + event.address } ?? event.address
+          put(event.timeNanoseconds, offset)
+          put(pc | (event.kind == .exit ? TraceLayout.exitBit : 0), offset + 8)
+        }
+      }
 
       for (index, module) in trace.modules.enumerated() {
         typealias M = TraceLayout.Module

@@ -20,6 +20,10 @@ public enum TraceError: LocalizedError, Equatable, Sendable {
   case corruptModule(path: String, index: Int, offset: UInt64, reason: String)
   /// A record fails its check byte or refers to something that does not exist.
   case corruptRecord(path: String, index: Int, offset: UInt64, reason: String)
+  /// A mark fails its check byte or has an impossible name length.
+  case corruptMark(path: String, index: Int, offset: UInt64, reason: String)
+  /// A full-mode thread buffer holds an impossible count or event.
+  case corruptEvents(path: String, buffer: Int, offset: UInt64, reason: String)
 
   public var errorDescription: String? {
     switch self {
@@ -38,6 +42,10 @@ public enum TraceError: LocalizedError, Equatable, Sendable {
       return "\(path): corrupt module entry \(index) at offset \(hex(offset)): \(reason)"
     case .corruptRecord(let path, let index, let offset, let reason):
       return "\(path): corrupt record \(index) at offset \(hex(offset)): \(reason)"
+    case .corruptMark(let path, let index, let offset, let reason):
+      return "\(path): corrupt mark \(index) at offset \(hex(offset)): \(reason)"
+    case .corruptEvents(let path, let buffer, let offset, let reason):
+      return "\(path): corrupt event buffer \(buffer) at offset \(hex(offset)): \(reason)"
     }
   }
 }

@@ -5,7 +5,7 @@
 enum TraceLayout {
   static let magic: UInt64 = 0x4543_4152_5444_524F  // "ORDTRACE"
   static let versionMajor: UInt16 = 1
-  static let versionMinor: UInt16 = 0
+  static let versionMinor: UInt16 = 1
   static let headerSize = 4096
   static let moduleSize = 4096
   static let recordSize = 32
@@ -40,6 +40,36 @@ enum TraceLayout {
     static let end = 152
     static let minorFaults = 160
     static let majorFaults = 168
+    // Version 1.1: marks and full-mode event buffers.
+    static let marksOffset = 256
+    static let eventsOffset = 264
+    static let eventCapacity = 272
+    static let markCapacity = 280
+    static let eventThreadCapacity = 284
+    static let extensionChecksum = 288
+    static let markCount = 296
+    static let eventThreadCount = 300
+  }
+
+  static let markSize = 64
+  static let markNameCapacity = 40
+  static let threadBufferHeaderSize = 64
+  static let eventSize = 16
+  /// Bit 63 of an event's pc word: the event is an exit.
+  static let exitBit: UInt64 = 1 << 63
+
+  enum MarkField {
+    static let name = 0
+    static let time = 40
+    static let tid = 48
+    static let nameLength = 52
+    static let check = 63
+  }
+
+  enum ThreadBuffer {
+    static let tid = 0
+    static let count = 8
+    static let dropped = 16
   }
 
   enum Module {
@@ -87,10 +117,10 @@ enum TraceLayout {
     return hash == 0 ? 1 : hash
   }
 
-  /// 1 + (sum of the record's first 31 bytes) mod 255: the C `oft_record_check`.
+  /// 1 + (sum of all bytes but the last) mod 255: the C `oft_record_check` and `oft_mark_check`.
   static func recordCheck(_ record: UnsafeRawBufferPointer) -> UInt8 {
     var sum: UInt32 = 0
-    for i in 0..<(recordSize - 1) { sum &+= UInt32(record[i]) }
+    for i in 0..<(record.count - 1) { sum &+= UInt32(record[i]) }
     return UInt8(1 + sum % 255)
   }
 }

@@ -81,8 +81,10 @@ private struct Parser {
     let moduleTable = u64(H.moduleTableOffset)
     let recordsOffset = u64(H.recordsOffset)
     try expect(moduleTable == UInt64(TraceLayout.headerSize), H.moduleTableOffset, "module table offset \(hex(moduleTable))")
+    let modulesEndOffset = moduleTable + UInt64(moduleCapacity) * UInt64(TraceLayout.moduleSize)
+    let regions = try extensionRegions(minor: minor, modulesEnd: modulesEndOffset)
     try expect(
-      recordsOffset == moduleTable + UInt64(moduleCapacity) * UInt64(TraceLayout.moduleSize), H.recordsOffset,
+      recordsOffset == (regions?.end ?? modulesEndOffset), H.recordsOffset,
       "records offset \(hex(recordsOffset)) for \(moduleCapacity) modules")
     try expect(recordCapacity <= 1 << 32, H.recordCapacity, "record capacity \(recordCapacity)")
 
@@ -128,6 +130,13 @@ private struct Parser {
       }
     }
 
+    var marks: [Mark] = []
+    var threads: [ThreadEvents] = []
+    if let regions {
+      marks = try readMarks(regions)
+      threads = try readEvents(regions, modules: modules)
+    }
+
     let parentPID = u32(H.parentPID)
     let forked = flags & TraceLayout.Flag.forked != 0
     let metrics = flags & TraceLayout.Flag.metrics != 0
@@ -146,7 +155,120 @@ private struct Parser {
       minorFaults: metrics ? u64(H.minorFaults) : nil, majorFaults: metrics ? u64(H.majorFaults) : nil)
     return Trace(
       path: path, header: header, modules: modules, records: records,
-      uncommittedRecords: uncommitted, unknownRecords: unknown)
+      uncommittedRecords: uncommitted, unknownRecords: unknown, marks: marks, threads: threads)
+  }
+
+  /// Where the version 1.1 marks and event buffers are, when the header has them.
+  struct Regions {
+    var marksOffset: Int
+    var markCapacity: Int
+    var markCount: Int
+    var eventsOffset: Int
+    var threadCapacity: Int
+    var threadCount: Int
+    var eventCapacity: Int
+    var bufferSize: Int { TraceLayout.threadBufferHeaderSize + eventCapacity * TraceLayout.eventSize }
+    var end: UInt64 { UInt64(eventsOffset) + UInt64(threadCapacity) * UInt64(bufferSize) }
+  }
+
+  func extensionRegions(minor: UInt16, modulesEnd: UInt64) throws -> Regions? {
+    typealias H = TraceLayout.Header
+    let stored = u32(H.extensionChecksum)
+    guard minor >= 1, stored != 0 else { return nil }
+    let computed = TraceLayout.checksum(UnsafeRawBufferPointer(rebasing: raw[H.marksOffset..<H.extensionChecksum]))
+    guard stored == computed else {
+      throw TraceError.corruptHeader(
+        path: path, offset: UInt64(H.extensionChecksum),
+        reason: "extension checksum \(hex(stored)) does not match its contents (\(hex(computed)))")
+    }
+    let markCapacity = u32(H.markCapacity)
+    let threadCapacity = u32(H.eventThreadCapacity)
+    let eventCapacity = u64(H.eventCapacity)
+    try expect(markCapacity <= 1 << 16, H.markCapacity, "mark capacity \(markCapacity)")
+    try expect(threadCapacity <= 1 << 12, H.eventThreadCapacity, "event thread capacity \(threadCapacity)")
+    try expect(eventCapacity <= 1 << 28, H.eventCapacity, "event capacity \(eventCapacity)")
+    let marksOffset = u64(H.marksOffset)
+    let eventsOffset = u64(H.eventsOffset)
+    try expect(marksOffset == modulesEnd, H.marksOffset, "marks offset \(hex(marksOffset))")
+    try expect(
+      eventsOffset == marksOffset + UInt64(markCapacity) * UInt64(TraceLayout.markSize), H.eventsOffset,
+      "events offset \(hex(eventsOffset))")
+    return Regions(
+      marksOffset: Int(marksOffset), markCapacity: Int(markCapacity),
+      markCount: Int(min(u32(H.markCount), markCapacity)), eventsOffset: Int(eventsOffset),
+      threadCapacity: Int(threadCapacity), threadCount: Int(min(u32(H.eventThreadCount), threadCapacity)),
+      eventCapacity: Int(eventCapacity))
+  }
+
+  func readMarks(_ regions: Regions) throws -> [Mark] {
+    typealias F = TraceLayout.MarkField
+    let end = regions.marksOffset + regions.markCount * TraceLayout.markSize
+    guard raw.count >= end else {
+      throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "\(regions.markCount) marks ending at \(hex(end))")
+    }
+    var marks: [Mark] = []
+    for index in 0..<regions.markCount {
+      let base = regions.marksOffset + index * TraceLayout.markSize
+      func fail(_ field: Int, _ reason: String) -> TraceError {
+        .corruptMark(path: path, index: index, offset: UInt64(base + field), reason: reason)
+      }
+      let check = u8(base + F.check)
+      if check == 0 { continue }  // reserved, never completed
+      let expected = TraceLayout.recordCheck(UnsafeRawBufferPointer(rebasing: raw[base..<(base + TraceLayout.markSize)]))
+      guard check == expected else {
+        throw fail(F.check, "check byte \(hex(check)) does not match the mark's contents (\(hex(expected)))")
+      }
+      let length = Int(u16(base + F.nameLength))
+      guard length <= TraceLayout.markNameCapacity else { throw fail(F.nameLength, "name length \(length)") }
+      marks.append(
+        Mark(
+          name: String(decoding: raw[(base + F.name)..<(base + F.name + length)], as: UTF8.self),
+          timeNanoseconds: u64(base + F.time), threadID: u32(base + F.tid)))
+    }
+    return marks
+  }
+
+  func readEvents(_ regions: Regions, modules: [TraceModule]) throws -> [ThreadEvents] {
+    typealias B = TraceLayout.ThreadBuffer
+    var threads: [ThreadEvents] = []
+    for index in 0..<regions.threadCount {
+      let base = regions.eventsOffset + index * regions.bufferSize
+      func fail(_ offset: Int, _ reason: String) -> TraceError {
+        .corruptEvents(path: path, buffer: index, offset: UInt64(offset), reason: reason)
+      }
+      guard raw.count >= base + TraceLayout.threadBufferHeaderSize else {
+        throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "event buffer \(index)")
+      }
+      let count = u64(base + B.count)
+      guard count <= UInt64(regions.eventCapacity) else {
+        throw fail(base + B.count, "\(count) events in a buffer of \(regions.eventCapacity)")
+      }
+      let first = base + TraceLayout.threadBufferHeaderSize
+      let end = first + Int(count) * TraceLayout.eventSize
+      guard raw.count >= end else {
+        throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "\(count) events ending at \(hex(end))")
+      }
+      var events: [CallEvent] = []
+      events.reserveCapacity(Int(count))
+      var previous: UInt64 = 0
+      for event in 0..<Int(count) {
+        let offset = first + event * TraceLayout.eventSize
+        let time = u64(offset)
+        guard time != 0, time >= previous else {
+          throw fail(offset, "event \(event) has time \(time) after \(previous)")
+        }
+        previous = time
+        let word = u64(offset + 8)
+        let pc = word & ~TraceLayout.exitBit
+        let module = modules.first { pc >= $0.loadBase && $0.textRange.contains(pc &- $0.loadBase) }
+        events.append(
+          CallEvent(
+            kind: word & TraceLayout.exitBit != 0 ? .exit : .enter, module: module?.index,
+            address: module.map { pc - $0.loadBase } ?? pc, timeNanoseconds: time))
+      }
+      threads.append(ThreadEvents(threadID: u32(base + B.tid), events: events, droppedEvents: u64(base + B.dropped)))
+    }
+    return threads
   }
 
   func expect(_ condition: Bool, _ offset: Int, _ what: String) throws {

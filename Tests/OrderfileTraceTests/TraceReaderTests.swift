@@ -150,6 +150,45 @@ struct TraceReaderTests {
     }
   }
 
+  @Test("marks and full-mode events (format 1.1) round-trip, with pcs mapped to their modules")
+  func marksAndEvents() throws {
+    var original = sampleTrace()
+    original.header.versionMinor = 1
+    original.marks = [
+      Mark(name: "config loaded", timeNanoseconds: 1_650_000, threadID: 4242),
+      Mark(name: "first frame", timeNanoseconds: 1_900_000, threadID: 4243),
+    ]
+    original.threads = [
+      ThreadEvents(
+        threadID: 4242,
+        events: [
+          CallEvent(kind: .enter, module: 0, address: 0x1100, timeNanoseconds: 1_600_000),
+          CallEvent(kind: .enter, module: 1, address: 0x2040, timeNanoseconds: 1_610_000),
+          CallEvent(kind: .exit, module: 1, address: 0x2040, timeNanoseconds: 1_620_000),
+          CallEvent(kind: .exit, module: 0, address: 0x1100, timeNanoseconds: 1_630_000),
+        ], droppedEvents: 7),
+      ThreadEvents(threadID: 4243, events: [], droppedEvents: 0),
+    ]
+    let decoded = try TraceReader.parse(TraceEncoder.encode(original), path: "full.trace")
+    #expect(decoded.marks == original.marks)
+    #expect(decoded.threads == original.threads)
+    #expect(decoded.records == original.records)
+  }
+
+  @Test("a flipped bit in a mark is refused as a corrupt mark")
+  func corruptMark() throws {
+    var original = sampleTrace()
+    original.marks = [Mark(name: "ready", timeNanoseconds: 5, threadID: 1)]
+    var bytes = TraceEncoder.encode(original)
+    let markBase = 4096 + 4 * 4096
+    bytes[markBase + 1] ^= 0x10
+    #expect {
+      try TraceReader.parse(bytes, path: "m.trace")
+    } throws: { error in
+      (error as? TraceError)?.errorDescription?.hasPrefix("m.trace: corrupt mark 0 at offset 0x503f") == true
+    }
+  }
+
   @Test("a short file that is not a trace is refused as not a trace, not as truncated")
   func shortNonTrace() throws {
     #expect(throws: TraceError.badMagic(path: "hi.txt", found: 0x6968)) {
