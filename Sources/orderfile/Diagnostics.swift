@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OrderfileLayout
+import OrderfileMerge
 import OrderfileOrdering
 import OrderfileSupport
 import OrderfileSymbolization
@@ -32,6 +33,8 @@ enum Diagnostics {
     case is ExitCode, is CleanExit, is ValidationError: return error
     case let error as TraceError:
       if case .unreadable = error { status = ExitStatus.noInput } else { status = ExitStatus.dataError }
+    case let error as MergeError:
+      status = error.exitStatus
     case let error as SymbolizationError:
       _ = error
       status = ExitStatus.dataError

@@ -18,6 +18,8 @@ struct GenerateCommand: ParsableCommand {
       Binaries are found by the path recorded in the trace or by GNU build-id
       in --binary and --debug-dir; a build-id mismatch is an error.
 
+      Given several traces, generate merges them (see 'orderfile merge --help').
+
       Examples:
         orderfile generate launch.trace -o app.order
         orderfile generate launch.trace --output-dir orders --format gold
@@ -27,8 +29,8 @@ struct GenerateCommand: ParsableCommand {
       """
   )
 
-  @Argument(help: "The trace written by 'orderfile record' or the runtime.")
-  var trace: String
+  @Argument(help: ArgumentHelp("The trace written by 'orderfile record' or the runtime; several traces are merged as 'orderfile merge' does (TRACE:WEIGHT weights one).", valueName: "trace"))
+  var traces: [String]
 
   @Option(name: .shortAndLong, help: ArgumentHelp("Write the orderfile of one module here.", valueName: "orderfile"))
   var output: String?
@@ -65,6 +67,7 @@ struct GenerateCommand: ParsableCommand {
     if let minMatch, Self.parseRate(minMatch) == nil {
       throw ValidationError("--min-match: '\(minMatch)' is not a rate between 0 and 1 (or 0% and 100%)")
     }
+    if traces.count > 1 { _ = try MergeInvocation.parseInputs(traces) }
   }
 
   static func parseRate(_ text: String) -> Double? {
@@ -75,8 +78,12 @@ struct GenerateCommand: ParsableCommand {
   }
 
   func run() throws {
+    if traces.count > 1 {
+      try reportingErrors { try MergeInvocation(generate: self, traces: traces).run() }
+      return
+    }
     try reportingErrors {
-      let trace = try TraceReader.read(path: self.trace)
+      let trace = try TraceReader.read(path: traces[0])
       let selection: ModuleSelection =
         if let module { .named(module) } else if outputDir != nil { .all } else { .mainExecutable }
       let generator = Generator(

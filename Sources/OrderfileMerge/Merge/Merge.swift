@@ -1,0 +1,80 @@
+import OrderfileOrdering
+import OrderfileSymbolization
+import OrderfileTrace
+
+/// The result of merging several runs: one merged order per module.
+public struct Merge: Sendable {
+  /// One input run as it was read.
+  public struct Run: Sendable {
+    public var input: WeightedTrace
+    public var trace: Trace
+  }
+
+  /// How one run saw one module, and how well it agrees with the merged order.
+  public struct ModuleRun: Sendable, Equatable {
+    public var trace: String
+    public var weight: Double
+    /// The functions this run recorded in the module, in first-call order.
+    public var order: [String]
+    /// Distinct functions the run recorded: entries + unresolved addresses + cold parts.
+    public var recordedFunctions: Int
+    public var unresolvedAddresses: Int
+    public var coldParts: Int
+    /// The run's order against the merged one, over the functions both list.
+    public var agreement: RankCorrelation
+
+    /// The share of recorded functions that resolved to entries.
+    public var matchRate: Double {
+      recordedFunctions == 0 ? 1 : Double(order.count) / Double(recordedFunctions)
+    }
+  }
+
+  /// The merged order of one module.
+  public struct Module: Sendable {
+    /// The module's file name: modules of different runs are matched by it.
+    public var name: String
+    /// The path the module was loaded from, as the first run (in canonical order) recorded it.
+    public var path: String
+    /// The distinct build-ids the runs recorded, sorted; more than one only with mixed builds allowed.
+    public var buildIDs: [String]
+    public var isMainExecutable: Bool
+    /// The merged order with each function's statistics.
+    public var entries: [MergedEntry]
+    /// The symbol of each entry, in the same order, for rendering.
+    public var symbols: [FunctionSymbol]
+    /// The runs that recorded this module, in canonical order.
+    public var runs: [ModuleRun]
+    /// Local names of entries that other functions of the binary share (from any run).
+    public var ambiguousNames: [AmbiguousName]
+    /// The order this merge replaced and kept stable against, if one was given.
+    public var previous: PreviousOrder?
+
+    /// The merged order as orderfile text.
+    public func render(as format: OrderfileFormat) -> String {
+      OrderfileRenderer.render(
+        symbols.enumerated().map {
+          OrderedFunction(symbol: $0.element, firstCallNanoseconds: 0, threadID: 0, recordIndex: $0.offset)
+        }, as: format)
+    }
+
+    /// The lowest match rate of any run.
+    public var matchRate: Double { runs.map(\.matchRate).min() ?? 1 }
+  }
+
+  /// The runs in canonical order (by trace path, then weight).
+  public var runs: [Run]
+  /// Merged modules: the main executable first, then by name.
+  public var modules: [Module]
+  /// A recorded module outside the selection.
+  public struct Skipped: Sendable, Equatable {
+    public var path: String
+    /// Launch records summed over the runs.
+    public var launchRecords: Int
+  }
+
+  /// Recorded modules outside the selection, by name.
+  public var skipped: [Skipped]
+
+  /// The lowest match rate of any run in any merged module.
+  public var matchRate: Double { modules.map(\.matchRate).min() ?? 1 }
+}

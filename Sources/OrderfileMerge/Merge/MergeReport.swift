@@ -1,0 +1,103 @@
+import OrderfileOrdering
+import OrderfileTrace
+
+/// What `merge` did, as data: rendered as text for people and as JSON for machines.
+///
+/// JSON field names are part of the tool's interface (Docs/Reference.md).
+public struct MergeReport: Codable, Sendable, Equatable {
+  public struct Run: Codable, Sendable, Equatable {
+    public var trace: String
+    public var weight: Double
+    public var pid: UInt32
+    public var closed: Bool
+    public var windowReason: WindowReason
+    public var launchRecords: Int
+    public var droppedFirstCalls: UInt64
+  }
+
+  public struct ModuleRun: Codable, Sendable, Equatable {
+    public var trace: String
+    public var weight: Double
+    public var entries: Int
+    public var recordedFunctions: Int
+    public var matchRate: Double
+    /// Kendall's τ of this run's order against the merged order.
+    public var kendallTau: Double
+  }
+
+  public struct Entry: Codable, Sendable, Equatable {
+    public var rank: Int
+    public var name: String
+    public var medianRank: Double
+    public var meanRank: Double
+    public var percentile10: Double
+    public var percentile90: Double
+    public var placement: Double
+    public var runs: Int
+    public var presence: Double
+    public var inAllRuns: Bool
+  }
+
+  public struct Module: Codable, Sendable, Equatable {
+    public var name: String
+    public var path: String
+    public var buildIDs: [String]
+    public var output: String?
+    public var entries: Int
+    public var inAllRuns: Int
+    public var inSomeRuns: Int
+    public var matchRate: Double
+    /// The orderfile the merge kept stable against (`--previous`).
+    public var previous: String?
+    /// Entries placed where the previous orderfile had them rather than at their median.
+    public var keptPreviousPlace: Int
+    public var runs: [ModuleRun]
+    public var ambiguousNames: [AmbiguousName]
+    public var functions: [Entry]?
+  }
+
+  public struct Skipped: Codable, Sendable, Equatable {
+    public var path: String
+    public var launchRecords: Int
+  }
+
+  public var format: OrderfileFormat
+  /// The lowest match rate of any run in any merged module; `--min-match` gates on it.
+  public var matchRate: Double
+  public var runs: [Run]
+  public var modules: [Module]
+  public var skippedModules: [Skipped]
+
+  public init(_ merge: Merge, format: OrderfileFormat, outputs: [String: String], includeFunctions: Bool) {
+    self.format = format
+    self.matchRate = merge.matchRate
+    self.runs = merge.runs.map { run in
+      Run(
+        trace: run.input.path, weight: run.input.weight, pid: run.trace.header.pid,
+        closed: run.trace.header.isClosed, windowReason: run.trace.header.windowReason,
+        launchRecords: run.trace.launchRecords.count, droppedFirstCalls: run.trace.header.droppedCount)
+    }
+    self.modules = merge.modules.map { module in
+      Module(
+        name: module.name, path: module.path, buildIDs: module.buildIDs, output: outputs[module.name],
+        entries: module.entries.count, inAllRuns: module.entries.filter(\.inAllRuns).count,
+        inSomeRuns: module.entries.filter { !$0.inAllRuns }.count, matchRate: module.matchRate,
+        previous: module.previous?.source,
+        keptPreviousPlace: module.previous == nil ? 0 : module.entries.filter { $0.placement != $0.medianRank }.count,
+        runs: module.runs.map {
+          ModuleRun(
+            trace: $0.trace, weight: $0.weight, entries: $0.order.count, recordedFunctions: $0.recordedFunctions,
+            matchRate: $0.matchRate, kendallTau: $0.agreement.kendallTau)
+        },
+        ambiguousNames: module.ambiguousNames,
+        functions: includeFunctions
+          ? module.entries.enumerated().map { rank, entry in
+            Entry(
+              rank: rank + 1, name: entry.name, medianRank: entry.medianRank, meanRank: entry.meanRank,
+              percentile10: entry.percentile10, percentile90: entry.percentile90, placement: entry.placement,
+              runs: entry.runs, presence: entry.presence, inAllRuns: entry.inAllRuns)
+          } : nil)
+    }
+    self.skippedModules = merge.skipped.map { Skipped(path: $0.path, launchRecords: $0.launchRecords) }
+  }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import OrderfileOrdering
+import OrderfileSymbolization
+import OrderfileTrace
+
+/// Reads several traces, symbolizes each and merges their launch orders module by module.
+///
+/// Modules of different runs are matched by file name. Every run of one module must come
+/// from the same build (the same GNU build-id) unless `allowMixedBuilds` is set, in which
+/// case functions are matched by name alone. A module's merge counts only the runs that
+/// recorded it, so a library that one launch scenario never loads does not make its
+/// functions look rare.
+public struct TraceMerger {
+  public var selection: ModuleSelection
+  /// Files or directories to look in for binaries, by build-id.
+  public var searchPaths: [String]
+  public var builder: OrderBuilder
+  public var allowMixedBuilds: Bool
+  /// Opens a binary; each path is opened once for all runs. Tests replace it with a fake.
+  public var openSymbolizer: (String) throws -> any Symbolizer
+  /// Reads a trace; tests replace it to merge traces built in memory.
+  public var readTrace: (String) throws -> Trace
+  /// The order a module's merge replaces, by module name, if any: functions whose runs
+  /// agree with their place there keep it (see `MergeRanker`).
+  public var previousOrder: (String) throws -> PreviousOrder?
+
+  public init(
+    selection: ModuleSelection = .all, searchPaths: [String] = [], builder: OrderBuilder = OrderBuilder(),
+    allowMixedBuilds: Bool = false,
+    openSymbolizer: @escaping (String) throws -> any Symbolizer = { try ELFSymbolizer(path: $0) },
+    readTrace: @escaping (String) throws -> Trace = { try TraceReader.read(path: $0) },
+    previousOrder: @escaping (String) throws -> PreviousOrder? = { _ in nil }
+  ) {
+    self.selection = selection
+    self.searchPaths = searchPaths
+    self.builder = builder
+    self.allowMixedBuilds = allowMixedBuilds
+    self.openSymbolizer = openSymbolizer
+    self.readTrace = readTrace
+    self.previousOrder = previousOrder
+  }
+
+  public func merge(_ inputs: [WeightedTrace]) throws -> Merge {
+    guard !inputs.isEmpty else { throw MergeError.noTraces }
+    let runs = try inputs.sorted(by: WeightedTrace.canonicalOrder).map {
+      Merge.Run(input: $0, trace: try readTrace($0.path))
+    }
+    let selections = try runSelections(runs)
+    try checkBuilds(runs, selections: selections)
+
+    let cache = SymbolizerCache(open: openSymbolizer)
+    var grouped: [String: [(run: Merge.Run, order: ModuleOrder)]] = [:]
+    var skipped: [String: Int] = [:]
+    var skippedPaths: [String: String] = [:]
+    for (run, selection) in zip(runs, selections) {
+      guard let selection else { continue }
+      let generator = Generator(
+        selection: selection, searchPaths: searchPaths, builder: builder, openSymbolizer: cache.symbolizer)
+      let generation = try generator.generate(run.trace)
+      let keys = Self.moduleKeys(run.trace)
+      for order in generation.orders {
+        grouped[keys[order.module.index], default: []].append((run, order))
+      }
+      for module in generation.skipped {
+        let key = (module.path as NSString).lastPathComponent
+        skipped[key, default: 0] += module.launchRecords
+        if skippedPaths[key] == nil { skippedPaths[key] = module.path }
+      }
+    }
+
+    let modules = try grouped.map { key, orders in try mergeModule(key, orders, previous: try previousOrder(key)) }
+      .sorted { a, b in
+        if a.isMainExecutable != b.isMainExecutable { return a.isMainExecutable }
+        return a.name.utf8.lexicographicallyPrecedes(b.name.utf8)
+      }
+    let skippedModules = skipped.keys.filter { grouped[$0] == nil }
+      .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+      .map { Merge.Skipped(path: skippedPaths[$0] ?? $0, launchRecords: skipped[$0] ?? 0) }
+    return Merge(runs: runs, modules: modules, skipped: skippedModules)
+  }
+
+  func mergeModule(
+    _ key: String, _ orders: [(run: Merge.Run, order: ModuleOrder)], previous: PreviousOrder?
+  ) throws -> Merge.Module {
+    let runOrders = orders.map {
+      RunOrder(label: $0.run.input.path, weight: $0.run.input.weight, names: $0.order.functions.map(\.symbol.name))
+    }
+    let entries = MergeRanker.rank(runOrders, previous: previous?.names)
+    // The first run (in canonical order) that lists a name supplies its symbol.
+    var symbols: [String: FunctionSymbol] = [:]
+    for (_, order) in orders {
+      for function in order.functions where symbols[function.symbol.name] == nil {
+        symbols[function.symbol.name] = function.symbol
+      }
+    }
+    let merged = entries.map(\.name)
+    let moduleRuns = orders.map { run, order in
+      Merge.ModuleRun(
+        trace: run.input.path, weight: run.input.weight, order: order.functions.map(\.symbol.name),
+        recordedFunctions: order.recordedFunctions, unresolvedAddresses: order.unresolvedAddresses.count,
+        coldParts: order.coldParts.count,
+        agreement: RankCorrelation(base: merged, head: order.functions.map(\.symbol.name)))
+    }
+    var ambiguous: [String: AmbiguousName] = [:]
+    for (_, order) in orders {
+      for name in order.ambiguousNames where ambiguous[name.name] == nil { ambiguous[name.name] = name }
+    }
+    let first = orders[0].order.module
+    return Merge.Module(
+      name: key, path: first.path,
+      buildIDs: Set(orders.map(\.order.module.buildIDHex)).sorted(),
+      isMainExecutable: orders.contains { $0.order.module.isMainExecutable },
+      entries: entries, symbols: entries.compactMap { symbols[$0.name] }, runs: moduleRuns,
+      ambiguousNames: ambiguous.values.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) },
+      previous: previous)
+  }
+
+  /// The selection to use for each run; nil for a run that does not record the named module.
+  func runSelections(_ runs: [Merge.Run]) throws -> [ModuleSelection?] {
+    guard case .named(let name) = selection else { return runs.map { _ in selection } }
+    let selections = runs.map { run -> ModuleSelection? in
+      let matches = run.trace.modules.contains {
+        $0.path == name || ($0.path as NSString).lastPathComponent == name
+      }
+      return matches ? selection : nil
+    }
+    guard selections.contains(where: { $0 != nil }) else {
+      let available = Set(runs.flatMap { run in run.trace.modules.map(\.path) })
+      throw MergeError.noSuchModule(name: name, available: available.sorted())
+    }
+    return selections
+  }
+
+  /// Refuses runs whose modules of one name come from different builds.
+  func checkBuilds(_ runs: [Merge.Run], selections: [ModuleSelection?]) throws {
+    guard !allowMixedBuilds else { return }
+    var first: [String: (trace: String, buildID: String)] = [:]
+    for (run, selection) in zip(runs, selections) where selection != nil {
+      let keys = Self.moduleKeys(run.trace)
+      for module in run.trace.modules where Self.isSelected(module, in: run.trace, by: selection!) {
+        let key = keys[module.index]
+        guard let seen = first[key] else {
+          first[key] = (run.input.path, module.buildIDHex)
+          continue
+        }
+        if seen.buildID != module.buildIDHex {
+          throw MergeError.mixedBuilds(
+            module: key, trace: seen.trace, buildID: seen.buildID, otherTrace: run.input.path,
+            otherBuildID: module.buildIDHex)
+        }
+      }
+    }
+  }
+
+  static func isSelected(_ module: TraceModule, in trace: Trace, by selection: ModuleSelection) -> Bool {
+    switch selection {
+    case .all:
+      return true
+    case .mainExecutable:
+      return module.isMainExecutable || !trace.modules.contains(where: \.isMainExecutable)
+    case .named(let name):
+      return module.path == name || (module.path as NSString).lastPathComponent == name
+    }
+  }
+
+  /// The key each module of `trace` is merged under: its file name, or its full path when
+  /// two modules of the trace share a file name.
+  static func moduleKeys(_ trace: Trace) -> [String] {
+    let names = trace.modules.map { ($0.path as NSString).lastPathComponent }
+    var counts: [String: Int] = [:]
+    for name in names { counts[name, default: 0] += 1 }
+    return trace.modules.map { module in
+      let name = names[module.index]
+      return counts[name] == 1 && !name.isEmpty ? name : module.path
+    }
+  }
+}
+
+/// The order a merge replaces: where it came from and its function names.
+public struct PreviousOrder: Sendable, Equatable {
+  /// The orderfile's path, for reports.
+  public var source: String
+  public var names: [String]
+
+  public init(source: String, names: [String]) {
+    self.source = source
+    self.names = names
+  }
+}
+
+/// Opens each binary once, however many runs refer to it.
+final class SymbolizerCache {
+  let open: (String) throws -> any Symbolizer
+  var opened: [String: any Symbolizer] = [:]
+
+  init(open: @escaping (String) throws -> any Symbolizer) {
+    self.open = open
+  }
+
+  func symbolizer(_ path: String) throws -> any Symbolizer {
+    if let symbolizer = opened[path] { return symbolizer }
+    let symbolizer = try open(path)
+    opened[path] = symbolizer
+    return symbolizer
+  }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Why traces could not be merged or two orderfiles compared.
+public enum MergeError: LocalizedError, Equatable, Sendable {
+  /// A `TRACE:WEIGHT` argument whose weight is not a positive number.
+  case badWeight(argument: String, weight: String)
+  /// No traces were given.
+  case noTraces
+  /// The same module was recorded from two different builds (its build-ids differ), and
+  /// mixed builds were not allowed.
+  case mixedBuilds(module: String, trace: String, buildID: String, otherTrace: String, otherBuildID: String)
+  /// The requested module is in none of the traces.
+  case noSuchModule(name: String, available: [String])
+  /// Writing a single orderfile, but the selection covers several modules.
+  case severalModules(names: [String])
+
+  public var errorDescription: String? {
+    switch self {
+    case .badWeight(let argument, let weight):
+      return "'\(argument)': weight '\(weight)' is not a positive number (write TRACE:WEIGHT, e.g. cold.trace:2)"
+    case .noTraces:
+      return "no traces to merge"
+    case .mixedBuilds(let module, let trace, let buildID, let otherTrace, let otherBuildID):
+      return
+        "module '\(module)' comes from different builds: build-id \(buildID) in \(trace) but \(otherBuildID) in \(otherTrace); record every run from one build, or pass --allow-mixed-builds to merge by function name"
+    case .noSuchModule(let name, let available):
+      return "no trace has a module matching '\(name)'; the traces have: \(available.joined(separator: ", "))"
+    case .severalModules(let names):
+      return
+        "\(names.count) modules selected (\(names.joined(separator: ", "))): use --module to pick one, or --output-dir for one orderfile each"
+    }
+  }
+}

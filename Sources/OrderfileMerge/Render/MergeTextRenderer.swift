@@ -1,0 +1,69 @@
+import Foundation
+
+/// A merge report as text for a terminal.
+public enum MergeTextRenderer {
+  public static func render(_ report: MergeReport, listFunctions: Bool) -> String {
+    var lines: [String] = []
+    let weights = report.runs.map { formatWeight($0.weight) }
+    let weighting = Set(weights).count == 1 ? "weight \(weights[0]) each" : "weights " + weights.joined(separator: ", ")
+    lines.append("merged \(report.runs.count) runs (\(weighting))")
+    for run in report.runs {
+      var notes: [String] = []
+      if !run.closed { notes.append("not closed") }
+      if run.droppedFirstCalls > 0 { notes.append("\(run.droppedFirstCalls) first calls dropped: raise --capacity") }
+      let note = notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))"
+      lines.append("  \(run.trace): pid \(run.pid), \(run.launchRecords) launch records\(note)")
+    }
+    for module in report.modules {
+      let destination = module.output.map { " -> \($0)" } ?? ""
+      lines.append("module \(module.name)\(destination) [\(report.format.rawValue)]")
+      lines.append(
+        "  \(module.entries) entries: \(module.inAllRuns) in every run, \(module.inSomeRuns) in some runs (placed after)"
+      )
+      if let previous = module.previous {
+        lines.append(
+          "  kept stable against \(previous): \(module.keptPreviousPlace) entries stayed at their previous place, within the middle 80% of their runs"
+        )
+      }
+      if module.buildIDs.count > 1 {
+        lines.append(
+          "  warning: \(module.buildIDs.count) builds merged by function name: \(module.buildIDs.joined(separator: ", "))"
+        )
+      }
+      for run in module.runs {
+        lines.append(
+          "  \(run.trace): \(run.entries) entries, \(percent(run.matchRate)) matched, agreement with the merged order τ \(String(format: "%.3f", run.kendallTau))"
+        )
+      }
+      for ambiguous in module.ambiguousNames {
+        lines.append(
+          "  note: \(ambiguous.addresses.count) local functions are named '\(ambiguous.name)'; the linker places all of them at this entry"
+        )
+      }
+      if listFunctions, let functions = module.functions {
+        lines.append("  rank  placed  median  10th-90th pct   mean  runs  presence  function")
+        for entry in functions {
+          lines.append(
+            String(
+              format: "  %4d  %6.4f  %6.4f  %6.4f-%6.4f  %6.4f  %4d  %7.1f%%  ", entry.rank, entry.placement,
+              entry.medianRank, entry.percentile10, entry.percentile90, entry.meanRank, entry.runs,
+              entry.presence * 100) + entry.name)
+        }
+      }
+    }
+    for skipped in report.skippedModules {
+      lines.append(
+        "not emitted: \(skipped.path) (\(skipped.launchRecords) launch records over all runs) is outside the requested module; use --module or --output-dir"
+      )
+    }
+    lines.append("match rate \(percent(report.matchRate)) (the lowest of any run)")
+    return lines.joined(separator: "\n")
+  }
+
+  static func percent(_ rate: Double) -> String { String(format: "%.1f%%", rate * 100) }
+
+  /// "1", "2.5".
+  static func formatWeight(_ weight: Double) -> String {
+    weight == weight.rounded() && abs(weight) < 1e15 ? String(Int(weight)) : String(weight)
+  }
+}

@@ -1,0 +1,158 @@
+import OrderfileMerge
+import Testing
+
+private func run(_ names: String, weight: Double = 1, label: String = "run") -> RunOrder {
+  RunOrder(label: label, weight: weight, names: names.split(separator: " ").map(String.init))
+}
+
+private func words(_ text: String) -> [String] { text.split(separator: " ").map(String.init) }
+
+private func merged(_ runs: [RunOrder]) -> String {
+  MergeRanker.rank(runs).map(\.name).joined(separator: " ")
+}
+
+@Suite("Merging launch orders")
+struct MergeRankerTests {
+  @Test("orders that differ slightly give the majority order")
+  func majorityOrder() {
+    let runs = [
+      run("main a b c d e f"),
+      run("main a c b d e f"),
+      run("main a b c d e f"),
+      run("main b a c d f e"),
+      run("main a b c d e f"),
+    ]
+    #expect(merged(runs) == "main a b c d e f")
+  }
+
+  @Test("one run with an unusual thread schedule cannot reorder the file")
+  func outlierRun() {
+    let usual = run("main config parse worker_start cache_fill draw")
+    // The worker thread ran first in this one run: its functions jumped ahead.
+    let unusual = run("worker_start cache_fill main config parse draw")
+    #expect(merged([usual, usual, unusual]) == "main config parse worker_start cache_fill draw")
+    #expect(merged([unusual, usual, usual, usual]) == "main config parse worker_start cache_fill draw")
+  }
+
+  @Test("functions seen in only some runs come after those seen in all, most-seen first")
+  func rareFunctionsLast() {
+    let runs = [
+      run("main rare_early a b c"),
+      run("main a often b c"),
+      run("main a b often c"),
+      run("main a often b c"),
+    ]
+    // often: 3 of 4 runs; rare_early: 1 of 4, although it ran second.
+    #expect(merged(runs) == "main a b c often rare_early")
+    let entries = MergeRanker.rank(runs)
+    #expect(entries.filter(\.inAllRuns).map(\.name) == ["main", "a", "b", "c"])
+    #expect(entries.first { $0.name == "often" }?.presence == 0.75)
+    #expect(entries.first { $0.name == "often" }?.runs == 3)
+  }
+
+  @Test("a weight counts as that many copies of the run")
+  func weightsAsCopies() {
+    let cold = run("main a b c", label: "cold")
+    let notification = run("main b a c notify", label: "notification")
+    // Equal weights: a's median is the midpoint of 1/4 through one launch and 2/5 through the
+    // other, just ahead of b's.
+    #expect(merged([cold, notification]) == "main a b c notify")
+    // The notification launch weighted 2 outvotes the cold launch...
+    var heavy = notification
+    heavy.weight = 2
+    #expect(merged([cold, heavy]) == "main b a c notify")
+    // ...exactly as two copies of it would.
+    #expect(
+      MergeRanker.rank([cold, heavy]).map(\.name) == MergeRanker.rank([cold, notification, notification]).map(\.name))
+    // A function only one scenario calls follows the common ones, wherever it ran.
+    #expect(MergeRanker.rank([cold, heavy]).last?.name == "notify")
+    #expect(MergeRanker.rank([cold, heavy]).last?.presence == 2.0 / 3.0)
+  }
+
+  @Test("weights also order the functions of different scenarios by how much weight saw them")
+  func scenarioWeights() {
+    let cold = run("main a b cold_only", weight: 3, label: "cold")
+    let warm = run("main a b warm_only", weight: 1, label: "warm")
+    #expect(merged([cold, warm]) == "main a b cold_only warm_only")
+    var lightCold = cold
+    lightCold.weight = 0.5
+    #expect(merged([lightCold, warm]) == "main a b warm_only cold_only")
+  }
+
+  @Test("the result does not depend on the order of the runs")
+  func permutationInvariance() {
+    let runs = [
+      run("main a b c d x", weight: 0.1),
+      run("main b a c d", weight: 0.2),
+      run("main a c b d y", weight: 0.3),
+      run("main a b d c x", weight: 0.7),
+    ]
+    let expected = MergeRanker.rank(runs)
+    for permutation in permutations(runs) {
+      // Whole entries, statistics included, bit for bit.
+      #expect(MergeRanker.rank(permutation) == expected)
+    }
+  }
+
+  @Test("with a previous order, a function whose runs disagree keeps its previous place")
+  func previousPlaceKept() {
+    // A worker's function w starts early in some runs and late in others.
+    let runs = [
+      run("main w a b c d e f"), run("main a b c d e f w"), run("main a b c d e w f"),
+      run("main a w b c d e f"), run("main a b c d e f w"),
+    ]
+    #expect(merged(runs) == "main a b c d e w f")
+    let anchored = MergeRanker.rank(runs, previous: words("main a w b c d e f"))
+    #expect(anchored.map(\.name).joined(separator: " ") == "main a w b c d e f")
+    let w = anchored.first { $0.name == "w" }
+    #expect(w?.placement != w?.medianRank)
+  }
+
+  @Test("with a previous order, a function the runs agree has moved still moves")
+  func previousPlaceOverruled() {
+    let runs = [run("main a b c late"), run("main a b c late"), run("main a b c late")]
+    let anchored = MergeRanker.rank(runs, previous: words("late main a b c"))
+    #expect(anchored.map(\.name).joined(separator: " ") == "main a b c late")
+  }
+
+  @Test("with a previous order the result still does not depend on the order of the runs")
+  func previousPermutationInvariance() {
+    let runs = [
+      run("main w a b c", weight: 3), run("main a b c w", weight: 1), run("main a w b c", weight: 2),
+      run("main a b w c new", weight: 0.5),
+    ]
+    let previous = words("main a w b gone c")
+    let expected = MergeRanker.rank(runs, previous: previous)
+    for permutation in permutations(runs) { #expect(MergeRanker.rank(permutation, previous: previous) == expected) }
+  }
+
+  @Test("a single run merges to its own order")
+  func singleRun() {
+    #expect(merged([run("main z a m b")]) == "main z a m b")
+  }
+
+  @Test("a name repeated within a run counts at its first position")
+  func repeatedNames() {
+    #expect(merged([run("main a b a c"), run("main a b c")]) == "main a b c")
+  }
+
+  @Test("normalized ranks compare runs of different lengths")
+  func normalizedRanks() {
+    let entries = MergeRanker.rank([run("a b"), run("a b c d")])
+    // a: (0.5/2, 0.5/4) → median is their midpoint.
+    #expect(entries[0].name == "a")
+    #expect(entries[0].medianRank == (0.25 + 0.125) / 2)
+  }
+}
+
+/// Every ordering of `items`.
+func permutations<T>(_ items: [T]) -> [[T]] {
+  guard items.count > 1 else { return [items] }
+  var result: [[T]] = []
+  for index in items.indices {
+    var rest = items
+    let item = rest.remove(at: index)
+    for tail in permutations(rest) { result.append([item] + tail) }
+  }
+  return result
+}
