@@ -7,12 +7,16 @@
  * `orderfile` tool turns into a linker orderfile. Nothing here is needed for
  * recording: these calls only refine it.
  *
- * Configuration is by environment variables (see Docs/Runtime.md):
+ * Configuration is by environment variables, read once at the first hook
+ * (see Docs/Runtime.md). A bad value gets one warning line on stderr and the
+ * default is used; the program always runs on.
  *   ORDERFILE_OUTPUT         trace path; %p = pid, %e = executable name, %% = %
- *                            (default: orderfile-%e-%p.trace in the working directory)
- *   ORDERFILE_TIME_LIMIT_MS  close the launch window this many ms after process start
- *   ORDERFILE_CAPACITY       most first calls recorded (default 1048576)
- *   ORDERFILE_DISABLE        1 = record nothing
+ *                            (default: orderfile-%e-%p.trace in the working directory;
+ *                            a fork child whose pattern has no %p writes <path>.<pid>)
+ *   ORDERFILE_TIME_LIMIT_MS  close the launch window this many ms after process
+ *                            start (1...4294967295; default: no limit)
+ *   ORDERFILE_CAPACITY       most first calls recorded (1024...1048576, default 1048576)
+ *   ORDERFILE_DISABLE        1 = record nothing (0 or unset = record)
  *   ORDERFILE_VERBOSE        1 = print a one-line summary on stderr at exit
  */
 #ifndef ORDERFILE_H
@@ -25,21 +29,41 @@ extern "C" {
 /*
  * Marks the end of the launch window. Functions first called after this are
  * still recorded, as a second phase, but are not part of the launch order.
- * Also samples the process's page-fault counts. Callable from any thread,
- * any number of times; only the first call has an effect. Safe to call when
- * recording is disabled or the runtime failed to start.
+ * Also samples the process's page-fault counts into the trace header.
+ *
+ * Preconditions: none. Callable from any thread, any number of times; only
+ * the first call has an effect (and none if the time limit closed the window
+ * first). Safe to call when recording is disabled or the runtime failed to
+ * start. Not async-signal-safe.
+ * Side effects: starts the runtime (creating the trace file) if no
+ * instrumented function has run yet.
  */
 void orderfile_startup_complete(void) __attribute__((no_instrument_function));
 
 /*
- * Finalizes the trace now, as exit() would: later first calls are not
- * recorded. Use it before a program leaves through _exit() or exec() if you
- * want the trace marked as cleanly closed; without it the trace is still
- * readable, only marked as not closed.
+ * Finalizes the trace now, as exit() would: closes the window if it is
+ * open, marks the trace closed and truncates the file after its last record.
+ * Later first calls are not recorded. Use it before a program leaves through
+ * _exit() or exec() if you want the trace marked as cleanly closed; without
+ * it the trace is still readable, only marked as not closed.
+ *
+ * Preconditions: none. Idempotent, callable from any thread; exit() calls it
+ * too. Not async-signal-safe.
+ * Side effects: waits (at most one second) for other threads that are in
+ * the middle of writing a record; starts the runtime first if no
+ * instrumented function has run yet, so the result is an empty closed trace.
  */
 void orderfile_finish(void) __attribute__((no_instrument_function));
 
-/* The compiler-inserted hooks. Programs never call these directly. */
+/*
+ * The compiler-inserted hooks. Programs never call these directly.
+ * __cyg_profile_func_enter records `function` the first time it is seen;
+ * after that it is a hash, a load and a compare. __cyg_profile_func_exit
+ * does nothing. Instrumented signal handlers are fine: a hook that
+ * interrupts the runtime on its own thread returns without recording (the
+ * function is recorded at a later call), so it can neither deadlock nor
+ * recurse.
+ */
 void __cyg_profile_func_enter(void *function, void *call_site) __attribute__((no_instrument_function));
 void __cyg_profile_func_exit(void *function, void *call_site) __attribute__((no_instrument_function));
 

@@ -1,0 +1,144 @@
+/*
+ * config.c - the ORDERFILE_* environment variables.
+ *
+ * A bad value never stops the host program: it gets exactly one warning line
+ * on stderr, naming the variable, quoting the value and giving the default
+ * used instead, and the runtime carries on.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime_internal.h"
+
+/* ORDERFILE_TIME_LIMIT_MS upper bound: about 49 days. */
+#define OF_TIME_LIMIT_MAX_MS 4294967295ull
+
+static void of_config_warning(const char *name, const char *value, const char *why,
+                              const char *fallback) OF_NOINSTR;
+static void of_config_warning(const char *name, const char *value, const char *why,
+                              const char *fallback) {
+  /* Quote at most 200 bytes of the value, control characters shown as '?', so
+   * the warning stays one bounded line whatever the value holds. */
+  char shown[201];
+  size_t used = 0;
+  for (; value[used] != '\0' && used < sizeof shown - 1; used++) {
+    unsigned char byte = (unsigned char)value[used];
+    shown[used] = byte < 0x20 || byte == 0x7f ? '?' : (char)byte;
+  }
+  shown[used] = '\0';
+  char line[768];
+  int length = snprintf(line, sizeof line, "orderfile: warning: ignoring %s='%s%s': %s; using %s\n",
+                        name, shown, value[used] != '\0' ? "..." : "", why, fallback);
+  if (length <= 0) {
+    return;
+  }
+  if ((size_t)length >= sizeof line) {
+    length = (int)sizeof line - 1;
+    line[length - 1] = '\n';
+  }
+  ssize_t ignored = write(STDERR_FILENO, line, (size_t)length);
+  (void)ignored;
+}
+
+/* Parses a decimal integer made only of digits; false on anything else or overflow. */
+static bool of_parse_decimal(const char *text, uint64_t *value) OF_NOINSTR;
+static bool of_parse_decimal(const char *text, uint64_t *value) {
+  if (*text == '\0') {
+    return false;
+  }
+  uint64_t result = 0;
+  for (const char *cursor = text; *cursor != '\0'; cursor++) {
+    if (*cursor < '0' || *cursor > '9') {
+      return false;
+    }
+    uint64_t digit = (uint64_t)(*cursor - '0');
+    if (result > (UINT64_MAX - digit) / 10u) {
+      return false;
+    }
+    result = result * 10u + digit;
+  }
+  *value = result;
+  return true;
+}
+
+/* A variable's value; NULL when it is unset or empty (both mean "use the default"). */
+static const char *of_getenv(const char *name) OF_NOINSTR;
+static const char *of_getenv(const char *name) {
+  const char *value = getenv(name);
+  return value != NULL && value[0] != '\0' ? value : NULL;
+}
+
+/* Reads a 0/1 switch. Unset or empty means 0. */
+static bool of_read_switch(const char *name) OF_NOINSTR;
+static bool of_read_switch(const char *name) {
+  const char *value = of_getenv(name);
+  if (value == NULL || strcmp(value, "0") == 0) {
+    return false;
+  }
+  if (strcmp(value, "1") == 0) {
+    return true;
+  }
+  of_config_warning(name, value, "expected 0 or 1", "0");
+  return false;
+}
+
+/*
+ * Fills `config` from the environment, warning once per bad value.
+ * Precondition: called once, at initialization (getenv is not thread-safe
+ * against a concurrent setenv).
+ */
+void of_read_config(of_config *config) {
+  memset(config, 0, sizeof *config);
+  config->capacity = OF_CAPACITY_DEFAULT;
+  strcpy(config->pattern, OF_DEFAULT_PATTERN);
+
+  config->disabled = of_read_switch("ORDERFILE_DISABLE");
+  config->verbose = of_read_switch("ORDERFILE_VERBOSE");
+
+  const char *output = of_getenv("ORDERFILE_OUTPUT");
+  if (output != NULL) {
+    char escape = 0;
+    if (strlen(output) >= sizeof config->pattern) {
+      of_config_warning("ORDERFILE_OUTPUT", output, "path too long", OF_DEFAULT_PATTERN);
+    } else if (!of_pattern_is_valid(output, &escape)) {
+      char why[64];
+      if (escape == 0) {
+        snprintf(why, sizeof why, "'%%' at the end (write %%%% for a percent sign)");
+      } else {
+        snprintf(why, sizeof why, "unknown '%%%c' (known: %%p, %%e, %%%%)", escape);
+      }
+      of_config_warning("ORDERFILE_OUTPUT", output, why, OF_DEFAULT_PATTERN);
+    } else {
+      strcpy(config->pattern, output);
+    }
+  }
+
+  const char *limit = of_getenv("ORDERFILE_TIME_LIMIT_MS");
+  if (limit != NULL) {
+    uint64_t value = 0;
+    if (!of_parse_decimal(limit, &value) || value == 0 || value > OF_TIME_LIMIT_MAX_MS) {
+      of_config_warning("ORDERFILE_TIME_LIMIT_MS", limit,
+                        "expected a whole number of milliseconds from 1 to 4294967295",
+                        "no time limit");
+    } else {
+      config->time_limit_ms = value;
+    }
+  }
+
+  const char *capacity = of_getenv("ORDERFILE_CAPACITY");
+  if (capacity != NULL) {
+    uint64_t value = 0;
+    if (!of_parse_decimal(capacity, &value) || value < OF_CAPACITY_MIN || value > OF_CAPACITY_MAX) {
+      char why[96], fallback[32];
+      snprintf(why, sizeof why, "expected a whole number of records from %u to %u",
+               OF_CAPACITY_MIN, OF_CAPACITY_MAX);
+      snprintf(fallback, sizeof fallback, "%u", OF_CAPACITY_DEFAULT);
+      of_config_warning("ORDERFILE_CAPACITY", capacity, why, fallback);
+    } else {
+      config->capacity = value;
+    }
+  }
+}

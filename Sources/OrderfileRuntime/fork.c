@@ -1,0 +1,173 @@
+/*
+ * fork.c - giving a fork child its own trace.
+ *
+ * After fork() the child still has the parent's trace mapped MAP_SHARED: any
+ * store it made there would land in the parent's file. So the child's
+ * handler copies what had been recorded before the fork into a new file of
+ * its own, switches to that file and drops the inherited mapping, before the
+ * child runs any code of its own. The parent's trace is never touched.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "runtime_internal.h"
+
+/*
+ * Before fork: hold writers at the gate, wait (bounded) for those in flight,
+ * take the module lock and snapshot the header. The child then copies a
+ * consistent trace: every record below the snapshot's record_count complete,
+ * every module they name written.
+ *
+ * From here until this thread's parent or child handler has run, hooks on
+ * this thread record nothing (busy): other fork handlers, registered before
+ * ours, run in that stretch and may be instrumented. In the child, a record
+ * made then would land in the parent's file; in the parent, it would wait
+ * at the gate this very thread closed.
+ */
+void of_fork_prepare(void) {
+  of_thread *self = &of_self;
+  self->busy++;
+  self->fork_gated = 0;
+  of_rt.fork_locked = false;
+  of_rt.fork_snapshot = false;
+  if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) != OF_INIT_RECORDING) {
+    return;
+  }
+  __atomic_fetch_add(&of_rt.gate, OF_GATE_FORK, __ATOMIC_SEQ_CST);
+  self->fork_gated = 1;
+  /* Skip the lock when a writer would not drain: it may hold the lock itself. */
+  if (of_wait_for_writers()) {
+    pthread_mutex_lock(&of_rt.lock);
+    of_rt.fork_locked = true;
+  }
+  memcpy(&of_rt.fork_header, of_rt.header, sizeof of_rt.fork_header);
+  of_rt.fork_snapshot = true;
+}
+
+/* In the parent after fork: release what prepare took. */
+void of_fork_parent(void) {
+  of_thread *self = &of_self;
+  if (self->fork_gated) {
+    self->fork_gated = 0;
+    if (of_rt.fork_locked) {
+      of_rt.fork_locked = false;
+      pthread_mutex_unlock(&of_rt.lock);
+    }
+    __atomic_fetch_sub(&of_rt.gate, OF_GATE_FORK, __ATOMIC_SEQ_CST);
+  }
+  self->busy--;
+}
+
+/* Stops recording in the child, after the inherited mapping has been dropped. */
+static void of_child_disable(const char *path, int error) OF_NOINSTR;
+static void of_child_disable(const char *path, int error) {
+  __atomic_store_n(&of_rt.gate, OF_GATE_STOPPED, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&of_rt.init_state, OF_INIT_DISABLED, __ATOMIC_RELEASE);
+  const char *parts[] = {"orderfile: warning: cannot create the fork child's trace file '", path,
+                         "': ", strerrordesc_np(error) != NULL ? strerrordesc_np(error) : "error",
+                         "; recording disabled in the child\n"};
+  of_write_stderr(parts, 5);
+}
+
+/*
+ * In the child after fork, with only async-signal-safe calls: open the
+ * child's file (the pattern expanded with the child's pid, ".<pid>" appended
+ * when the pattern has no %p), copy the header, the modules and the records
+ * of the snapshot into it, mark it as forked and switch to it. Whatever
+ * happens, the inherited mapping of the parent's file is dropped.
+ */
+static void of_fork_child_trace(void) OF_NOINSTR;
+static void of_fork_child_trace(void) {
+  /* Writers on other threads did not survive the fork; this thread's own may have. */
+  __atomic_store_n(&of_rt.in_flight, of_self.writing ? 1u : 0u, __ATOMIC_SEQ_CST);
+  uint8_t *old_base = of_rt.base;
+  int old_fd = of_rt.fd;
+  uint64_t size = of_rt.mapping_size;
+  if (__atomic_load_n(&of_rt.finished, __ATOMIC_ACQUIRE) != 0) {
+    /* The parent had finished its trace: the child records nothing. */
+    munmap(old_base, size);
+    close(old_fd);
+    of_rt.base = NULL;
+    of_rt.header = NULL;
+    __atomic_store_n(&of_rt.init_state, OF_INIT_DISABLED, __ATOMIC_RELEASE);
+    return;
+  }
+  const oft_header *snapshot = of_rt.fork_snapshot ? &of_rt.fork_header : of_rt.header;
+  uint32_t pid = (uint32_t)getpid();
+
+  char path[OF_PATH_CAPACITY];
+  int fd = -1, error = 0;
+  uint8_t *base = MAP_FAILED;
+  if (!of_expand_pattern(path, sizeof path, of_rt.pattern, pid, of_rt.executable_name, true)) {
+    memcpy(path, of_rt.pattern, sizeof path);
+    error = ENAMETOOLONG;
+  } else if (of_create_trace_file(path, size, &fd, &error)) {
+    base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    error = errno;
+    if (base != MAP_FAILED) {
+      madvise(base, size, MADV_RANDOM); /* as in of_start: no read-around of zeroes */
+    }
+  }
+
+  uint64_t records = snapshot->record_count < of_rt.record_capacity ? snapshot->record_count
+                                                                    : of_rt.record_capacity;
+  uint32_t modules = snapshot->module_count;
+  uint64_t records_offset = snapshot->records_offset;
+  if (base != MAP_FAILED) {
+    of_rt.fd = fd;
+    of_rt.may_preallocate = true;
+    if (!of_allocate(0, OFT_HEADER_SIZE + (uint64_t)modules * OFT_MODULE_SIZE) ||
+        (records != 0 && !of_allocate(records_offset, records * OFT_RECORD_SIZE))) {
+      error = errno;
+      munmap(base, size);
+      base = MAP_FAILED;
+    }
+  }
+  if (base == MAP_FAILED) {
+    munmap(old_base, size);
+    close(old_fd);
+    if (fd >= 0) {
+      close(fd);
+      unlink(path);
+    }
+    of_rt.base = NULL;
+    of_rt.header = NULL;
+    of_child_disable(path, error);
+    return;
+  }
+
+  memcpy(base + OFT_HEADER_SIZE, old_base + OFT_HEADER_SIZE, (uint64_t)modules * OFT_MODULE_SIZE);
+  memcpy(base + records_offset, old_base + records_offset, records * OFT_RECORD_SIZE);
+  oft_header *header = (oft_header *)base;
+  memcpy(header, snapshot, sizeof *header);
+  header->parent_pid = header->pid;
+  header->pid = pid;
+  header->fork_record_index = records;
+  header->checksum = oft_checksum(header, offsetof(oft_header, checksum));
+  header->record_count = records;
+  header->flags |= OFT_FLAG_FORKED;
+  munmap(old_base, size);
+  close(old_fd);
+
+  of_rt.base = base;
+  of_rt.header = header;
+  of_rt.backed_bytes = records_offset + records * OFT_RECORD_SIZE;
+  memcpy(of_rt.path, path, sizeof of_rt.path);
+  __atomic_store_n(&of_rt.gate, 0u, __ATOMIC_SEQ_CST);
+}
+
+/* In the child after fork: a trace of its own, a fresh lock, a fresh thread id. */
+void of_fork_child(void) {
+  of_thread *self = &of_self;
+  self->tid = 0;
+  self->fork_gated = 0;
+  of_rt.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER; /* only this thread exists now */
+  of_rt.fork_locked = false;
+  if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_RECORDING) {
+    of_fork_child_trace();
+  }
+  self->busy--;
+}

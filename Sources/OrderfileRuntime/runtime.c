@@ -1,0 +1,608 @@
+/*
+ * runtime.c - starting the runtime, writing records, the launch window, and
+ * finishing the trace.
+ *
+ * The trace file is mapped MAP_SHARED at its full capacity and records are
+ * written straight into the mapping, so whatever was recorded is in the page
+ * cache the moment it is written and survives a crash, SIGKILL or _exit().
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "orderfile.h"
+#include "runtime_internal.h"
+
+of_runtime of_rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
+__thread of_thread of_self __attribute__((tls_model("initial-exec")));
+
+/* Disk space is allocated ahead of the records in steps of this many bytes. */
+#define OF_BACKING_STEP (256u * 1024u)
+/* How long exit() and fork() wait for threads that are in the middle of a write. */
+#define OF_WRITER_WAIT_NS 1000000000ull
+
+static void of_finish(void) OF_NOINSTR;
+static void of_at_exit(void) OF_NOINSTR;
+
+uint64_t of_now_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+uint32_t of_thread_id(void) {
+  of_thread *self = &of_self;
+  if (self->tid == 0) {
+    self->tid = (uint32_t)syscall(SYS_gettid);
+  }
+  return self->tid;
+}
+
+static void of_warn(const char *format, ...) __attribute__((format(printf, 1, 2))) OF_NOINSTR;
+static void of_warn(const char *format, ...) {
+  char line[512];
+  va_list arguments;
+  va_start(arguments, format);
+  int length = vsnprintf(line, sizeof line, format, arguments);
+  va_end(arguments);
+  if (length < 0) {
+    return;
+  }
+  if ((size_t)length >= sizeof line - 1) {
+    length = (int)sizeof line - 2;
+  }
+  line[length] = '\n';
+  ssize_t ignored = write(STDERR_FILENO, line, (size_t)length + 1);
+  (void)ignored;
+}
+
+/*
+ * Process creation time on CLOCK_MONOTONIC, from field 22 of /proc/self/stat
+ * (starttime, clock ticks after boot). Boot-relative time is CLOCK_BOOTTIME,
+ * which runs on through suspend where CLOCK_MONOTONIC stops; their difference
+ * now converts one into the other. The command name (field 2) may contain
+ * spaces and parentheses, so fields are counted from the last ')'.
+ */
+static bool of_process_start(uint64_t *start_ns, uint64_t *resolution_ns) OF_NOINSTR;
+static bool of_process_start(uint64_t *start_ns, uint64_t *resolution_ns) {
+  long ticks_per_second = sysconf(_SC_CLK_TCK);
+  if (ticks_per_second <= 0) {
+    return false;
+  }
+  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return false;
+  }
+  char text[1024];
+  ssize_t length = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (length <= 0) {
+    return false;
+  }
+  text[length] = '\0';
+  const char *cursor = strrchr(text, ')');
+  if (cursor == NULL) {
+    return false;
+  }
+  cursor++;
+  /* Fields after the command name start at 3 (state); starttime is 22. */
+  for (int field = 3; field < 22; field++) {
+    while (*cursor == ' ') {
+      cursor++;
+    }
+    while (*cursor != ' ' && *cursor != '\0') {
+      cursor++;
+    }
+  }
+  while (*cursor == ' ') {
+    cursor++;
+  }
+  if (*cursor < '0' || *cursor > '9') {
+    return false;
+  }
+  uint64_t ticks = 0;
+  while (*cursor >= '0' && *cursor <= '9') {
+    ticks = ticks * 10u + (uint64_t)(*cursor - '0');
+    cursor++;
+  }
+  uint64_t hz = (uint64_t)ticks_per_second;
+  uint64_t since_boot = ticks / hz * 1000000000ull + ticks % hz * 1000000000ull / hz;
+  struct timespec boot, monotonic;
+  clock_gettime(CLOCK_BOOTTIME, &boot);
+  clock_gettime(CLOCK_MONOTONIC, &monotonic);
+  uint64_t boot_ns = (uint64_t)boot.tv_sec * 1000000000ull + (uint64_t)boot.tv_nsec;
+  uint64_t monotonic_ns = (uint64_t)monotonic.tv_sec * 1000000000ull + (uint64_t)monotonic.tv_nsec;
+  uint64_t age = boot_ns > since_boot ? boot_ns - since_boot : 0;
+  *start_ns = monotonic_ns > age ? monotonic_ns - age : 0;
+  *resolution_ns = 1000000000ull / hz;
+  return true;
+}
+
+/* The executable's file name, for %e: from /proc/self/exe, else the name it was run as. */
+static void of_read_executable_name(char *out, size_t capacity) OF_NOINSTR;
+static void of_read_executable_name(char *out, size_t capacity) {
+  char path[OF_PATH_CAPACITY];
+  ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+  const char *name = program_invocation_short_name;
+  if (length > 0) {
+    path[length] = '\0';
+    const char *slash = strrchr(path, '/');
+    name = slash != NULL ? slash + 1 : path;
+  }
+  if (name == NULL || name[0] == '\0') {
+    name = "unknown";
+  }
+  size_t used = strnlen(name, capacity - 1);
+  memcpy(out, name, used);
+  out[used] = '\0';
+}
+
+/*
+ * Creates and maps the trace file and fills its header. Runs once, on the
+ * thread that made the first hook call, while every other thread that
+ * reaches the slow path waits. Returns false (after one warning line) when
+ * recording is off.
+ */
+static bool of_start(void) OF_NOINSTR;
+static bool of_start(void) {
+  static of_config config; /* too large for the stack of an arbitrary thread */
+  of_read_config(&config);
+  if (config.disabled) {
+    return false;
+  }
+  uint64_t trace_start = of_now_ns();
+  uint64_t process_start = 0, resolution = 0;
+  if (!of_process_start(&process_start, &resolution)) {
+    process_start = trace_start;
+    resolution = 0;
+  }
+  of_read_executable_name(of_rt.executable_name, sizeof of_rt.executable_name);
+  memcpy(of_rt.pattern, config.pattern, sizeof of_rt.pattern);
+  uint32_t pid = (uint32_t)getpid();
+
+  uint64_t records_offset = (uint64_t)OFT_HEADER_SIZE + (uint64_t)OF_MODULE_CAPACITY * OFT_MODULE_SIZE;
+  uint64_t size = records_offset + config.capacity * OFT_RECORD_SIZE;
+  if (!of_expand_pattern(of_rt.path, sizeof of_rt.path, of_rt.pattern, pid, of_rt.executable_name,
+                         false)) {
+    of_warn("orderfile: warning: trace path from '%s' is too long; recording disabled",
+            of_rt.pattern);
+    return false;
+  }
+  int fd = -1, error = 0;
+  if (!of_create_trace_file(of_rt.path, size, &fd, &error)) {
+    if (error != EBUSY) {
+      of_warn("orderfile: warning: cannot create trace file '%s': %s; recording disabled",
+              of_rt.path, error == EINVAL ? "not a regular file" : strerror(error));
+      return false;
+    }
+    /* Someone else has this file mapped: truncating it would make their next
+     * store raise SIGBUS. With a pattern without %p that is usually another
+     * process, and this one writes "<path>.<pid>" instead. */
+    char busy[OF_PATH_CAPACITY];
+    memcpy(busy, of_rt.path, sizeof busy);
+    if (!of_expand_pattern(of_rt.path, sizeof of_rt.path, of_rt.pattern, pid,
+                           of_rt.executable_name, true) ||
+        strcmp(of_rt.path, busy) == 0) {
+      of_warn("orderfile: warning: trace file '%s' is in use by a second copy of the runtime in "
+              "this process (or a process with the same pid); this copy records nothing",
+              busy);
+      return false;
+    }
+    if (!of_create_trace_file(of_rt.path, size, &fd, &error)) {
+      of_warn("orderfile: warning: trace file '%s' is in use by another process and '%s' "
+              "cannot be created: %s; recording disabled",
+              busy, of_rt.path, error == EBUSY ? "in use as well" : strerror(error));
+      return false;
+    }
+    of_warn("orderfile: warning: trace file '%s' is in use by another process; writing '%s'",
+            busy, of_rt.path);
+  }
+  void *mapping = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (mapping == MAP_FAILED) {
+    of_warn("orderfile: warning: cannot map trace file '%s': %s; recording disabled", of_rt.path,
+            strerror(errno));
+    close(fd);
+    unlink(of_rt.path);
+    return false;
+  }
+  /* No read-around on faults: the kernel would otherwise fill the page cache
+   * with up to read_ahead_kb (often megabytes) of the file's zeroes at every
+   * first touch, and free them again at truncation, milliseconds per process. */
+  madvise(mapping, size, MADV_RANDOM);
+  of_rt.fd = fd;
+  of_rt.base = mapping;
+  of_rt.header = mapping;
+  of_rt.mapping_size = size;
+  of_rt.record_capacity = config.capacity;
+  of_rt.verbose = config.verbose;
+  of_rt.may_preallocate = true;
+  /* The header and the first step of records now, so the first records need no lock. */
+  uint64_t first_step = config.capacity * OFT_RECORD_SIZE < OF_BACKING_STEP
+                            ? config.capacity * OFT_RECORD_SIZE
+                            : OF_BACKING_STEP;
+  of_rt.backed_bytes = records_offset + first_step;
+  if (!of_allocate(0, OFT_HEADER_SIZE) || !of_allocate(records_offset, first_step)) {
+    of_warn("orderfile: warning: cannot allocate trace file '%s': %s; recording disabled",
+            of_rt.path, strerror(errno));
+    munmap(mapping, size);
+    close(fd);
+    unlink(of_rt.path);
+    return false;
+  }
+
+  oft_header *header = of_rt.header;
+  header->magic = OFT_MAGIC;
+  header->version_major = OFT_VERSION_MAJOR;
+  header->version_minor = OFT_VERSION_MINOR;
+  header->header_size = OFT_HEADER_SIZE;
+  header->module_entry_size = OFT_MODULE_SIZE;
+  header->record_size = OFT_RECORD_SIZE;
+  header->module_capacity = OF_MODULE_CAPACITY;
+  header->pid = pid;
+  header->record_capacity = config.capacity;
+  header->module_table_offset = OFT_HEADER_SIZE;
+  header->records_offset = records_offset;
+  header->process_start_ns = process_start;
+  header->process_start_resolution_ns = resolution;
+  header->trace_start_ns = trace_start;
+  header->time_limit_ns = config.time_limit_ms * 1000000ull;
+  header->checksum = oft_checksum(header, offsetof(oft_header, checksum));
+  if (config.time_limit_ms != 0) {
+    of_rt.deadline_ns = process_start + header->time_limit_ns;
+  }
+
+  atexit(of_at_exit);
+  pthread_atfork(of_fork_prepare, of_fork_parent, of_fork_child);
+  return true;
+}
+
+/*
+ * Starts the runtime on the first call and returns whether it is recording.
+ *
+ * Ordering: one thread wins the CAS from NONE to RUNNING and initializes;
+ * the others spin (yielding) until it publishes RECORDING or DISABLED with
+ * release. Their acquire load then sees every field initialization wrote.
+ * The caller must hold its thread's busy flag, so initialization's own libc
+ * calls can never re-enter here.
+ */
+bool of_ensure_started(void) {
+  uint32_t state = __atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(state >= OF_INIT_RECORDING, 1)) {
+    return state == OF_INIT_RECORDING;
+  }
+  if (state == OF_INIT_NONE) {
+    /* Every thread that gets here stores the same pid; see the wait below. */
+    __atomic_store_n(&of_rt.init_pid, (uint32_t)getpid(), __ATOMIC_SEQ_CST);
+    uint32_t expected = OF_INIT_NONE;
+    if (__atomic_compare_exchange_n(&of_rt.init_state, &expected, OF_INIT_RUNNING, false,
+                                    __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+      bool recording = of_start();
+      if (!recording) {
+        __atomic_fetch_or(&of_rt.gate, OF_GATE_STOPPED, __ATOMIC_SEQ_CST);
+      }
+      __atomic_store_n(&of_rt.init_state, recording ? OF_INIT_RECORDING : OF_INIT_DISABLED,
+                       __ATOMIC_RELEASE);
+      return recording;
+    }
+  }
+  while ((state = __atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE)) == OF_INIT_RUNNING) {
+    /* A fork child of a process that was initializing: the initializing thread
+     * did not come along, so the child records nothing (and never touches the
+     * parent's file, which it may have inherited half set up). */
+    if (__atomic_load_n(&of_rt.init_pid, __ATOMIC_SEQ_CST) != (uint32_t)getpid()) {
+      __atomic_fetch_or(&of_rt.gate, OF_GATE_STOPPED, __ATOMIC_SEQ_CST);
+      __atomic_store_n(&of_rt.init_state, OF_INIT_DISABLED, __ATOMIC_RELEASE);
+      return false;
+    }
+    sched_yield();
+  }
+  return state == OF_INIT_RECORDING;
+}
+
+/*
+ * Writers and the two events that must not overlap them: exit (the file is
+ * truncated and must not be written after) and fork (the child copies a
+ * consistent snapshot).
+ *
+ * Ordering: Dekker-style, all seq_cst. A writer increments in_flight, then
+ * reads the gate; exit and fork set the gate, then read in_flight. At least
+ * one side sees the other: either the writer sees the gate and backs out, or
+ * the closer sees the writer and waits for it to leave.
+ */
+bool of_writer_enter(void) {
+  for (;;) {
+    __atomic_fetch_add(&of_rt.in_flight, 1u, __ATOMIC_SEQ_CST);
+    uint32_t gate = __atomic_load_n(&of_rt.gate, __ATOMIC_SEQ_CST);
+    if (__builtin_expect(gate == 0, 1)) {
+      of_self.writing = 1;
+      return true;
+    }
+    __atomic_fetch_sub(&of_rt.in_flight, 1u, __ATOMIC_SEQ_CST);
+    if (gate & OF_GATE_STOPPED) {
+      return false;
+    }
+    while ((__atomic_load_n(&of_rt.gate, __ATOMIC_SEQ_CST) & ~OF_GATE_STOPPED) != 0) {
+      sched_yield();
+    }
+  }
+}
+
+void of_writer_leave(void) {
+  of_self.writing = 0;
+  __atomic_fetch_sub(&of_rt.in_flight, 1u, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Waits, at most OF_WRITER_WAIT_NS, until no writer is in flight; returns
+ * whether none is. A caller that interrupted a write of its own thread (exit
+ * or fork from a signal handler) does not wait: that write cannot finish.
+ */
+bool of_wait_for_writers(void) {
+  if (__atomic_load_n(&of_rt.in_flight, __ATOMIC_SEQ_CST) == 0) {
+    return true;
+  }
+  if (of_self.writing) {
+    return false;
+  }
+  uint64_t deadline = of_now_ns() + OF_WRITER_WAIT_NS;
+  while (__atomic_load_n(&of_rt.in_flight, __ATOMIC_SEQ_CST) != 0) {
+    if (of_now_ns() > deadline) {
+      return false;
+    }
+    sched_yield();
+  }
+  return true;
+}
+
+/*
+ * Gives the file disk blocks for [offset, offset + length), so a store into
+ * the mapping there can never meet a full file system (which would raise
+ * SIGBUS in the host). When the file system cannot preallocate at all
+ * (EOPNOTSUPP) the runtime carries on without; any other failure returns
+ * false with errno set. Async-signal-safe.
+ */
+bool of_allocate(uint64_t offset, uint64_t length) {
+  if (!of_rt.may_preallocate) {
+    return true;
+  }
+  int result;
+  do {
+    result = fallocate(of_rt.fd, FALLOC_FL_KEEP_SIZE, (off_t)offset, (off_t)length);
+  } while (result != 0 && errno == EINTR);
+  if (result != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
+    of_rt.may_preallocate = false;
+    return true;
+  }
+  return result == 0;
+}
+
+/*
+ * Allocates disk space for the record at `index` and those before it, ahead
+ * in OF_BACKING_STEP steps, taking the lock only when a step is crossed.
+ * After a failure (the file system is full) it warns once and returns false
+ * from then on.
+ */
+static bool of_back_record(uint64_t index) OF_NOINSTR;
+static bool of_back_record(uint64_t index) {
+  uint64_t end = of_rt.header->records_offset + (index + 1u) * OFT_RECORD_SIZE;
+  if (__builtin_expect(end <= __atomic_load_n(&of_rt.backed_bytes, __ATOMIC_ACQUIRE), 1)) {
+    return true;
+  }
+  pthread_mutex_lock(&of_rt.lock);
+  bool backed = true;
+  int error = 0;
+  uint64_t from = __atomic_load_n(&of_rt.backed_bytes, __ATOMIC_RELAXED);
+  if (end > from && !__atomic_load_n(&of_rt.storage_full, __ATOMIC_RELAXED)) {
+    uint64_t to = (end - of_rt.header->records_offset + OF_BACKING_STEP - 1) / OF_BACKING_STEP *
+                      OF_BACKING_STEP + of_rt.header->records_offset;
+    if (to > of_rt.mapping_size) {
+      to = of_rt.mapping_size;
+    }
+    backed = of_allocate(from, to - from);
+    error = errno;
+    if (backed) {
+      __atomic_store_n(&of_rt.backed_bytes, to, __ATOMIC_RELEASE);
+    } else {
+      __atomic_store_n(&of_rt.storage_full, 1u, __ATOMIC_RELAXED);
+    }
+  } else if (end > from) {
+    backed = false;
+  }
+  pthread_mutex_unlock(&of_rt.lock);
+  if (!backed && error != 0) {
+    const char *parts[] = {"orderfile: warning: cannot extend trace file '", of_rt.path, "': ",
+                           strerror(error), "; recording stopped\n"};
+    of_write_stderr(parts, 5);
+  }
+  return backed;
+}
+
+static void of_count_dropped(void) OF_NOINSTR;
+static void of_count_dropped(void) {
+  __atomic_fetch_add(&of_rt.header->dropped_count, 1u, __ATOMIC_RELAXED);
+}
+
+void of_note_table_full(void) {
+  if (of_writer_enter()) {
+    of_count_dropped();
+    of_writer_leave();
+  }
+}
+
+/*
+ * Closes the launch window, once, because of `reason` - or because of the
+ * time limit if its deadline has passed by `now_ns`, since that came first.
+ * Stores the reason, the end time and the fault counts, then sets the flags
+ * with release so a reader of the flags sees the rest. A window closed by the
+ * time limit ends at the deadline; its fault counts are sampled when the
+ * runtime notices (the first new function after the deadline, or exit).
+ * The caller is a writer (inside of_writer_enter) or has drained them.
+ */
+void of_close_window(uint32_t reason, uint64_t now_ns) {
+  uint32_t expected = OF_WINDOW_STATE_OPEN;
+  if (!__atomic_compare_exchange_n(&of_rt.window_state, &expected, OF_WINDOW_STATE_CLOSING, false,
+                                   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+    return;
+  }
+  uint64_t end_ns = now_ns;
+  if (of_rt.deadline_ns != 0 && now_ns >= of_rt.deadline_ns) {
+    reason = OFT_WINDOW_TIME_LIMIT;
+    end_ns = of_rt.deadline_ns;
+  }
+  oft_header *header = of_rt.header;
+  struct rusage usage;
+  uint32_t flags = OFT_FLAG_WINDOW_CLOSED;
+  if (getrusage(RUSAGE_SELF, &usage) == 0) {
+    header->minor_faults = (uint64_t)usage.ru_minflt;
+    header->major_faults = (uint64_t)usage.ru_majflt;
+    flags |= OFT_FLAG_METRICS;
+  }
+  header->window_end_ns = end_ns;
+  header->window_reason = reason;
+  __atomic_fetch_or(&header->flags, flags, __ATOMIC_RELEASE);
+  __atomic_store_n(&of_rt.window_state, OF_WINDOW_STATE_CLOSED, __ATOMIC_RELEASE);
+}
+
+/*
+ * Records the first call of `pc`, whose slot in the seen set this thread has
+ * just claimed.
+ *
+ * Ordering: the slot is reserved with an atomic increment of the header's
+ * record_count, so record order is reservation order - global first-call
+ * order, give or take calls that race on different threads. The record's
+ * fields are stored first and its check byte last, with release: a check byte
+ * of zero means reserved but never completed. A reservation at or past the
+ * capacity is counted in dropped_count (record_count then exceeds the
+ * capacity; readers clamp).
+ *
+ * Implementation: the clock is read here, so this is also where the time
+ * limit is checked. The thread id is cached per thread.
+ */
+void of_record_first_call(uintptr_t pc) {
+  if (!of_writer_enter()) {
+    return;
+  }
+  oft_header *header = of_rt.header;
+  uint64_t now = of_now_ns();
+  if (of_rt.deadline_ns != 0 && now >= of_rt.deadline_ns &&
+      __atomic_load_n(&of_rt.window_state, __ATOMIC_RELAXED) == OF_WINDOW_STATE_OPEN) {
+    of_close_window(OFT_WINDOW_TIME_LIMIT, now);
+  }
+  uint8_t kind = __atomic_load_n(&of_rt.window_state, __ATOMIC_ACQUIRE) == OF_WINDOW_STATE_OPEN
+                     ? OFT_KIND_LAUNCH
+                     : OFT_KIND_POST_WINDOW;
+  uint16_t module;
+  uintptr_t load_base;
+  if (__atomic_load_n(&of_rt.storage_full, __ATOMIC_RELAXED) || !of_module_for(pc, &module, &load_base)) {
+    of_count_dropped();
+    of_writer_leave();
+    return;
+  }
+  uint32_t tid = of_thread_id(); /* a system call the first time: before the slot is taken */
+  uint64_t index = __atomic_fetch_add(&header->record_count, 1u, __ATOMIC_RELAXED);
+  if (index >= of_rt.record_capacity || !of_back_record(index)) {
+    of_count_dropped();
+    of_writer_leave();
+    return;
+  }
+  oft_record record = {
+      .address = (uint64_t)(pc - load_base),
+      .time_ns = now,
+      .tid = tid,
+      .module = module,
+      .kind = kind,
+      .check = 0,
+  };
+  uint8_t check = oft_record_check(&record);
+  oft_record *slot = (oft_record *)(of_rt.base + header->records_offset) + index;
+  memcpy(slot, &record, offsetof(oft_record, check));
+  __atomic_store_n(&slot->check, check, __ATOMIC_RELEASE);
+  of_writer_leave();
+}
+
+/*
+ * Finalizes the trace: stops new writes, waits (bounded) for writers in
+ * flight, closes the window if it is still open, marks the trace closed and
+ * truncates the file after its last record. If a writer does not drain in
+ * time the trace is left full size and unclosed rather than truncated under
+ * that writer. Idempotent.
+ */
+static void of_finish(void) {
+  if (__atomic_exchange_n(&of_rt.finished, 1u, __ATOMIC_ACQ_REL) != 0) {
+    return;
+  }
+  if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) != OF_INIT_RECORDING) {
+    return;
+  }
+  __atomic_fetch_or(&of_rt.gate, OF_GATE_STOPPED, __ATOMIC_SEQ_CST);
+  bool drained = of_wait_for_writers();
+  oft_header *header = of_rt.header;
+  uint64_t now = of_now_ns();
+  uint64_t reserved = __atomic_load_n(&header->record_count, __ATOMIC_ACQUIRE);
+  uint64_t records = reserved < of_rt.record_capacity ? reserved : of_rt.record_capacity;
+  uint64_t dropped = __atomic_load_n(&header->dropped_count, __ATOMIC_RELAXED);
+  if (drained) {
+    of_close_window(OFT_WINDOW_EXIT, now);
+    header->end_ns = now;
+    __atomic_fetch_or(&header->flags, OFT_FLAG_CLOSED, __ATOMIC_RELEASE);
+    int result;
+    do {
+      result = ftruncate(of_rt.fd, (off_t)(header->records_offset + records * OFT_RECORD_SIZE));
+    } while (result != 0 && errno == EINTR);
+  } else {
+    of_warn("orderfile: warning: a thread was still writing at exit; trace '%s' left unclosed",
+            of_rt.path);
+  }
+  if (of_rt.verbose) {
+    /* Count only completed records: a slot can be reserved and never written. */
+    const oft_record *slots = (const oft_record *)(of_rt.base + header->records_offset);
+    uint64_t committed = 0;
+    for (uint64_t i = 0; i < records; i++) {
+      committed += __atomic_load_n(&slots[i].check, __ATOMIC_ACQUIRE) != 0;
+    }
+    of_warn("orderfile: %llu first calls recorded, %llu dropped, trace '%s'",
+            (unsigned long long)committed, (unsigned long long)dropped, of_rt.path);
+  }
+}
+
+static void of_at_exit(void) {
+  of_thread *self = &of_self;
+  uint32_t busy = self->busy;
+  self->busy = 1;
+  of_finish();
+  self->busy = busy;
+}
+
+void orderfile_startup_complete(void) {
+  of_thread *self = &of_self;
+  if (self->busy) {
+    return;
+  }
+  self->busy = 1;
+  if (of_ensure_started() && of_writer_enter()) {
+    of_close_window(OFT_WINDOW_STARTUP_COMPLETE, of_now_ns());
+    of_writer_leave();
+  }
+  self->busy = 0;
+}
+
+void orderfile_finish(void) {
+  of_thread *self = &of_self;
+  if (self->busy) {
+    return;
+  }
+  self->busy = 1;
+  of_ensure_started();
+  of_finish();
+  self->busy = 0;
+}

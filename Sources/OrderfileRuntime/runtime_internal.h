@@ -1,0 +1,144 @@
+/*
+ * runtime_internal.h - state and helpers shared by the runtime's source files.
+ *
+ * Nothing here is exported: the whole file is under hidden visibility, so a
+ * process that loads the runtime has exactly one copy of this state, reached
+ * only through the exported hooks and the functions of orderfile.h.
+ */
+#ifndef ORDERFILE_RUNTIME_INTERNAL_H
+#define ORDERFILE_RUNTIME_INTERNAL_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "orderfile_trace_format.h"
+
+#pragma GCC visibility push(hidden)
+
+/* Every function of the runtime: never instrumented, or the hooks recurse. */
+#define OF_NOINSTR __attribute__((no_instrument_function))
+
+/* Module entries reserved in every trace (1 MiB of the file, sparse until used). */
+#define OF_MODULE_CAPACITY 256u
+
+/* ORDERFILE_CAPACITY bounds. The upper one equals the seen-set's insert limit
+ * (see hooks.c), so the record capacity always runs out before the set does. */
+#define OF_CAPACITY_MIN 1024u
+#define OF_CAPACITY_MAX (1u << 20)
+#define OF_CAPACITY_DEFAULT OF_CAPACITY_MAX
+
+#define OF_DEFAULT_PATTERN "orderfile-%e-%p.trace"
+#define OF_PATH_CAPACITY PATH_MAX
+
+/* of_runtime.init_state */
+enum {
+  OF_INIT_NONE = 0,      /* no hook has run yet */
+  OF_INIT_RUNNING = 1,   /* one thread is initializing; the others wait */
+  OF_INIT_RECORDING = 2, /* the trace file is mapped */
+  OF_INIT_DISABLED = 3,  /* ORDERFILE_DISABLE=1, or the trace file could not be created */
+};
+
+/* of_runtime.gate: bit 0 = stopped; the bits above count forks in progress. */
+#define OF_GATE_STOPPED 1u
+#define OF_GATE_FORK 2u
+
+/* of_runtime.window_state */
+enum { OF_WINDOW_STATE_OPEN = 0, OF_WINDOW_STATE_CLOSING = 1, OF_WINDOW_STATE_CLOSED = 2 };
+
+/* Settings read from the environment at initialization. */
+typedef struct of_config {
+  char pattern[OF_PATH_CAPACITY]; /* ORDERFILE_OUTPUT */
+  uint64_t time_limit_ms;         /* 0 = no limit */
+  uint64_t capacity;              /* records */
+  bool disabled;
+  bool verbose;
+} of_config;
+
+/*
+ * The runtime's one instance of mutable state. Zero-initialized in .bss: all
+ * fields are valid before initialization. Fields in the first group are
+ * written by the initializing thread (or the fork child handler) before
+ * `init_state` is published with release; readers load `init_state` with
+ * acquire first.
+ */
+typedef struct of_runtime {
+  /* Set once by initialization (and replaced in a fork child). */
+  uint8_t *base;           /* the MAP_SHARED mapping of the trace file */
+  oft_header *header;      /* == (oft_header *)base */
+  uint64_t mapping_size;   /* bytes mapped: the file at full capacity */
+  int fd;                  /* the trace file, O_CLOEXEC */
+  uint64_t record_capacity;
+  uint64_t deadline_ns;    /* CLOCK_MONOTONIC end of the window; 0 = none */
+  bool verbose;
+  bool may_preallocate;    /* false once fallocate() said the file system can't */
+  char path[OF_PATH_CAPACITY];     /* this process's trace file */
+  char pattern[OF_PATH_CAPACITY];  /* ORDERFILE_OUTPUT, expanded again after fork */
+  char executable_name[NAME_MAX + 1];
+
+  /* Synchronization. */
+  uint32_t init_state;     /* OF_INIT_* */
+  uint32_t init_pid;       /* the process that started initializing */
+  uint32_t gate;           /* OF_GATE_*: read by every writer (seq_cst) */
+  uint32_t in_flight;      /* writers between of_writer_enter and of_writer_leave */
+  uint32_t window_state;   /* OF_WINDOW_STATE_* */
+  uint32_t finished;       /* set by the first of_finish() */
+  uint32_t storage_full;   /* set when the file system refused to extend the trace */
+  uint64_t backed_bytes;   /* the records are allocated on disk up to this file offset */
+  pthread_mutex_t lock;    /* module table, module cache, disk allocation */
+  bool fork_locked;        /* the fork prepare handler holds `lock` */
+  oft_header fork_header;  /* header snapshot taken by the fork prepare handler */
+  bool fork_snapshot;      /* fork_header is valid for the fork in progress */
+} of_runtime;
+
+extern of_runtime of_rt;
+
+/* Per-thread state, initial-exec TLS (no allocation, no lock on access). */
+typedef struct of_thread {
+  uint32_t tid;   /* cached gettid(); 0 = not yet read (reset in a fork child) */
+  uint32_t busy;  /* inside the runtime or a fork: a hook on this thread records nothing */
+  uint32_t writing; /* this thread is between of_writer_enter and of_writer_leave */
+  uint32_t fork_gated; /* this thread's fork prepare handler closed the gate */
+} of_thread;
+
+extern __thread of_thread of_self __attribute__((tls_model("initial-exec")));
+
+/* runtime.c */
+bool of_ensure_started(void) OF_NOINSTR;
+bool of_writer_enter(void) OF_NOINSTR;
+void of_writer_leave(void) OF_NOINSTR;
+void of_record_first_call(uintptr_t pc) OF_NOINSTR;
+void of_note_table_full(void) OF_NOINSTR;
+bool of_wait_for_writers(void) OF_NOINSTR;
+bool of_allocate(uint64_t offset, uint64_t length) OF_NOINSTR;
+uint64_t of_now_ns(void) OF_NOINSTR;
+uint32_t of_thread_id(void) OF_NOINSTR;
+void of_close_window(uint32_t reason, uint64_t now_ns) OF_NOINSTR;
+
+/* hooks.c: this copy's __cyg_profile_func_enter, not the one the name binds to */
+void of_own_enter(void *function, void *call_site) OF_NOINSTR;
+
+/* config.c */
+void of_read_config(of_config *config) OF_NOINSTR;
+
+/* modules.c */
+bool of_module_for(uintptr_t pc, uint16_t *index, uintptr_t *load_base) OF_NOINSTR;
+
+/* output_path.c (async-signal-safe) */
+bool of_expand_pattern(char *out, size_t capacity, const char *pattern, uint32_t pid,
+                       const char *executable_name, bool force_pid) OF_NOINSTR;
+bool of_pattern_is_valid(const char *pattern, char *bad_escape) OF_NOINSTR;
+size_t of_format_u64(char *out, uint64_t value) OF_NOINSTR;
+void of_write_stderr(const char *const *parts, size_t count) OF_NOINSTR;
+bool of_create_trace_file(const char *path, uint64_t size, int *fd_out, int *error_out) OF_NOINSTR;
+
+/* fork.c */
+void of_fork_prepare(void) OF_NOINSTR;
+void of_fork_parent(void) OF_NOINSTR;
+void of_fork_child(void) OF_NOINSTR;
+
+#pragma GCC visibility pop
+
+#endif /* ORDERFILE_RUNTIME_INTERNAL_H */
