@@ -47,9 +47,10 @@ static inline __attribute__((always_inline)) OF_NOINSTR uint32_t of_slot(uintptr
 
 /*
  * The marks are what the hook reads: one byte per 16-byte granule of code,
- * so the bytes a program's hot functions need stay in the L1 cache (a full
- * address per granule, as the seen set holds, does not: on a program with
- * 200 KiB of code called in random order that cost a tenth of its run time).
+ * so the bytes a program's hot functions need stay in the L1 cache. (A full
+ * address per granule, as the seen set holds, does not: on a benchmark that
+ * calls 4096 functions, 200 KiB of code, in random order, reading the seen
+ * set cost about 9% against empty hooks, the marks about 5%.)
  *
  * Implementation: the address space is cut into 256 MiB chunks; a directory
  * in .bss (2^19 pointers, 4 MiB, touched only for chunks that hold code)
@@ -65,12 +66,12 @@ static inline __attribute__((always_inline)) OF_NOINSTR uint32_t of_slot(uintptr
  * path, which asks the seen set. A chunk's pointer is published with release
  * once its memory is mapped and read with acquire (a plain load on x86-64).
  *
- * Limitations: code packed tighter than 16 bytes per function (-Os, or
- * -falign-functions=1) puts two functions in some granules; those are marked
- * shared and take the slow path on every call, which stays correct but
- * costs a probe of the seen set. Addresses beyond 2^47 (five-level paging)
- * and chunks whose marks could not be mapped are handled by the seen set
- * alone, the same way.
+ * Limitations: two instrumented functions never start in one granule in
+ * practice - the hook call alone makes an instrumented function longer than
+ * 16 bytes, whatever the alignment - but if they do, the granule is marked
+ * shared and both take the slow path on every call: still correct, slower.
+ * Addresses beyond 2^47 (five-level paging) and chunks whose marks could not
+ * be mapped are handled by the seen set alone, the same way.
  */
 #define OF_CHUNK_SHIFT 28u
 #define OF_DIRECTORY_SIZE (1u << (47u - OF_CHUNK_SHIFT))

@@ -58,7 +58,7 @@ void orderfile_finish(void) __attribute__((no_instrument_function));
 /*
  * The compiler-inserted hooks. Programs never call these directly.
  * __cyg_profile_func_enter records `function` the first time it is seen;
- * after that it is a hash, a load and a compare. __cyg_profile_func_exit
+ * after that it is two loads and a compare. __cyg_profile_func_exit
  * does nothing. Instrumented signal handlers are fine: a hook that
  * interrupts the runtime on its own thread returns without recording (the
  * function is recorded at a later call), so it can neither deadlock nor
