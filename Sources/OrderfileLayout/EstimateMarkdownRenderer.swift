@@ -1,8 +1,10 @@
+import OrderfileSupport
+
 /// The estimate as a Markdown table, for merge requests.
 public enum EstimateMarkdownRenderer {
   public static func render(_ estimate: Estimate) -> String {
     var lines: [String] = []
-    lines.append("### Launch page estimate for `\(escape(estimate.binary))`")
+    lines.append("### Launch page estimate for \(TextFormatting.markdownCode(estimate.binary))")
     lines.append("")
     lines.append(
       "\(estimate.matchedFunctions) of \(estimate.launchFunctions) launch functions found in the binary (\(formatBytes(estimate.launchBytes)))."
@@ -22,13 +24,9 @@ public enum EstimateMarkdownRenderer {
       lines.append("")
       lines.append(
         "Not in the binary (\(estimate.missingFunctions.count)): "
-          + estimate.missingFunctions.prefix(20).map { "`\(escape($0))`" }.joined(separator: ", "))
+          + estimate.missingFunctions.prefix(20).map(TextFormatting.markdownCode).joined(separator: ", "))
     }
     return lines.joined(separator: "\n")
   }
 
-  /// Escapes what would break a table cell or inline code.
-  static func escape(_ text: String) -> String {
-    text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "`", with: "'")
-  }
 }

@@ -1,3 +1,4 @@
+import OrderfileSupport
 /// The estimate as a plain-text table for a terminal.
 public enum EstimateTextRenderer {
   public static func render(_ estimate: Estimate) -> String {
@@ -23,7 +24,7 @@ public enum EstimateTextRenderer {
         String(counts.orderedCurveArea),
       ])
     }
-    lines += table(rows)
+    lines += TextFormatting.table(rows)
     lines.append("")
     lines.append(
       "faults with fault-around (\(formatBytes(estimate.faultAroundBytes)) window): \(estimate.currentFaults) now, \(estimate.orderedFaults) ordered"
@@ -36,18 +37,6 @@ public enum EstimateTextRenderer {
       if !parts.isEmpty { lines.append("measured by the runtime at window end: " + parts.joined(separator: ", ")) }
     }
     return lines.joined(separator: "\n")
-  }
-
-  /// Right-aligned columns except the first.
-  static func table(_ rows: [[String]]) -> [String] {
-    guard let columns = rows.first?.count else { return [] }
-    let widths = (0..<columns).map { column in rows.map { $0[column].count }.max() ?? 0 }
-    return rows.map { row in
-      row.enumerated().map { column, cell in
-        let pad = String(repeating: " ", count: widths[column] - cell.count)
-        return column == 0 ? cell + pad : pad + cell
-      }.joined(separator: "  ")
-    }
   }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import OrderfileSupport
 
 /// Draws the text segment as a strip of pages, before and after ordering, as SVG.
 ///
@@ -118,8 +119,5 @@ public struct PageStripRenderer {
     return String(format: "#%02x%02x%02x", mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
   }
 
-  func escape(_ text: String) -> String {
-    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-      .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-  }
+  func escape(_ text: String) -> String { TextFormatting.html(text) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OrderfileSupport
 import OrderfileLayout
 
 /// A self-contained HTML report of the launch: a phase timeline, first calls over time
@@ -117,8 +118,5 @@ public struct ProfileHTMLRenderer {
 
   func format(_ value: Double) -> String { String(format: "%.1f", value) }
 
-  func escape(_ text: String) -> String {
-    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-      .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-  }
+  func escape(_ text: String) -> String { TextFormatting.html(text) }
 }

@@ -1,7 +1,9 @@
+import OrderfileSupport
+
 /// The profile as Markdown tables, for merge requests.
 public enum ProfileMarkdownRenderer {
   public static func render(_ profile: StartupProfile) -> String {
-    func escape(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
+    let escape = TextFormatting.markdownCell
     var lines: [String] = []
     lines.append("### Launch phases of pid \(profile.pid)")
     lines.append("")
@@ -25,7 +27,7 @@ public enum ProfileMarkdownRenderer {
       lines.append("| slowest first call | thread | inclusive |")
       lines.append("| --- | ---: | ---: |")
       for call in slowest.prefix(10) {
-        lines.append("| `\(escape(call.name))` | \(call.thread) | \(milliseconds(call.inclusiveNanoseconds)) |")
+        lines.append("| \(TextFormatting.markdownCode(call.name)) | \(call.thread) | \(milliseconds(call.inclusiveNanoseconds)) |")
       }
     }
     return lines.joined(separator: "\n")

@@ -1,4 +1,5 @@
 import Foundation
+import OrderfileSupport
 
 /// Formats nanoseconds as milliseconds with three decimals.
 func milliseconds(_ nanoseconds: UInt64) -> String {
@@ -21,7 +22,7 @@ public enum ProfileTextRenderer {
         String(phase.firstCalls), String(phase.newPages),
       ])
     }
-    lines += table(rows)
+    lines += TextFormatting.table(rows, indent: "  ")
     for phase in profile.phases where !phase.functions.isEmpty && functionsPerPhase > 0 {
       let shown = phase.functions.prefix(functionsPerPhase).joined(separator: ", ")
       let more = phase.functions.count > functionsPerPhase ? ", … (\(phase.functions.count) in all)" : ""
@@ -36,14 +37,14 @@ public enum ProfileTextRenderer {
         milliseconds(thread.firstCallNanoseconds), milliseconds(thread.lastCallNanoseconds),
       ])
     }
-    lines += table(rows)
+    lines += TextFormatting.table(rows, indent: "  ")
     lines.append("")
     lines.append("modules")
     rows = [["module", "first calls", "pages"]]
     for module in profile.modules {
       rows.append([module.path + (module.symbolized ? "" : " (not symbolized)"), String(module.firstCalls), String(module.pages)])
     }
-    lines += table(rows)
+    lines += TextFormatting.table(rows, indent: "  ")
     if let slowest = profile.slowestFirstCalls {
       lines.append("")
       lines.append("slowest first calls (full mode, callees included)")
@@ -51,25 +52,12 @@ public enum ProfileTextRenderer {
       for call in slowest {
         rows.append([call.name, String(call.thread), milliseconds(call.startNanoseconds), milliseconds(call.inclusiveNanoseconds)])
       }
-      lines += table(rows)
+      lines += TextFormatting.table(rows, indent: "  ")
       if let dropped = profile.droppedEvents, dropped > 0 {
         lines.append("warning: \(dropped) events were dropped because thread buffers were full (raise ORDERFILE_EVENTS)")
       }
     }
     for module in profile.unsymbolizedModules { lines.append("note: not symbolized: \(module)") }
     return lines.joined(separator: "\n")
-  }
-
-  /// Left-aligned first column, right-aligned others.
-  static func table(_ rows: [[String]]) -> [String] {
-    guard let columns = rows.first?.count else { return [] }
-    let widths = (0..<columns).map { column in rows.map { $0[column].count }.max() ?? 0 }
-    return rows.map { row in
-      "  "
-        + row.enumerated().map { column, cell in
-          let pad = String(repeating: " ", count: widths[column] - cell.count)
-          return column == 0 ? cell + pad : pad + cell
-        }.joined(separator: "  ")
-    }
   }
 }

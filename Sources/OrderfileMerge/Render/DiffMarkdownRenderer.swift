@@ -1,3 +1,4 @@
+import OrderfileSupport
 import Foundation
 import OrderfileLayout
 
@@ -91,26 +92,7 @@ public struct DiffMarkdownRenderer {
     return lines.joined(separator: "\n") + "\n"
   }
 
-  /// `text` as inline code that cannot break a table cell.
-  ///
-  /// Usually a code span. A name with `|` or a backtick becomes `<code>` with the pipe as
-  /// `&#124;`: forges split table cells at every unescaped `|`, even inside code spans, and
-  /// the escape `\|` that GitHub and GitLab accept there shows its backslash in other
-  /// renderers; an entity is no pipe to any of them.
-  func code(_ text: String) -> String {
-    guard text.contains(where: { $0 == "|" || $0 == "`" }) else { return "`" + text + "`" }
-    var escaped = ""
-    for character in text {
-      switch character {
-      case "&": escaped += "&amp;"
-      case "<": escaped += "&lt;"
-      case ">": escaped += "&gt;"
-      case "|": escaped += "&#124;"
-      default: escaped.append(character)
-      }
-    }
-    return "<code>" + escaped + "</code>"
-  }
+  func code(_ text: String) -> String { TextFormatting.markdownCode(text) }
 
   static func delta(_ delta: PageComparison.Delta) -> String {
     "\(signed(delta.delta)) (\(signedPercent(from: delta.base, to: delta.head)))"

@@ -1,0 +1,48 @@
+/// Plain-text tables, HTML escaping and Markdown code spans, shared by every renderer.
+public enum TextFormatting {
+  /// Rows as aligned columns: the first column left-aligned, the others right-aligned,
+  /// two spaces apart, each line prefixed with `indent`.
+  public static func table(_ rows: [[String]], indent: String = "") -> [String] {
+    guard let columns = rows.map(\.count).max() else { return [] }
+    let widths = (0..<columns).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
+    return rows.map { row in
+      indent
+        + row.enumerated().map { column, cell in
+          let pad = String(repeating: " ", count: widths[column] - cell.count)
+          return column == 0 ? cell + pad : pad + cell
+        }.joined(separator: "  ")
+    }
+  }
+
+  /// `text` safe inside HTML and SVG text and attribute values.
+  public static func html(_ text: String) -> String {
+    var escaped = ""
+    for character in text {
+      switch character {
+      case "&": escaped += "&amp;"
+      case "<": escaped += "&lt;"
+      case ">": escaped += "&gt;"
+      case "\"": escaped += "&quot;"
+      case "|": escaped += "&#124;"
+      default: escaped.append(character)
+      }
+    }
+    return escaped
+  }
+
+  /// `text` as inline code that cannot break a Markdown table cell.
+  ///
+  /// Usually a code span. A name with `|` or a backtick becomes `<code>` with the pipe as
+  /// `&#124;`: renderers split table cells at every unescaped `|`, even inside code spans,
+  /// and the escape `\|` that GitHub and GitLab accept there shows its backslash in other
+  /// renderers; an entity is no pipe to any of them.
+  public static func markdownCode(_ text: String) -> String {
+    guard text.contains(where: { $0 == "|" || $0 == "`" }) else { return "`" + text + "`" }
+    return "<code>" + html(text) + "</code>"
+  }
+
+  /// `text` as plain Markdown table-cell text: pipes become entities.
+  public static func markdownCell(_ text: String) -> String {
+    text.replacingOccurrences(of: "|", with: "&#124;")
+  }
+}
