@@ -115,7 +115,7 @@ public struct ProfileBuilder {
       threads: threads.values.sorted { ($0.firstCallNanoseconds, $0.thread) < ($1.firstCallNanoseconds, $1.thread) },
       modules: modules, firstCalls: entries,
       slowestFirstCalls: fullMode ? slowestFirstCalls(trace: trace, symbols: symbols, origin: origin) : nil,
-      droppedEvents: fullMode ? trace.threads.reduce(0) { $0 + $1.droppedEvents } : nil,
+      droppedEvents: fullMode ? trace.threads.reduce(trace.header.unbufferedEvents) { $0 + $1.droppedEvents } : nil,
       unsymbolizedModules: symbols.unavailable.map { "\($0.module): \($0.reason)" })
   }
 

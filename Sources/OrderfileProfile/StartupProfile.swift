@@ -78,7 +78,7 @@ public struct StartupProfile: Codable, Sendable, Equatable {
   public var firstCalls: [FirstCallEntry]
   /// Full mode only: the slowest first calls, slowest first.
   public var slowestFirstCalls: [TimedCall]?
-  /// Full mode only: events dropped because a thread's buffer was full.
+  /// Full mode only: events not recorded, because a thread's buffer was full or no buffer was left.
   public var droppedEvents: UInt64?
   /// Modules whose binaries were not found, with why.
   public var unsymbolizedModules: [String]

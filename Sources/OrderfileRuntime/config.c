@@ -85,6 +85,27 @@ static bool of_read_switch(const char *name) {
   return false;
 }
 
+/* Reads a whole number in [minimum, maximum]; unset, empty or bad (one warning) keeps `fallback`. */
+static uint64_t of_read_bounded(const char *name, const char *unit, uint64_t minimum, uint64_t maximum,
+                                uint64_t fallback) OF_NOINSTR;
+static uint64_t of_read_bounded(const char *name, const char *unit, uint64_t minimum, uint64_t maximum,
+                                uint64_t fallback) {
+  const char *text = of_getenv(name);
+  if (text == NULL) {
+    return fallback;
+  }
+  uint64_t value = 0;
+  if (!of_parse_decimal(text, &value) || value < minimum || value > maximum) {
+    char why[128], shown_fallback[32];
+    snprintf(why, sizeof why, "expected a whole number of %s from %" PRIu64 " to %" PRIu64, unit,
+             minimum, maximum);
+    snprintf(shown_fallback, sizeof shown_fallback, "%" PRIu64, fallback);
+    of_config_warning(name, text, why, shown_fallback);
+    return fallback;
+  }
+  return value;
+}
+
 /*
  * Fills `config` from the environment, warning once per bad value.
  * Precondition: called once, at initialization (getenv is not thread-safe
@@ -93,6 +114,9 @@ static bool of_read_switch(const char *name) {
 void of_read_config(of_config *config) {
   memset(config, 0, sizeof *config);
   config->capacity = OF_CAPACITY_DEFAULT;
+  config->mark_capacity = OF_MARKS_DEFAULT;
+  config->event_capacity = OF_EVENTS_DEFAULT;
+  config->event_threads = OF_EVENT_THREADS_DEFAULT;
   strcpy(config->pattern, OF_DEFAULT_PATTERN);
 
   config->disabled = of_read_switch("ORDERFILE_DISABLE");
@@ -141,4 +165,20 @@ void of_read_config(of_config *config) {
       config->capacity = value;
     }
   }
+
+  const char *mode = of_getenv("ORDERFILE_MODE");
+  if (mode != NULL) {
+    if (strcmp(mode, "full") == 0) {
+      config->full_mode = true;
+    } else if (strcmp(mode, "first-call") != 0) {
+      of_config_warning("ORDERFILE_MODE", mode, "expected first-call or full", "first-call");
+    }
+  }
+  config->mark_capacity =
+      (uint32_t)of_read_bounded("ORDERFILE_MARKS", "marks", OF_MARKS_MIN, OF_MARKS_MAX, OF_MARKS_DEFAULT);
+  config->event_capacity = of_read_bounded("ORDERFILE_EVENTS", "events per thread", OF_EVENTS_MIN,
+                                           OF_EVENTS_MAX, OF_EVENTS_DEFAULT);
+  config->event_threads = (uint32_t)of_read_bounded("ORDERFILE_EVENT_THREADS", "threads",
+                                                    OF_EVENT_THREADS_MIN, OF_EVENT_THREADS_MAX,
+                                                    OF_EVENT_THREADS_DEFAULT);
 }

@@ -75,8 +75,8 @@ static void of_child_disable(const char *path, int error) {
 /*
  * In the child after fork, with only async-signal-safe calls: open the
  * child's file (the pattern expanded with the child's pid, ".<pid>" appended
- * when the pattern has no %p), copy the header, the modules and the records
- * of the snapshot into it, mark it as forked and switch to it. Whatever
+ * when the pattern has no %p), copy the header, the modules, the marks and
+ * the records of the snapshot into it (not the parent's events), mark it as forked and switch to it. Whatever
  * happens, the inherited mapping of the parent's file is dropped.
  */
 static void of_fork_child_trace(void) OF_NOINSTR;
@@ -116,10 +116,14 @@ static void of_fork_child_trace(void) {
                                                                     : of_rt.record_capacity;
   uint32_t modules = snapshot->module_count;
   uint64_t records_offset = snapshot->records_offset;
+  uint64_t marks_offset = snapshot->marks_offset;
+  uint32_t marks = snapshot->mark_count < of_rt.mark_capacity ? snapshot->mark_count
+                                                              : of_rt.mark_capacity;
   if (base != MAP_FAILED) {
     of_rt.fd = fd;
     of_rt.may_preallocate = true;
     if (!of_allocate(0, OFT_HEADER_SIZE + (uint64_t)modules * OFT_MODULE_SIZE) ||
+        !of_allocate(marks_offset, (uint64_t)of_rt.mark_capacity * OFT_MARK_SIZE) ||
         (records != 0 && !of_allocate(records_offset, records * OFT_RECORD_SIZE))) {
       error = errno;
       munmap(base, size);
@@ -140,6 +144,7 @@ static void of_fork_child_trace(void) {
   }
 
   memcpy(base + OFT_HEADER_SIZE, old_base + OFT_HEADER_SIZE, (uint64_t)modules * OFT_MODULE_SIZE);
+  memcpy(base + marks_offset, old_base + marks_offset, (uint64_t)marks * OFT_MARK_SIZE);
   memcpy(base + records_offset, old_base + records_offset, records * OFT_RECORD_SIZE);
   oft_header *header = (oft_header *)base;
   memcpy(header, snapshot, sizeof *header);
@@ -148,6 +153,11 @@ static void of_fork_child_trace(void) {
   header->fork_record_index = records;
   header->checksum = oft_checksum(header, offsetof(oft_header, checksum));
   header->record_count = records;
+  header->mark_count = marks;
+  /* The parent's events stay in the parent's trace; the child's threads claim
+   * buffers of their own in the new file. */
+  header->event_thread_count = 0;
+  header->unbuffered_events = 0;
   header->flags |= OFT_FLAG_FORKED;
   munmap(old_base, size);
   close(old_fd);
@@ -159,11 +169,15 @@ static void of_fork_child_trace(void) {
   __atomic_store_n(&of_rt.gate, 0u, __ATOMIC_SEQ_CST);
 }
 
-/* In the child after fork: a trace of its own, a fresh lock, a fresh thread id. */
+/* In the child after fork: a trace of its own, a fresh lock, a fresh thread id and
+ * (full mode) no event buffer yet. */
 void of_fork_child(void) {
   of_thread *self = &of_self;
   self->tid = 0;
   self->fork_gated = 0;
+  self->events = NULL; /* it pointed into the parent's mapping */
+  self->events_state = OF_EVENTS_NONE;
+  self->events_last_ns = 0;
   of_rt.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER; /* only this thread exists now */
   of_rt.fork_locked = false;
   if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_RECORDING) {

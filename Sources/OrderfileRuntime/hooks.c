@@ -86,6 +86,8 @@ static inline __attribute__((always_inline)) OF_NOINSTR uint8_t of_mark(uintptr_
 
 static void of_first_call(uintptr_t pc) __attribute__((noinline, cold)) OF_NOINSTR;
 
+uint8_t of_events_on;
+
 /*
  * Ordering: see the marks above. The hook's loads need no more than acquire
  * on the chunk pointer: a stale 0 (or a missing chunk) only sends the caller
@@ -119,22 +121,38 @@ void __cyg_profile_func_enter(void *function, void *call_site) {
 extern void of_own_enter(void *function, void *call_site)
     __attribute__((alias("__cyg_profile_func_enter"))) OF_NOINSTR;
 
-/* Nothing to do on function exit; present because the compiler calls it. */
-void __cyg_profile_func_exit(void *function, void *call_site) {
-  (void)function;
-  (void)call_site;
+static void of_exit_event(uintptr_t pc) __attribute__((noinline, cold)) OF_NOINSTR;
+static void of_exit_event(uintptr_t pc) {
+  of_record_event(pc, OFT_EVENT_EXIT);
 }
 
 /*
- * Marks `pc` as seen, once it is in the seen set: maps its chunk's marks if
+ * First-call mode has nothing to do on function exit. Full mode records the
+ * exit while the window is open.
+ *
+ * Implementation: one relaxed byte load and a branch not taken, then return;
+ * the recording is out of line (of_exit_event).
+ */
+void __cyg_profile_func_exit(void *function, void *call_site) {
+  (void)call_site;
+  if (__builtin_expect(__atomic_load_n(&of_events_on, __ATOMIC_RELAXED) != 0, 0)) {
+    of_exit_event((uintptr_t)function);
+  }
+}
+
+/*
+ * Marks `pc` as seen, once it is in the seen set - except in full mode while
+ * the window is open, where every call must reach the slow path to be
+ * recorded as an event (see of_first_call). Maps its chunk's marks if
  * this is the chunk's first function (losing a race to map them just unmaps
  * ours), then stores its mark, or OF_MARK_SHARED if another function's mark
  * is already in the granule. Async-signal-safe.
  */
 static void of_mark_seen(uintptr_t pc) OF_NOINSTR;
+static void of_note_call(uintptr_t pc) OF_NOINSTR;
 static void of_mark_seen(uintptr_t pc) {
   uintptr_t chunk = pc >> OF_CHUNK_SHIFT;
-  if (chunk >= OF_DIRECTORY_SIZE) {
+  if (__atomic_load_n(&of_events_on, __ATOMIC_RELAXED) != 0 || chunk >= OF_DIRECTORY_SIZE) {
     return;
   }
   uint8_t *marks = __atomic_load_n(&of_directory[chunk], __ATOMIC_ACQUIRE);
@@ -169,7 +187,7 @@ static void of_mark_seen(uintptr_t pc) {
 }
 
 /*
- * The slow path: the function's mark was not there.
+ * First-call bookkeeping, on the slow path: the function's mark was not there.
  *
  * Looks the function up in the seen set, probing from its home slot to its
  * own slot or the first empty one. Found: it was seen before (its mark was
@@ -185,7 +203,7 @@ static void of_mark_seen(uintptr_t pc) {
  * libc calls reach) returns without claiming: the function is recorded on a
  * later call instead of deadlocking or recursing.
  */
-static void of_first_call(uintptr_t pc) {
+static void of_note_call(uintptr_t pc) {
   uint32_t slot = of_slot(pc);
   uintptr_t seen;
   while ((seen = __atomic_load_n(&of_seen[slot], __ATOMIC_RELAXED)) != 0) {
@@ -234,4 +252,26 @@ static void of_first_call(uintptr_t pc) {
   }
   of_mark_seen(pc);
   self->busy = 0;
+}
+
+/*
+ * The slow path. In first-call mode that is every function's first call
+ * (and calls that miss a mark for a moment); in full mode with the window
+ * open it is every call, because no mark is stored then, so full mode's test
+ * costs the first-call fast path nothing.
+ *
+ * Ordering: of_events_on is set by initialization before init_state is
+ * published, so the thread that starts the runtime - and any thread that
+ * waited for it - records the first function's entry event.
+ *
+ * Limitations: on a weakly ordered CPU (not x86-64) a thread that finds a
+ * function in the seen set without having synchronized with initialization
+ * could store its mark before it sees of_events_on, and that function's
+ * entries would then be missing from the events.
+ */
+static void of_first_call(uintptr_t pc) {
+  of_note_call(pc);
+  if (__builtin_expect(__atomic_load_n(&of_events_on, __ATOMIC_RELAXED) != 0, 0)) {
+    of_record_event(pc, 0);
+  }
 }

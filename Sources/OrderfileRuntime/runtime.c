@@ -170,7 +170,13 @@ static bool of_start(void) {
   memcpy(of_rt.pattern, config.pattern, sizeof of_rt.pattern);
   uint32_t pid = (uint32_t)getpid();
 
-  uint64_t records_offset = (uint64_t)OFT_HEADER_SIZE + (uint64_t)OF_MODULE_CAPACITY * OFT_MODULE_SIZE;
+  /* header | module table | marks | thread buffers (full mode only) | records */
+  uint64_t marks_offset = (uint64_t)OFT_HEADER_SIZE + (uint64_t)OF_MODULE_CAPACITY * OFT_MODULE_SIZE;
+  uint64_t events_offset = marks_offset + (uint64_t)config.mark_capacity * OFT_MARK_SIZE;
+  uint32_t event_threads = config.full_mode ? config.event_threads : 0;
+  uint64_t event_capacity = config.full_mode ? config.event_capacity : 0;
+  uint64_t records_offset =
+      events_offset + (uint64_t)event_threads * oft_thread_buffer_size(event_capacity);
   uint64_t size = records_offset + config.capacity * OFT_RECORD_SIZE;
   if (!of_expand_pattern(of_rt.path, sizeof of_rt.path, of_rt.pattern, pid, of_rt.executable_name,
                          false)) {
@@ -231,7 +237,9 @@ static bool of_start(void) {
                             ? config.capacity * OFT_RECORD_SIZE
                             : OF_BACKING_STEP;
   of_rt.backed_bytes = records_offset + first_step;
-  if (!of_allocate(0, OFT_HEADER_SIZE) || !of_allocate(records_offset, first_step)) {
+  if (!of_allocate(0, OFT_HEADER_SIZE) ||
+      !of_allocate(marks_offset, (uint64_t)config.mark_capacity * OFT_MARK_SIZE) ||
+      !of_allocate(records_offset, first_step)) {
     of_warn("orderfile: warning: cannot allocate trace file '%s': %s; recording disabled",
             of_rt.path, strerror(errno));
     munmap(mapping, size);
@@ -257,12 +265,29 @@ static bool of_start(void) {
   header->trace_start_ns = trace_start;
   header->time_limit_ns = config.time_limit_ms * 1000000ull;
   header->checksum = oft_checksum(header, offsetof(oft_header, checksum));
+  header->marks_offset = marks_offset;
+  header->events_offset = events_offset;
+  header->event_capacity = event_capacity;
+  header->mark_capacity = config.mark_capacity;
+  header->event_thread_capacity = event_threads;
+  header->extension_checksum =
+      oft_checksum(&header->marks_offset,
+                   offsetof(oft_header, extension_checksum) - offsetof(oft_header, marks_offset));
+  of_rt.mark_capacity = config.mark_capacity;
+  of_rt.event_capacity = event_capacity;
+  of_rt.event_thread_capacity = event_threads;
   if (config.time_limit_ms != 0) {
     of_rt.deadline_ns = process_start + header->time_limit_ns;
   }
 
   atexit(of_at_exit);
   pthread_atfork(of_fork_prepare, of_fork_parent, of_fork_child);
+  if (config.full_mode) {
+    /* Seen by this thread's own first event right after; other threads see it
+     * after their acquire of init_state, or a moment later (they only miss
+     * events of a launch that had not started for them). */
+    __atomic_store_n(&of_events_on, 1u, __ATOMIC_RELAXED);
+  }
   return true;
 }
 
@@ -442,7 +467,8 @@ void of_note_table_full(void) {
 /*
  * Closes the launch window, once, because of `reason` - or because of the
  * time limit if its deadline has passed by `now_ns`, since that came first.
- * Stores the reason, the end time and the fault counts, then sets the flags
+ * Stops full-mode events, stores the resident text size of every module
+ * (of_sample_text_rss), the reason, the end time and the fault counts, then sets the flags
  * with release so a reader of the flags sees the rest. A window closed by the
  * time limit ends at the deadline; its fault counts are sampled when the
  * runtime notices (the first new function after the deadline, or exit).
@@ -459,6 +485,7 @@ void of_close_window(uint32_t reason, uint64_t now_ns) {
     reason = OFT_WINDOW_TIME_LIMIT;
     end_ns = of_rt.deadline_ns;
   }
+  __atomic_store_n(&of_events_on, 0u, __ATOMIC_RELAXED);
   oft_header *header = of_rt.header;
   struct rusage usage;
   uint32_t flags = OFT_FLAG_WINDOW_CLOSED;
@@ -467,6 +494,7 @@ void of_close_window(uint32_t reason, uint64_t now_ns) {
     header->major_faults = (uint64_t)usage.ru_majflt;
     flags |= OFT_FLAG_METRICS;
   }
+  of_sample_text_rss(); /* after getrusage: reading smaps touches its own buffer */
   header->window_end_ns = end_ns;
   header->window_reason = reason;
   __atomic_fetch_or(&header->flags, flags, __ATOMIC_RELEASE);

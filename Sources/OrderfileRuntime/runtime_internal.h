@@ -30,6 +30,20 @@
 #define OF_CAPACITY_MAX (1u << 20)
 #define OF_CAPACITY_DEFAULT OF_CAPACITY_MAX
 
+/* ORDERFILE_MARKS bounds: the reader accepts at most 2^16. */
+#define OF_MARKS_MIN 1u
+#define OF_MARKS_MAX (1u << 16)
+#define OF_MARKS_DEFAULT 256u
+
+/* ORDERFILE_EVENTS (per thread) and ORDERFILE_EVENT_THREADS bounds: at most 64 GiB of
+ * (sparse) buffers in all, well inside what the reader accepts. */
+#define OF_EVENTS_MIN 16u
+#define OF_EVENTS_MAX (1u << 22)
+#define OF_EVENTS_DEFAULT (1u << 18)
+#define OF_EVENT_THREADS_MIN 1u
+#define OF_EVENT_THREADS_MAX 1024u
+#define OF_EVENT_THREADS_DEFAULT 64u
+
 #define OF_DEFAULT_PATTERN "orderfile-%e-%p.trace"
 #define OF_PATH_CAPACITY PATH_MAX
 
@@ -53,6 +67,10 @@ typedef struct of_config {
   char pattern[OF_PATH_CAPACITY]; /* ORDERFILE_OUTPUT */
   uint64_t time_limit_ms;         /* 0 = no limit */
   uint64_t capacity;              /* records */
+  uint32_t mark_capacity;         /* ORDERFILE_MARKS */
+  uint64_t event_capacity;        /* ORDERFILE_EVENTS: events per thread buffer */
+  uint32_t event_threads;         /* ORDERFILE_EVENT_THREADS: thread buffers */
+  bool full_mode;                 /* ORDERFILE_MODE=full */
   bool disabled;
   bool verbose;
 } of_config;
@@ -71,6 +89,9 @@ typedef struct of_runtime {
   uint64_t mapping_size;   /* bytes mapped: the file at full capacity */
   int fd;                  /* the trace file, O_CLOEXEC */
   uint64_t record_capacity;
+  uint32_t mark_capacity;
+  uint32_t event_thread_capacity; /* 0 unless full mode */
+  uint64_t event_capacity;        /* events per thread buffer; 0 unless full mode */
   uint64_t deadline_ns;    /* CLOCK_MONOTONIC end of the window; 0 = none */
   bool verbose;
   bool may_preallocate;    /* false once fallocate() said the file system can't */
@@ -95,13 +116,31 @@ typedef struct of_runtime {
 
 extern of_runtime of_rt;
 
+/*
+ * Full mode's switch: non-zero while enter and exit events are recorded (full
+ * mode, runtime started, window open). The exit hook reads it with one relaxed
+ * load; it is set once by initialization and cleared when the window closes.
+ */
+extern uint8_t of_events_on;
+
 /* Per-thread state, initial-exec TLS (no allocation, no lock on access). */
 typedef struct of_thread {
   uint32_t tid;   /* cached gettid(); 0 = not yet read (reset in a fork child) */
   uint32_t busy;  /* inside the runtime or a fork: a hook on this thread records nothing */
   uint32_t writing; /* this thread is between of_writer_enter and of_writer_leave */
   uint32_t fork_gated; /* this thread's fork prepare handler closed the gate */
+  uint32_t events_state; /* full mode: OF_EVENTS_* */
+  oft_thread_buffer *events; /* full mode: this thread's buffer in the mapping (OF_EVENTS_OWNED) */
+  uint64_t events_last_ns; /* the time of this thread's last event, for the non-decreasing clamp */
+  uint64_t events_busy_lost; /* events that arrived while this thread was inside the runtime */
 } of_thread;
+
+/* of_thread.events_state */
+enum {
+  OF_EVENTS_NONE = 0,     /* no buffer claimed yet (reset in a fork child) */
+  OF_EVENTS_OWNED = 1,    /* `events` is this thread's buffer */
+  OF_EVENTS_REFUSED = 2,  /* no buffer left: events go to unbuffered_events */
+};
 
 extern __thread of_thread of_self __attribute__((tls_model("initial-exec")));
 
@@ -116,6 +155,10 @@ bool of_allocate(uint64_t offset, uint64_t length) OF_NOINSTR;
 uint64_t of_now_ns(void) OF_NOINSTR;
 uint32_t of_thread_id(void) OF_NOINSTR;
 void of_close_window(uint32_t reason, uint64_t now_ns) OF_NOINSTR;
+void of_record_event(uintptr_t pc, uint64_t exit_bit) OF_NOINSTR;
+
+/* text_rss.c */
+void of_sample_text_rss(void) OF_NOINSTR;
 
 /* hooks.c: this copy's __cyg_profile_func_enter, not the one the name binds to */
 void of_own_enter(void *function, void *call_site) OF_NOINSTR;

@@ -67,6 +67,8 @@ public struct TraceHeader: Sendable, Equatable {
   public var timeLimitNanoseconds: UInt64?
   /// First calls the runtime could not record (capacity or table full).
   public var droppedCount: UInt64
+  /// Full mode: events of threads that found no event buffer left, not recorded.
+  public var unbufferedEvents: UInt64 = 0
   /// True when the process finalized the trace (`exit` or `orderfile_finish`).
   public var isClosed: Bool
   public var windowReason: WindowReason
@@ -89,6 +91,7 @@ public struct TraceHeader: Sendable, Equatable {
     traceStartNanoseconds: UInt64,
     timeLimitNanoseconds: UInt64?,
     droppedCount: UInt64,
+    unbufferedEvents: UInt64 = 0,
     isClosed: Bool,
     windowReason: WindowReason,
     windowEndNanoseconds: UInt64?,
@@ -108,6 +111,7 @@ public struct TraceHeader: Sendable, Equatable {
     self.traceStartNanoseconds = traceStartNanoseconds
     self.timeLimitNanoseconds = timeLimitNanoseconds
     self.droppedCount = droppedCount
+    self.unbufferedEvents = unbufferedEvents
     self.isClosed = isClosed
     self.windowReason = windowReason
     self.windowEndNanoseconds = windowEndNanoseconds

@@ -73,6 +73,7 @@ public enum TraceEncoder {
           H.extensionChecksum)
         put(UInt32(trace.marks.count), H.markCount)
         put(UInt32(trace.threads.count), H.eventThreadCount)
+        put(header.unbufferedEvents, H.unbufferedEvents)
       }
       for (index, mark) in trace.marks.enumerated() {
         typealias F = TraceLayout.MarkField

@@ -49,6 +49,7 @@ enum TraceLayout {
     static let extensionChecksum = 288
     static let markCount = 296
     static let eventThreadCount = 300
+    static let unbufferedEvents = 304
   }
 
   static let markSize = 64

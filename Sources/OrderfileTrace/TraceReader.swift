@@ -11,14 +11,25 @@ import OrderfileSupport
 /// were reserved but never completed are skipped and counted.
 public enum TraceReader {
   /// Reads and validates the trace at `path`.
+  ///
+  /// The file is mapped, not read: a full-mode trace reserves hundreds of MiB of event
+  /// buffers that are mostly sparse, and only the pages the parser touches are read.
   public static func read(path: String) throws -> Trace {
-    let bytes: [UInt8]
+    let data: Data
     do {
-      bytes = try FileReading.bytes(atPath: path)
+      data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
     } catch {
+      // Reading again through FileReading gives the system's reason with the file's name.
+      do {
+        _ = try FileReading.bytes(atPath: path)
+      } catch {
+        throw TraceError.unreadable(path: path, message: error.localizedDescription)
+      }
       throw TraceError.unreadable(path: path, message: error.localizedDescription)
     }
-    return try parse(bytes, path: path)
+    return try data.withUnsafeBytes { raw in
+      try Parser(raw: raw, path: path).parse()
+    }
   }
 
   /// Validates and decodes trace bytes; `path` is only used in messages.
@@ -150,6 +161,7 @@ private struct Parser {
       traceStartNanoseconds: u64(H.traceStart),
       timeLimitNanoseconds: nonzero(u64(H.timeLimit)),
       droppedCount: u64(H.droppedCount),
+      unbufferedEvents: regions == nil ? 0 : u64(H.unbufferedEvents),
       isClosed: closed, windowReason: windowReason,
       windowEndNanoseconds: nonzero(u64(H.windowEnd)), endNanoseconds: nonzero(u64(H.end)),
       minorFaults: metrics ? u64(H.minorFaults) : nil, majorFaults: metrics ? u64(H.majorFaults) : nil)

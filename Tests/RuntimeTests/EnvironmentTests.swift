@@ -18,6 +18,13 @@ struct EnvironmentTests {
     ("ORDERFILE_VERBOSE", "2"),
     ("ORDERFILE_OUTPUT", "x-%q.trace"),
     ("ORDERFILE_OUTPUT", "x%"),
+    ("ORDERFILE_MODE", "ful"),
+    ("ORDERFILE_MARKS", "0"),
+    ("ORDERFILE_MARKS", "65537"),
+    ("ORDERFILE_EVENTS", "15"),
+    ("ORDERFILE_EVENTS", "4194305"),
+    ("ORDERFILE_EVENT_THREADS", "0"),
+    ("ORDERFILE_EVENT_THREADS", "1025"),
   ]
 
   @Test("a bad value gets exactly one warning and the program runs on", arguments: badValues)

@@ -76,7 +76,8 @@ enum RuntimeFixture {
     // Empty means unset to the runtime: this keeps the test's own environment out.
     var clean = [
       "ORDERFILE_OUTPUT": "", "ORDERFILE_TIME_LIMIT_MS": "", "ORDERFILE_CAPACITY": "",
-      "ORDERFILE_DISABLE": "", "ORDERFILE_VERBOSE": "",
+      "ORDERFILE_DISABLE": "", "ORDERFILE_VERBOSE": "", "ORDERFILE_MODE": "", "ORDERFILE_MARKS": "",
+      "ORDERFILE_EVENTS": "", "ORDERFILE_EVENT_THREADS": "",
     ]
     for (key, value) in environment { clean[key] = value }
     if let seconds {
@@ -106,6 +107,16 @@ enum RuntimeFixture {
   static func traces(in directory: TemporaryDirectory) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: directory.path)
       .filter { $0.contains(".trace") }.sorted().map { directory.file($0) }
+  }
+
+  /// Runs the built `orderfile` tool (build it first into the same scratch path:
+  /// `swift build --product orderfile`), failing with that advice when it is missing.
+  static func orderfile(_ arguments: [String]) throws -> ProcessResult {
+    let executable = PackagePaths.orderfileExecutable
+    guard FileManager.default.isExecutableFile(atPath: executable) else {
+      throw TestSupportError("no orderfile tool at \(executable): run swift build --product orderfile first")
+    }
+    return try ProcessRunner.run(executable, arguments)
   }
 
   /// Lines of `text` that start with `prefix`.

@@ -9,7 +9,15 @@
  *
  *   offset 0                       header           (OFT_HEADER_SIZE bytes)
  *   offset module_table_offset     module entries   (module_capacity * OFT_MODULE_SIZE)
+ *   offset marks_offset            marks            (mark_capacity * OFT_MARK_SIZE)        1.1
+ *   offset events_offset           thread buffers   (event_thread_capacity *
+ *                                                    oft_thread_buffer_size(event_capacity)) 1.1
  *   offset records_offset          records          (record_capacity * OFT_RECORD_SIZE)
+ *
+ * Version 1.1 added the marks and the full-mode thread buffers, described by
+ * the header extension (`marks_offset` ... `extension_checksum`). A 1.0 file
+ * has zeroes there (extension_checksum 0) and its records follow the module
+ * table directly.
  *
  * A cleanly closed trace is truncated right after its last record; a trace of
  * a process that crashed, was killed or called _exit keeps its full capacity
@@ -34,13 +42,21 @@ extern "C" {
 /* "ORDTRACE" read as a little-endian u64. */
 #define OFT_MAGIC 0x454341525444524FULL
 #define OFT_VERSION_MAJOR 1 /* a reader refuses any other major version */
-#define OFT_VERSION_MINOR 0 /* a reader accepts newer minors, skipping unknown record kinds */
+#define OFT_VERSION_MINOR 1 /* a reader accepts newer minors, skipping unknown record kinds */
 
 #define OFT_HEADER_SIZE 4096u
 #define OFT_MODULE_SIZE 4096u
 #define OFT_RECORD_SIZE 32u
 #define OFT_MODULE_PATH_CAPACITY 3984u
 #define OFT_BUILD_ID_CAPACITY 64u
+#define OFT_MARK_SIZE 64u
+#define OFT_MARK_NAME_CAPACITY 40u
+#define OFT_THREAD_BUFFER_HEADER_SIZE 64u
+#define OFT_EVENT_SIZE 16u
+#define OFT_HEADER_EXTENSION_OFFSET 256u /* where the 1.1 extension starts in the header */
+
+/* Bit 63 of an event's word: the event is a function exit (else an entry). */
+#define OFT_EVENT_EXIT (1ull << 63)
 
 /* Header flags. */
 #define OFT_FLAG_CLOSED 0x1u          /* finalized by exit(): counts and sizes are final */
@@ -101,6 +117,23 @@ typedef struct oft_header {
   uint64_t end_ns;                /* CLOCK_MONOTONIC ns when the trace was closed; 0 = not closed */
   uint64_t minor_faults;          /* getrusage(RUSAGE_SELF).ru_minflt at window end (OFT_FLAG_METRICS) */
   uint64_t major_faults;          /* getrusage(RUSAGE_SELF).ru_majflt at window end (OFT_FLAG_METRICS) */
+  uint8_t reserved3[OFT_HEADER_EXTENSION_OFFSET - 176]; /* 0 */
+
+  /* Version 1.1 extension. Written once when the file is created, covered by
+   * extension_checksum; 0 there means the file has no extension (1.0). */
+  uint64_t marks_offset;          /* == records end of 1.0: module_table_offset + module table */
+  uint64_t events_offset;         /* == marks_offset + mark_capacity * OFT_MARK_SIZE */
+  uint64_t event_capacity;        /* events per thread buffer; 0 unless full mode */
+  uint32_t mark_capacity;         /* marks reserved after marks_offset */
+  uint32_t event_thread_capacity; /* thread buffers reserved after events_offset; 0 unless full mode */
+  uint32_t extension_checksum;    /* oft_checksum() of bytes 256..287 (marks_offset...event_thread_capacity) */
+  uint32_t reserved4;
+
+  /* Version 1.1, mutable while the process runs. */
+  uint32_t mark_count;            /* mark slots reserved; counts on past mark_capacity (the excess were dropped) */
+  uint32_t event_thread_count;    /* thread buffers claimed; counts on past event_thread_capacity
+                                   * (threads past it got no buffer) */
+  uint64_t unbuffered_events;     /* full mode: events of threads that got no buffer (not recorded) */
 } oft_header;
 
 /*
@@ -125,6 +158,38 @@ typedef struct oft_module {
 } oft_module;
 
 /*
+ * One mark set by orderfile_mark(). Written into a slot reserved with an
+ * atomic increment of `mark_count`; `check` is stored last with release.
+ */
+typedef struct oft_mark {
+  char name[OFT_MARK_NAME_CAPACITY]; /* UTF-8, not terminated, NUL padded */
+  uint64_t time_ns;               /* CLOCK_MONOTONIC ns */
+  uint32_t tid;                   /* kernel thread id of the caller */
+  uint16_t name_length;           /* bytes used in name */
+  uint8_t reserved[9];            /* 0 */
+  uint8_t check;                  /* oft_mark_check(); 0 = uncommitted; stored last */
+} oft_mark;
+
+/*
+ * The header of one thread's event buffer (full mode), followed by
+ * event_capacity events. One thread writes it: `count` is stored with
+ * release after each event is written, so events below it are complete.
+ */
+typedef struct oft_thread_buffer {
+  uint32_t tid;                   /* kernel thread id of the owner */
+  uint32_t reserved0;
+  uint64_t count;                 /* events committed */
+  uint64_t dropped;               /* events that did not fit */
+  uint8_t reserved1[40];          /* 0 */
+} oft_thread_buffer;
+
+/* One function entry or exit (full mode). */
+typedef struct oft_event {
+  uint64_t time_ns;               /* CLOCK_MONOTONIC ns, never 0, non-decreasing per thread */
+  uint64_t word;                  /* runtime address of the function | OFT_EVENT_EXIT for an exit */
+} oft_event;
+
+/*
  * One first call. `address` is module-relative: the runtime address minus the
  * module's load_base, i.e. the function's ELF virtual address in its file.
  */
@@ -141,6 +206,20 @@ typedef struct oft_record {
 _Static_assert(sizeof(oft_header) <= OFT_HEADER_SIZE, "header fits its reserved size");
 _Static_assert(sizeof(oft_module) == OFT_MODULE_SIZE, "module entry has its fixed size");
 _Static_assert(sizeof(oft_record) == OFT_RECORD_SIZE, "record has its fixed size");
+_Static_assert(sizeof(oft_mark) == OFT_MARK_SIZE, "mark has its fixed size");
+_Static_assert(sizeof(oft_thread_buffer) == OFT_THREAD_BUFFER_HEADER_SIZE, "buffer header has its fixed size");
+_Static_assert(sizeof(oft_event) == OFT_EVENT_SIZE, "event has its fixed size");
+_Static_assert(__builtin_offsetof(oft_header, marks_offset) == OFT_HEADER_EXTENSION_OFFSET, "extension offset");
+_Static_assert(__builtin_offsetof(oft_header, extension_checksum) == 288, "extension checksum offset");
+_Static_assert(__builtin_offsetof(oft_header, mark_count) == 296, "mark_count offset");
+_Static_assert(__builtin_offsetof(oft_header, event_thread_count) == 300, "event_thread_count offset");
+_Static_assert(__builtin_offsetof(oft_header, unbuffered_events) == 304, "unbuffered_events offset");
+
+/* Bytes of one thread buffer: its header and its events. */
+static inline __attribute__((no_instrument_function)) uint64_t
+oft_thread_buffer_size(uint64_t event_capacity) {
+  return OFT_THREAD_BUFFER_HEADER_SIZE + event_capacity * OFT_EVENT_SIZE;
+}
 
 /* FNV-1a, 32 bit. Never returns 0, so 0 can mean "not written yet". */
 static inline __attribute__((no_instrument_function)) uint32_t
@@ -165,6 +244,17 @@ oft_record_check(const oft_record *record) {
   const uint8_t *bytes = (const uint8_t *)record;
   uint32_t sum = 0;
   for (unsigned i = 0; i < OFT_RECORD_SIZE - 1; i++) {
+    sum += bytes[i];
+  }
+  return (uint8_t)(1u + sum % 255u);
+}
+
+/* The mark's check byte: 1 + (sum of its first 63 bytes) mod 255, as for records. */
+static inline __attribute__((no_instrument_function)) uint8_t
+oft_mark_check(const oft_mark *mark) {
+  const uint8_t *bytes = (const uint8_t *)mark;
+  uint32_t sum = 0;
+  for (unsigned i = 0; i < OFT_MARK_SIZE - 1; i++) {
     sum += bytes[i];
   }
   return (uint8_t)(1u + sum % 255u);
