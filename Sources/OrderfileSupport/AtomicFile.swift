@@ -11,7 +11,21 @@ import Foundation
 /// leaves whatever was there before untouched.
 public enum AtomicFile {
   /// Replaces the file at `path` with `bytes`.
+  ///
+  /// A destination that exists and is not a regular file (`/dev/null`, `/dev/stdout`, a
+  /// pipe) is written in place: renaming over it would replace a device with a file.
   public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws {
+    var existing = stat()
+    if stat(path, &existing) == 0, (existing.st_mode & S_IFMT) != S_IFREG {
+      if (existing.st_mode & S_IFMT) == S_IFDIR {
+        throw SupportError.system(call: "write", path: path, message: "is a directory")
+      }
+      let fd = open(path, O_WRONLY | O_CLOEXEC)
+      guard fd >= 0 else { throw SupportError.fromErrno("open", path: path) }
+      defer { close(fd) }
+      try writeAll(bytes, to: fd, path: path)
+      return
+    }
     let directory = (path as NSString).deletingLastPathComponent
     let base = (path as NSString).lastPathComponent
     var template = Array(((directory.isEmpty ? "." : directory) + "/.\(base).XXXXXX").utf8CString)
@@ -24,17 +38,7 @@ public enum AtomicFile {
     }
     do {
       defer { close(fd) }
-      try bytes.withUnsafeBytes { buffer in
-        var offset = 0
-        while offset < buffer.count {
-          let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-          if written < 0 {
-            if errno == EINTR { continue }
-            throw SupportError.fromErrno("write", path: path)
-          }
-          offset += written
-        }
-      }
+      try writeAll(bytes, to: fd, path: path)
       guard fchmod(fd, mode) == 0 else { throw SupportError.fromErrno("chmod", path: path) }
       guard fsync(fd) == 0 else { throw SupportError.fromErrno("fsync", path: path) }
     }
@@ -45,5 +49,20 @@ public enum AtomicFile {
   /// Replaces the file at `path` with the UTF-8 bytes of `text`.
   public static func write(_ text: String, to path: String) throws {
     try write(Array(text.utf8), to: path)
+  }
+
+  /// Writes every byte, retrying on EINTR and short writes.
+  private static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws {
+    try bytes.withUnsafeBytes { buffer in
+      var offset = 0
+      while offset < buffer.count {
+        let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+        if written < 0 {
+          if errno == EINTR { continue }
+          throw SupportError.fromErrno("write", path: path)
+        }
+        offset += written
+      }
+    }
   }
 }
