@@ -1,0 +1,85 @@
+import Foundation
+import OrderfileSupport
+import Testing
+import _OrderfileTestSupport
+
+/// A short run of `Scripts/bench`, so the script keeps working as the commands it drives
+/// change. The long runs (real programs from Debian sources, LLVM 22, 100,000 functions)
+/// stay out of the test suite: this runs the scale section on 2,000 generated functions,
+/// once, with the tool and runtime the tests already built. No network.
+@Suite("Scripts/bench smoke")
+struct BenchSmokeTests {
+  @Test("the scale section runs end to end and its JSON report says what it measured")
+  func scaleSection() throws {
+    let runtime = try RuntimeBuilder.libraryDirectory()
+    let result = try ProcessRunner.run(
+      "/usr/bin/env",
+      [
+        "python3", PackagePaths.root + "/Scripts/bench", "scale", "--scale-functions", "2000",
+        "--orderfile", PackagePaths.orderfileExecutable, "--runtime-dir", runtime, "--json", "--check",
+      ],
+      environment: Toolchain.environment)
+    #expect(result.status == 0, "bench exited \(result.status): \(result.standardError.suffix(2000))")
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    let sections = try #require(report["sections"] as? [String: Any])
+    let scale = try #require(sections["scale"] as? [String: Any])
+    #expect(scale["functions"] as? Int == 2000)
+    #expect(scale["pass"] as? Bool == true)
+    let steps = try #require(scale["steps"] as? [[String: Any]])
+    #expect(steps.map { $0["step"] as? String ?? "" }.contains("generate: orderfile generate"))
+    for step in steps {
+      #expect((step["seconds"] as? Double ?? -1) >= 0)
+      #expect((step["peak_kib"] as? Int ?? 0) > 0, "no peak memory for \(step["step"] ?? "?")")
+    }
+    let pages = try #require(scale["pages_16k"] as? [String: Any])
+    let lowerBound = pages["lower_bound"] as? Int ?? 0
+    #expect(lowerBound > 0)
+    #expect(pages["ordered_measured"] as? Int ?? 0 >= lowerBound)
+  }
+
+  @Test("symbolize, which the symbolization section times, names functions and lines like nm and DWARF")
+  func symbolizeCommand() throws {
+    let work = try TemporaryDirectory("orderfile-symbolize")
+    defer { work.remove() }
+    let source = work.file("prog.c")
+    try """
+      int helper(int x) { return x * 3 + 1; }
+
+      int main(int argc, char **argv) {
+        (void)argv;
+        return helper(argc);
+      }
+      """.write(toFile: source, atomically: true, encoding: .utf8)
+    let binary = work.file("prog")
+    try runChecked(Toolchain.clang, ["-O0", "-g", source, "-o", binary])
+    let symbols = try runChecked(Toolchain.nm, [binary]).standardOutput
+    func address(of name: String) throws -> String {
+      let line = try #require(symbols.split(separator: "\n").first { $0.hasSuffix(" T " + name) })
+      return String(line.split(separator: " ")[0])
+    }
+    let helper = try address(of: "helper")
+    let main = try address(of: "main")
+    let input = work.file("addresses.txt")
+    // Mixed spellings: bare hex, 0x, upper case, a blank line, trailing spaces.
+    try "\(helper)\n\n0x\(main.uppercased())  \n0x1\n".write(toFile: input, atomically: true, encoding: .utf8)
+    let result = try ProcessRunner.run(
+      "/bin/sh", ["-c", "exec \"$0\" symbolize --binary \"$1\" --lines < \"$2\"",
+                  PackagePaths.orderfileExecutable, binary, input])
+    #expect(result.status == 0, "\(result.standardError)")
+    let rows = result.standardOutput.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+    #expect(rows.count == 3)
+    guard rows.count == 3 else { return }
+    #expect(rows[0] == ["0x" + String(UInt64(helper, radix: 16)!, radix: 16), "helper", source + ":1"])
+    #expect(rows[1][1] == "main")
+    #expect(rows[1][2] == source + ":3")
+    #expect(rows[2] == ["0x1", "??", "??"])
+
+    try "0x10\nnot-an-address\n".write(toFile: input, atomically: true, encoding: .utf8)
+    let bad = try ProcessRunner.run(
+      "/bin/sh", ["-c", "exec \"$0\" symbolize --binary \"$1\" < \"$2\"",
+                  PackagePaths.orderfileExecutable, binary, input])
+    #expect(bad.status == 65)
+    #expect(bad.standardError.contains("line 2: 'not-an-address' is not a hexadecimal address"))
+  }
+}
