@@ -23,15 +23,20 @@ struct FunctionIndex: Sendable {
 
   init(_ symbols: [RawFunctionSymbol]) {
     var folded = [FunctionSymbol]()
-    let sorted = symbols.sorted { ($0.address, $0.name) < ($1.address, $1.name) }
+    folded.reserveCapacity(symbols.count)
+    // Sort positions by address alone: comparing plain integers keeps the sort free of
+    // string comparisons and reference counting. The order inside a group of one address
+    // does not matter, since folding picks the primary name by rule.
+    let addresses = symbols.map(\.address)
+    let order = symbols.indices.sorted { addresses[$0] < addresses[$1] }
     var groupStart = 0
     var reachSoFar: UInt64 = 0
-    while groupStart < sorted.count {
+    while groupStart < order.count {
       var groupEnd = groupStart + 1
-      while groupEnd < sorted.count && sorted[groupEnd].address == sorted[groupStart].address {
+      while groupEnd < order.count && addresses[order[groupEnd]] == addresses[order[groupStart]] {
         groupEnd += 1
       }
-      let function = Self.fold(sorted[groupStart..<groupEnd])
+      let function = Self.fold(order[groupStart..<groupEnd].map { symbols[$0] }[...])
       groupStart = groupEnd
       // A symbol without a size inside a sized function is a label within it, not a function.
       if function.size == 0 && function.address < reachSoFar { continue }
@@ -74,6 +79,11 @@ struct FunctionIndex: Sendable {
 
   /// Folds the symbols at one address into one function.
   private static func fold(_ group: ArraySlice<RawFunctionSymbol>) -> FunctionSymbol {
+    if group.count == 1, let only = group.first {
+      return FunctionSymbol(
+        name: only.name, aliases: [], address: only.address, size: only.size, binding: only.binding,
+        sectionName: only.sectionName, sectionAlignment: only.sectionAlignment)
+    }
     let sized = group.filter { $0.size > 0 }
     let candidates = sized.isEmpty ? Array(group) : sized
     // Not empty: a group always has at least one symbol.

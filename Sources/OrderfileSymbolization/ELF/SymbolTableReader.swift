@@ -63,13 +63,21 @@ private struct SectionCache {
     var alignment: UInt64
   }
   private var sections = [Key: Section?]()
+  /// The last answer: symbol tables list most symbols of one section together.
+  private var last: (key: Key, section: Section?)?
 
   mutating func section(_ index: GElf_Word, in elf: OpaquePointer?) -> Section? {
     guard let elf else { return nil }
     let key = Key(elf: elf, index: index)
-    if let cached = sections[key] { return cached }
-    let section = Self.read(index, in: elf)
-    sections[key] = .some(section)
+    if let last, last.key == key { return last.section }
+    let section: Section?
+    if let cached = sections[key] {
+      section = cached
+    } else {
+      section = Self.read(index, in: elf)
+      sections[key] = .some(section)
+    }
+    last = (key, section)
     return section
   }
 
