@@ -3,6 +3,7 @@ import OrderfileProfile
 import OrderfileSymbolization
 import OrderfileTrace
 import Testing
+import _OrderfileTestSupport
 
 /// A symbolizer over a hand-written table.
 final class TableSymbolizer: Symbolizer, @unchecked Sendable {
@@ -146,39 +147,21 @@ struct FullModeTests {
   }
 }
 
-/// Checks a trace-event JSON document as chrome://tracing and Perfetto read it.
-enum ChromeTraceValidator {
-  struct Invalid: Error, CustomStringConvertible { var description: String }
-
-  static func validate(_ json: String) throws {
-    guard let document = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
-      let events = document["traceEvents"] as? [[String: Any]]
-    else { throw Invalid(description: "no traceEvents array") }
-    var stacks: [Int: [String]] = [:]
-    var lastTimestamp = -Double.infinity
-    for (index, event) in events.enumerated() {
-      guard let phase = event["ph"] as? String, event["pid"] is Int, event["tid"] is Int, event["name"] is String else {
-        throw Invalid(description: "event \(index) lacks ph, pid, tid or name: \(event)")
-      }
-      if phase == "M" { continue }
-      guard let ts = event["ts"] as? Double else { throw Invalid(description: "event \(index) has no ts") }
-      guard ts >= lastTimestamp else { throw Invalid(description: "event \(index) goes back in time") }
-      lastTimestamp = ts
-      let tid = event["tid"] as! Int
-      let name = event["name"] as! String
-      switch phase {
-      case "B": stacks[tid, default: []].append(name)
-      case "E":
-        guard stacks[tid]?.popLast() == name else {
-          throw Invalid(description: "event \(index): E for \(name) does not match the open B on thread \(tid)")
-        }
-      case "X": guard event["dur"] is Double else { throw Invalid(description: "event \(index): X without dur") }
-      case "i": guard ["g", "p", "t"].contains(event["s"] as? String ?? "t") else { throw Invalid(description: "bad scope") }
-      default: throw Invalid(description: "event \(index): unexpected phase \(phase)")
-      }
-    }
-    for (tid, stack) in stacks where !stack.isEmpty {
-      throw Invalid(description: "thread \(tid) leaves \(stack) open")
+@Suite("Chrome trace validator")
+struct ChromeTraceValidatorTests {
+  @Test("it refuses crossed begin/end pairs, time going back, and missing fields")
+  func refusesBadDocuments() {
+    let crossed = """
+      {"traceEvents":[{"ph":"B","pid":1,"tid":1,"name":"a","ts":1.0},{"ph":"B","pid":1,"tid":1,"name":"b","ts":2.0},
+      {"ph":"E","pid":1,"tid":1,"name":"a","ts":3.0},{"ph":"E","pid":1,"tid":1,"name":"b","ts":4.0}]}
+      """
+    let backwards = """
+      {"traceEvents":[{"ph":"i","s":"t","pid":1,"tid":1,"name":"a","ts":5.0},{"ph":"i","s":"t","pid":1,"tid":1,"name":"b","ts":4.0}]}
+      """
+    let noName = #"{"traceEvents":[{"ph":"i","pid":1,"tid":1,"ts":1.0}]}"#
+    let open = #"{"traceEvents":[{"ph":"B","pid":1,"tid":1,"name":"a","ts":1.0}]}"#
+    for document in [crossed, backwards, noName, open] {
+      #expect(throws: ChromeTraceValidator.Invalid.self) { try ChromeTraceValidator.validate(document) }
     }
   }
 }
