@@ -36,7 +36,10 @@ struct FunctionIndex: Sendable {
       while groupEnd < order.count && addresses[order[groupEnd]] == addresses[order[groupStart]] {
         groupEnd += 1
       }
-      let function = Self.fold(order[groupStart..<groupEnd].map { symbols[$0] }[...])
+      let function =
+        groupEnd == groupStart + 1
+        ? Self.single(symbols[order[groupStart]])
+        : Self.fold(order[groupStart..<groupEnd].map { symbols[$0] }[...])
       groupStart = groupEnd
       // A symbol without a size inside a sized function is a label within it, not a function.
       if function.size == 0 && function.address < reachSoFar { continue }
@@ -77,13 +80,16 @@ struct FunctionIndex: Sendable {
     return overflow ? UInt64.max : end
   }
 
+  /// The function of a symbol alone at its address.
+  private static func single(_ only: RawFunctionSymbol) -> FunctionSymbol {
+    FunctionSymbol(
+      name: only.name, aliases: [], address: only.address, size: only.size, binding: only.binding,
+      sectionName: only.sectionName, sectionAlignment: only.sectionAlignment)
+  }
+
   /// Folds the symbols at one address into one function.
   private static func fold(_ group: ArraySlice<RawFunctionSymbol>) -> FunctionSymbol {
-    if group.count == 1, let only = group.first {
-      return FunctionSymbol(
-        name: only.name, aliases: [], address: only.address, size: only.size, binding: only.binding,
-        sectionName: only.sectionName, sectionAlignment: only.sectionAlignment)
-    }
+    if group.count == 1, let only = group.first { return single(only) }
     let sized = group.filter { $0.size > 0 }
     let candidates = sized.isEmpty ? Array(group) : sized
     // Not empty: a group always has at least one symbol.
