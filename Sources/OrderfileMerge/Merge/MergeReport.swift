@@ -25,17 +25,34 @@ public struct MergeReport: Codable, Sendable, Equatable {
     public var kendallTau: Double
   }
 
+  /// A merged function with its 1-based rank; encoded flat, as the rank beside the
+  /// `MergedEntry` fields.
+  @dynamicMemberLookup
   public struct Entry: Codable, Sendable, Equatable {
     public var rank: Int
-    public var name: String
-    public var medianRank: Double
-    public var meanRank: Double
-    public var percentile10: Double
-    public var percentile90: Double
-    public var placement: Double
-    public var runs: Int
-    public var presence: Double
-    public var inAllRuns: Bool
+    public var statistics: MergedEntry
+
+    public init(rank: Int, statistics: MergedEntry) {
+      self.rank = rank
+      self.statistics = statistics
+    }
+
+    public subscript<Value>(dynamicMember keyPath: KeyPath<MergedEntry, Value>) -> Value {
+      statistics[keyPath: keyPath]
+    }
+
+    enum CodingKeys: String, CodingKey { case rank }
+
+    public init(from decoder: Decoder) throws {
+      rank = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .rank)
+      statistics = try MergedEntry(from: decoder)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+      try statistics.encode(to: encoder)
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(rank, forKey: .rank)
+    }
   }
 
   public struct Module: Codable, Sendable, Equatable {
@@ -92,10 +109,7 @@ public struct MergeReport: Codable, Sendable, Equatable {
         ambiguousNames: module.ambiguousNames,
         functions: includeFunctions
           ? module.entries.enumerated().map { rank, entry in
-            Entry(
-              rank: rank + 1, name: entry.name, medianRank: entry.medianRank, meanRank: entry.meanRank,
-              percentile10: entry.percentile10, percentile90: entry.percentile90, placement: entry.placement,
-              runs: entry.runs, presence: entry.presence, inAllRuns: entry.inAllRuns)
+            Entry(rank: rank + 1, statistics: entry)
           } : nil)
     }
     self.skippedModules = merge.skipped.map { Skipped(path: $0.path, launchRecords: $0.launchRecords) }
