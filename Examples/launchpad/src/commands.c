@@ -6,6 +6,7 @@
  * commands (numeric settings, switches) are stamped out by macros.
  */
 #include "launchpad.h"
+#include "session.h"
 
 #include "widgets.h"
 
@@ -656,6 +657,86 @@ static int cmd_quit(app *a, int argc, char **argv, strbuf *out) {
   return 0;
 }
 
+static int cmd_records(app *a, int argc, char **argv, strbuf *out) {
+  for (size_t d = 0; d < rec_domain_count; d++) {
+    sb_appendf(out, "%s:", rec_domains[d].name);
+    for (size_t i = 0; i < *rec_domains[d].count; i++) sb_appendf(out, " %s", rec_domains[d].records[i].name);
+    sb_append_char(out, '\n');
+  }
+  sb_appendf(out, "%zu records in %zu domains\n", rec_total_count(), rec_domain_count);
+  return 0;
+}
+
+static int cmd_record(app *a, int argc, char **argv, strbuf *out) {
+  char domain[32];
+  const char *dot = strchr(argv[1], '.');
+  if (!dot || (size_t)(dot - argv[1]) >= sizeof domain) {
+    sb_appendf(out, "record: expected DOMAIN.Record, got '%s'\n", argv[1]);
+    return 2;
+  }
+  memcpy(domain, argv[1], (size_t)(dot - argv[1]));
+  domain[dot - argv[1]] = 0;
+  const rec_type *t = rec_find(domain, dot + 1);
+  if (!t) {
+    sb_appendf(out, "record: no record %s (see 'records')\n", argv[1]);
+    return 1;
+  }
+  arena scratch;
+  arena_init(&scratch, 4096);
+  void *value = arena_calloc(&scratch, 1, t->size);
+  int rc = 0;
+  if (value) {
+    t->init(value);
+    for (int i = 2; i + 1 < argc; i += 2) {
+      if (t->set(value, argv[i], argv[i + 1]) != 0) {
+        sb_appendf(out, "record: cannot set %s to '%s'\n", argv[i], argv[i + 1]);
+        rc = 2;
+        break;
+      }
+    }
+    char why[160];
+    if (rc == 0 && t->validate(value, why, sizeof why) != 0) {
+      sb_appendf(out, "record: %s\n", why);
+      rc = 2;
+    }
+    if (rc == 0) t->print(value, out);
+  }
+  arena_destroy(&scratch);
+  return rc;
+}
+
+static int cmd_session(app *a, int argc, char **argv, strbuf *out) {
+  if (session_print(a->session, argc > 1 ? argv[1] : NULL, out) == 0) {
+    sb_appendf(out, "session: nothing matches '%s'\n", argv[1]);
+    return 1;
+  }
+  return 0;
+}
+
+static int cmd_session_diff(app *a, int argc, char **argv, strbuf *out) {
+  int n = session_diff_defaults(a->session, out);
+  sb_appendf(out, "%d fields differ from the defaults\n", n);
+  return 0;
+}
+
+static int cmd_session_merge(app *a, int argc, char **argv, strbuf *out) {
+  strbuf text;
+  sb_init(&text);
+  for (int i = 1; i < argc; i++) {
+    sb_append(&text, argv[i]);
+    sb_append_char(&text, '\n');
+  }
+  char err[160];
+  int rc = session_merge_text(a->session, sb_cstr(&text), err, sizeof err);
+  sb_free(&text);
+  if (rc != 0) {
+    sb_appendf(out, "session-merge: %s\n", err);
+    return 2;
+  }
+  sb_append(out, "merged\n");
+  return 0;
+}
+
 /* ---- the table ---- */
 
 #define SETTING(NAME, IDENT, SUMMARY) {NAME, SUMMARY, 0, 1, CMD_SETTING, cmd_##IDENT}
@@ -710,6 +791,11 @@ static const command commands[] = {
     {"unalias", "remove a command alias", 1, 1, 0, cmd_unalias},
     {"repeat", "run a command several times", 2, 32, 0, cmd_repeat},
     {"quit", "stop accepting work", 0, 0, 0, cmd_quit},
+    {"records", "list the record types", 0, 0, 0, cmd_records},
+    {"record", "print a record: DOMAIN.Record [field value]...", 1, 17, 0, cmd_record},
+    {"session", "print the restored session (or one domain or record)", 0, 1, 0, cmd_session},
+    {"session-diff", "session fields that differ from the defaults", 0, 0, 0, cmd_session_diff},
+    {"session-merge", "merge domain.Record.field=value settings into the session", 1, 16, CMD_ADMIN, cmd_session_merge},
     SETTING("volume", set_volume, "audio volume (0-100)"),
     SETTING("brightness", set_brightness, "display brightness"),
     SETTING("width", set_width, "window width in columns"),

@@ -332,6 +332,7 @@ struct app {
   hashmap commands;
   hashmap aliases;
   void *root_widget;  /* wg_widget * */
+  struct session *session; /* the restored session (session.h) */
   uint32_t ui_checksum;
   int startup_done;
   unsigned requests, request_errors;

@@ -2,7 +2,8 @@
  * main.c - launchpad's start-up sequence.
  *
  *   1. early init   logging, metrics, allocators, configuration
- *   2. main init    libwidgets, plugin registry, commands, routes, main window
+ *   2. main init    libwidgets, plugin registry, commands, routes, the saved
+ *                   session, main window
  *   3. warm-up      worker threads fill the caches while the main thread
  *                   lays out and draws the window
  *   4. ready        orderfile_startup_complete() in instrumented builds
@@ -10,6 +11,7 @@
  */
 #include "launchpad.h"
 
+#include "session.h"
 #include "widgets.h"
 
 #include <stdio.h>
@@ -109,6 +111,10 @@ static void main_init(app *a) {
   if (reg_activate_all(&a->plugins, &a->cfg) < 0) die("main init", "plugin activation");
   if (cmd_table_init(a) != 0) die("main init", "command table");
   if (router_init(a) != 0) die("main init", "route table");
+  static session saved;
+  char why[160];
+  if (session_restore(&saved, NULL, why, sizeof why) != 0) die("session restore", why);
+  a->session = &saved;
   a->root_widget = build_main_window(a);
   if (!a->root_widget) die("main init", "main window");
 }
@@ -237,6 +243,8 @@ int main(int argc, char **argv) {
          reg_count_state(&a.plugins, PLUGIN_DISABLED), reg_count_state(&a.plugins, PLUGIN_FAILED),
          wg_library_version());
   printf("window: %zu widgets, checksum %08x\n", wg_count(a.root_widget), a.ui_checksum);
+  printf("session: %zu records restored (%zu bytes), checksum %08x\n", a.session->count, a.session->wire_bytes,
+         a.session->checksum);
   printf("warm-up: %d threads, %zu caches, %zu entries, checksum %08x\n", pool_threads(a.workers), a.ncaches,
          entries, cache_sum);
   printf("startup complete\n");
@@ -259,6 +267,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < a.ncaches; i++) cache_destroy(a.caches[i]);
   wg_destroy(a.root_widget);
   wg_library_shutdown();
+  session_free(a.session);
   if (verbose) log_flush(2);
   log_shutdown();
   return 0;
