@@ -15,6 +15,7 @@ struct RecordCommand: ParsableCommand {
       Example:
         orderfile record -o launch.trace -- ./app --open example.doc
         orderfile record -o launch.trace --time-limit 2000 -- ./server --port 8080
+        for i in 1 2 3; do orderfile record -q -o run$i.trace -- ./app; done
       """
   )
 
@@ -26,6 +27,9 @@ struct RecordCommand: ParsableCommand {
 
   @Option(help: ArgumentHelp("Record at most this many distinct functions.", valueName: "count"))
   var capacity: Int?
+
+  @Flag(name: .shortAndLong, help: "Print only warnings and errors, not the summary of what was recorded.")
+  var quiet = false
 
   @Argument(parsing: .captureForPassthrough, help: "The program and its arguments, after '--'.")
   var command: [String] = []
@@ -48,10 +52,12 @@ struct RecordCommand: ParsableCommand {
       let recorder = LaunchRecorder(output: output, timeLimitMilliseconds: timeLimit, capacity: capacity)
       let recording = try recorder.record(program: program, arguments: Array(words.dropFirst()))
       let trace = try TraceReader.read(path: recording.tracePath)
-      Diagnostics.note(
-        "recorded \(trace.launchRecords.count) launch functions (\(trace.records.count - trace.launchRecords.count) after the window) in \(trace.modules.count) modules to \(recording.tracePath)"
-      )
-      for child in recording.childTraces { Diagnostics.note("a forked child's trace: \(child)") }
+      if !quiet {
+        Diagnostics.note(
+          "recorded \(trace.launchRecords.count) launch functions (\(trace.records.count - trace.launchRecords.count) after the window) in \(trace.modules.count) modules to \(recording.tracePath)"
+        )
+        for child in recording.childTraces { Diagnostics.note("a forked child's trace: \(child)") }
+      }
       if trace.header.droppedCount > 0 {
         Diagnostics.warning("\(trace.header.droppedCount) first calls were dropped: raise --capacity")
       }
