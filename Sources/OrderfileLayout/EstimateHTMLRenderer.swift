@@ -22,6 +22,7 @@ public enum EstimateHTMLRenderer {
       th, td { border: 1px solid #ccc; padding: 4px 10px; text-align: right; }
       th:first-child, td:first-child { text-align: left; }
       th { background: #f3f3f3; }
+      svg { max-width: 100%; height: auto; } /* a long text segment's strip scales to the window */
       </style>
       </head>
       <body>
