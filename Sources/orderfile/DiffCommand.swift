@@ -43,7 +43,7 @@ struct DiffCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "The binary whose layout to estimate (usually the release build; with --trace).", valueName: "path"))
+      "The binary whose layout to estimate, linked without an orderfile (the release or the instrumented build; with --trace).", valueName: "path"))
   var binary: String?
 
   @Option(

@@ -16,6 +16,10 @@ struct EstimateCommand: ParsableCommand {
       order is simulated. Faults are counted with Linux fault-around, which
       maps an aligned window (64 KiB by default) per fault.
 
+      Simulate on a binary linked without an orderfile: the functions an
+      orderfile leaves out keep the binary's order, and in a binary already
+      linked with another orderfile that order is no longer the link order.
+
       Examples:
         orderfile estimate --trace launch.trace --binary build/release/app
         orderfile estimate --trace launch.trace --binary app --order app.order \\
