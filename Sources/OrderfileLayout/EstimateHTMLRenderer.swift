@@ -1,3 +1,5 @@
+import OrderfileSupport
+
 /// A self-contained HTML page: the totals table and the page strip. Needs no network.
 public enum EstimateHTMLRenderer {
   public static func render(_ estimate: Estimate, strip: PageStripRenderer = PageStripRenderer()) -> String {
@@ -17,12 +19,7 @@ public enum EstimateHTMLRenderer {
       <meta charset="utf-8">
       <title>Launch pages: \(title)</title>
       <style>
-      body { font-family: Helvetica, Arial, sans-serif; margin: 24px; color: #222; }
-      table { border-collapse: collapse; margin: 12px 0 20px; }
-      th, td { border: 1px solid #ccc; padding: 4px 10px; text-align: right; }
-      th:first-child, td:first-child { text-align: left; }
-      th { background: #f3f3f3; }
-      svg { max-width: 100%; height: auto; } /* a long text segment's strip scales to the window */
+      \(TextFormatting.htmlReportStyle)
       </style>
       </head>
       <body>

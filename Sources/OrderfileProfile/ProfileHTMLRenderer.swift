@@ -33,11 +33,8 @@ public struct ProfileHTMLRenderer {
       <meta charset="utf-8">
       <title>Launch of pid \(profile.pid)</title>
       <style>
-      body { font-family: Helvetica, Arial, sans-serif; margin: 24px; color: #222; max-width: \(width + 40)px; }
-      table { border-collapse: collapse; margin: 12px 0 20px; }
-      th, td { border: 1px solid #ccc; padding: 4px 10px; text-align: right; }
-      th:first-child, td:first-child { text-align: left; }
-      th { background: #f3f3f3; }
+      \(TextFormatting.htmlReportStyle)
+      body { max-width: \(width + 40)px; }
       svg text { font-size: 12px; }
       </style>
       </head>

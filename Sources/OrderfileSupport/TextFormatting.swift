@@ -14,6 +14,17 @@ public enum TextFormatting {
     }
   }
 
+  /// The style rules the self-contained HTML reports share: their fonts, tables, and SVG
+  /// pictures that scale down to the window instead of running off its edge.
+  public static let htmlReportStyle = """
+    body { font-family: Helvetica, Arial, sans-serif; margin: 24px; color: #222; }
+    table { border-collapse: collapse; margin: 12px 0 20px; }
+    th, td { border: 1px solid #ccc; padding: 4px 10px; text-align: right; }
+    th:first-child, td:first-child { text-align: left; }
+    th { background: #f3f3f3; }
+    svg { max-width: 100%; height: auto; }
+    """
+
   /// `text` safe inside HTML and SVG text and attribute values.
   public static func html(_ text: String) -> String {
     var escaped = ""
