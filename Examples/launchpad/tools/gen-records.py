@@ -101,6 +101,8 @@ def parse(path):
                 fields.append(Field(name, spec, number, where))
             if not fields:
                 raise SystemExit(f"{where}: record '{words[0]}' has no fields")
+            if any(r.name == words[0] for r in domains[current]):
+                raise SystemExit(f"{where}: record '{words[0]}' appears twice in domain '{current}'")
             domains[current].append(Record(current, words[0], fields))
     return order, domains
 
@@ -458,7 +460,12 @@ def main():
     if len(sys.argv) != 3:
         raise SystemExit("usage: gen-records.py SCHEMA OUTDIR")
     schema, outdir = sys.argv[1], sys.argv[2]
-    order, domains = parse(schema)
+    try:
+        order, domains = parse(schema)
+    except OSError as error:
+        raise SystemExit(f"gen-records: cannot read {schema}: {error.strerror}")
+    if not order:
+        raise SystemExit(f"{schema}: no domains")
     os.makedirs(outdir, exist_ok=True)
     write_if_changed(os.path.join(outdir, "records.h"), header(order, domains))
     for d in order:
