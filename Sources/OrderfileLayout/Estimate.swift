@@ -46,6 +46,8 @@ public struct Estimate: Codable, Sendable, Equatable {
   /// The span of the binary's text functions, for pictures of the layout.
   public var textStart: UInt64
   public var textEnd: UInt64
+  /// Set when the ordered count may be optimistic (see `ReorderedBinaryCaution`).
+  public var reorderedBinary: ReorderedBinaryCaution? = nil
 
   public struct Placement: Codable, Sendable, Equatable {
     public var name: String
@@ -121,5 +123,32 @@ public struct Estimator {
       measured: measured, placements: placements,
       textStart: functions.filter { $0.size > 0 }.map(\.address).min() ?? 0,
       textEnd: functions.map { $0.address + $0.size }.max() ?? 0)
+  }
+}
+
+/// Why an estimate's ordered layout may look better than a fresh link would give: the binary
+/// already follows an orderfile (its compile units are split up), and launch functions the
+/// simulated order leaves out keep the places that orderfile gave them instead of going
+/// back to link order.
+public struct ReorderedBinaryCaution: Codable, Sendable, Equatable {
+  public var compileUnits: Int
+  /// Runs of consecutive code from one unit: about one per unit in a link in input order.
+  public var compileUnitRuns: Int
+  /// Returns to an earlier unit, walking the code by address: none in a link in input order
+  /// (a few with GNU ld's section groups).
+  public var compileUnitDescents: Int
+  /// Launch functions in the binary that the simulated order does not name.
+  public var launchFunctionsOutsideOrder: Int
+
+  public init(compileUnits: Int, compileUnitRuns: Int, compileUnitDescents: Int, launchFunctionsOutsideOrder: Int) {
+    self.compileUnits = compileUnits
+    self.compileUnitRuns = compileUnitRuns
+    self.compileUnitDescents = compileUnitDescents
+    self.launchFunctionsOutsideOrder = launchFunctionsOutsideOrder
+  }
+
+  /// One line for people, naming the binary.
+  public func message(binary: String) -> String {
+    "\(binary) looks already linked with an orderfile (its code returns to an earlier compile unit \(compileUnitDescents) times): the \(launchFunctionsOutsideOrder) launch functions this order leaves out keep that layout, so the ordered count may be optimistic; estimate on a build linked without an orderfile"
   }
 }

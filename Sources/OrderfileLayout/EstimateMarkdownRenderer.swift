@@ -26,6 +26,10 @@ public enum EstimateMarkdownRenderer {
         "Not in the binary (\(estimate.missingFunctions.count)): "
           + estimate.missingFunctions.prefix(20).map(TextFormatting.markdownCode).joined(separator: ", "))
     }
+    if let caution = estimate.reorderedBinary {
+      lines.append("")
+      lines.append("**Caution:** " + TextFormatting.markdownCell(caution.message(binary: estimate.binary)) + ".")
+    }
     return lines.joined(separator: "\n")
   }
 

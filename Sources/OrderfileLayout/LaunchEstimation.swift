@@ -53,9 +53,30 @@ public struct LaunchEstimation {
       minorFaults: trace.header.minorFaults, majorFaults: trace.header.majorFaults,
       textResidentBytes: traceModule.textResidentBytes)
     let hasMeasurements = measured.minorFaults != nil || measured.textResidentBytes != nil
-    return estimator.estimate(
-      launch: launch.functions.map(\.symbol.name), functions: binary.functions, order: order?.names,
+    let launchNames = launch.functions.map(\.symbol.name)
+    var estimate = estimator.estimate(
+      launch: launchNames, functions: binary.functions, order: order?.names,
       binary: binaryPath, trace: tracePath, orderPath: orderPath, measured: hasMeasurements ? measured : nil)
+    if let order {
+      estimate.reorderedBinary = Self.caution(
+        launch: launchNames, missing: estimate.missingFunctions, order: order.names, binary: binary)
+    }
+    return estimate
+  }
+
+  /// The simulation keeps functions outside the order in the binary's present order. That
+  /// is link order only in a binary linked without an orderfile; in one linked with another
+  /// orderfile, the launch functions this order leaves out keep that orderfile's places.
+  static func caution(launch: [String], missing: [String], order: [String], binary: ELFSymbolizer)
+    -> ReorderedBinaryCaution?
+  {
+    let named = Set(order)
+    let absent = Set(missing)
+    let outside = launch.filter { !named.contains($0) && !absent.contains($0) }.count
+    guard outside > 0, let layout = binary.compileUnitLayout(), layout.looksReordered else { return nil }
+    return ReorderedBinaryCaution(
+      compileUnits: layout.units, compileUnitRuns: layout.runs, compileUnitDescents: layout.descents,
+      launchFunctionsOutsideOrder: outside)
   }
 
   func selectModule(_ trace: Trace, binary: ELFSymbolizer) throws -> Int {

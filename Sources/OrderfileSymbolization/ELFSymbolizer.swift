@@ -85,9 +85,19 @@ public final class ELFSymbolizer: Symbolizer {
   }
 
   public func sourceLocation(for address: UInt64) -> SourceLocation? {
-    if let lineTable { return lineTable.location(for: address) }
+    loadedLineTable().location(for: address)
+  }
+
+  /// How the compile units' code is laid out (see `CompileUnitLayout`); nil without DWARF.
+  public func compileUnitLayout() -> CompileUnitLayout? {
+    let layout = loadedLineTable().unitLayout
+    return layout.units == 0 ? nil : layout
+  }
+
+  private func loadedLineTable() -> LineTable {
+    if let lineTable { return lineTable }
     let table = LineTable(module: module, bias: bias)
     lineTable = table
-    return table.location(for: address)
+    return table
   }
 }

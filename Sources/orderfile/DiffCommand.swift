@@ -111,6 +111,9 @@ struct DiffCommand: ParsableCommand {
         },
         gateThresholdPercent: failIfPagesRegress.flatMap(Self.parsePercent))
       let report = try comparison.run()
+      if let caution = report.pages?.reorderedBinary, let binary {
+        Diagnostics.warning(caution.message(binary: binary))
+      }
       let text: String
       if output.json {
         text = try DiffJSONRenderer.render(report)

@@ -70,6 +70,7 @@ struct EstimateCommand: ParsableCommand {
         tracePath: trace, binaryPath: binary, orderPath: order, module: module, searchPaths: instrumented,
         estimator: Estimator(faultAroundBytes: UInt64(faultAround) * 1024))
       let estimate = try estimation.run()
+      if let caution = estimate.reorderedBinary { Diagnostics.warning(caution.message(binary: binary)) }
       if let svg { try AtomicFile.write(PageStripRenderer().render(estimate), to: svg) }
       if let html { try AtomicFile.write(EstimateHTMLRenderer.render(estimate), to: html) }
       if output.json {

@@ -1,5 +1,6 @@
 import Foundation
 import OrderfileMerge
+import OrderfileLayout
 import Testing
 
 /// Renders Markdown the way a forge does (Python-Markdown with tables) and prints, as JSON,
@@ -83,6 +84,23 @@ struct MarkdownRenderingTests {
     #expect(pages.count == 4)
     #expect(pages[1] == ["4 KiB pages", "40", "30", "-10 (-25.0%)"])
     #expect(pages[3] == ["faults (64 KiB fault-around)", "5", "6", "+1 (+20.0%)"])
+    #expect(!DiffMarkdownRenderer().render(report).contains("Caution"))
+  }
+
+  @Test("a caution about an already ordered binary follows the page table")
+  func reorderedBinaryCaution() throws {
+    var report = try fixtureReport()
+    var pages = PageComparison.sample
+    pages.reorderedBinary = ReorderedBinaryCaution(
+      compileUnits: 23, compileUnitRuns: 108, compileUnitDescents: 40, launchFunctionsOutsideOrder: 111)
+    report.pages = pages
+    let markdown = DiffMarkdownRenderer().render(report)
+    let rendered = try render(markdown)
+    #expect(rendered.stray.isEmpty, "\(rendered.stray)")
+    #expect(
+      markdown.contains(
+        "**Caution:** app looks already linked with an orderfile (its code returns to an earlier compile unit 40 times): the 111 launch functions this order leaves out keep that layout"
+      ), "\(markdown)")
   }
 }
 

@@ -39,6 +39,9 @@ public struct PageComparison: Codable, Sendable, Equatable {
   public var faultAroundBytes: UInt64
   /// Faults with fault-around: distinct aligned windows touched.
   public var faults: Delta
+  /// Set when the binary already follows an orderfile and either side leaves launch
+  /// functions out, so that side's count may be optimistic.
+  public var reorderedBinary: ReorderedBinaryCaution?
 
   /// The page sizes a diff reports: the common 4 KiB and the 16 KiB of some arm64 systems.
   public static let reportedPageSizes: [UInt64] = [4096, 16384]
@@ -56,6 +59,8 @@ public struct PageComparison: Codable, Sendable, Equatable {
     }
     faultAroundBytes = head.faultAroundBytes
     faults = Delta(base: base.orderedFaults, head: head.orderedFaults)
+    reorderedBinary = [base.reorderedBinary, head.reorderedBinary].compactMap { $0 }
+      .max { $0.launchFunctionsOutsideOrder < $1.launchFunctionsOutsideOrder }
   }
 }
 

@@ -51,6 +51,10 @@ public struct DiffMarkdownRenderer {
       lines.append(
         "Simulated layouts of \(code(pages.binary)) under each orderfile, for the launch in \(code(pages.trace)) (\(pages.matchedFunctions) of \(pages.launchFunctions) launch functions in the binary)."
       )
+      if let caution = pages.reorderedBinary {
+        lines.append("")
+        lines.append("**Caution:** " + TextFormatting.markdownCell(caution.message(binary: pages.binary)) + ".")
+      }
       if let gate = report.gate {
         lines.append("")
         let worst =

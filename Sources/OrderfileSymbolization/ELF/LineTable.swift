@@ -14,6 +14,8 @@ final class LineTable {
     var start: Dwarf_Addr
     var end: Dwarf_Addr
     var unit: Dwarf_Die
+    /// The unit's position in the DWARF, which is the linker's input order.
+    var unitNumber: Int
     /// `DW_AT_comp_dir`, which relative file names in the unit's line table are relative to.
     var directory: String?
   }
@@ -39,6 +41,7 @@ final class LineTable {
     // module address = ELF address + bias; DWARF address = module address - DWARF bias.
     adjustment = bias &- dwarfBias
     var collected = [UnitRange]()
+    var unitNumber = 0
     var unit: OpaquePointer?
     while true {
       var next: OpaquePointer?
@@ -51,6 +54,7 @@ final class LineTable {
       unit = next
       if Int32(unitType) == DW_UT_type || Int32(unitType) == DW_UT_split_type { continue }
       let directory = Self.compilationDirectory(of: &unitDie)
+      unitNumber += 1
       var offset = 0
       var base: Dwarf_Addr = 0
       var start: Dwarf_Addr = 0
@@ -60,7 +64,7 @@ final class LineTable {
         guard offset > 0 else { break }
         if end > start {
           collected.append(
-            UnitRange(start: start, end: end, unit: unitDie, directory: directory))
+            UnitRange(start: start, end: end, unit: unitDie, unitNumber: unitNumber, directory: directory))
         }
       }
     }
@@ -71,6 +75,22 @@ final class LineTable {
       running = max(running, range.end)
       return running
     }
+  }
+
+  /// How the compile units' code lies in address order (see `CompileUnitLayout`).
+  var unitLayout: CompileUnitLayout {
+    var units = Set<Int>()
+    var runs = 0
+    var descents = 0
+    var previous: Int?
+    for range in ranges {
+      units.insert(range.unitNumber)
+      guard range.unitNumber != previous else { continue }
+      runs += 1
+      if let previous, range.unitNumber < previous { descents += 1 }
+      previous = range.unitNumber
+    }
+    return CompileUnitLayout(units: units.count, runs: runs, descents: descents)
   }
 
   /// The line-table row for `address` (an ELF virtual address), if a unit covers it.
