@@ -9,7 +9,8 @@ public struct OrderfileText: Sendable, Equatable {
   /// otherwise lld (ld64 files look like lld files; the verifier tells them apart by
   /// matching names against the binary).
   public var format: OrderfileFormat
-  /// The function name of each line: the line itself, or the name inside a section name.
+  /// The function names in order, once each: a line itself, or the name inside a section
+  /// name (gold files name each function's possible sections on consecutive lines).
   public var names: [String]
 
   /// Section prefixes gcc and clang put before a function's name under -ffunction-sections.
@@ -21,13 +22,14 @@ public struct OrderfileText: Sendable, Equatable {
       .filter { !$0.isEmpty && !$0.hasPrefix("#") }
     let isGold = !lines.isEmpty && lines.allSatisfy { $0.hasPrefix(".text.") }
     format = isGold ? .gold : .lld
+    var seen = Set<String>()
     names = lines.map { line in
       guard isGold else { return line }
       for prefix in Self.sectionPrefixes where line.hasPrefix(prefix) {
         return String(line.dropFirst(prefix.count))
       }
       return line
-    }
+    }.filter { seen.insert($0).inserted }
   }
 }
 

@@ -10,8 +10,7 @@ public enum OrderfileRenderer {
     var seen = Set<String>()
     var text = ""
     for function in functions {
-      let line = entry(for: function.symbol, format: format)
-      if seen.insert(line).inserted {
+      for line in entries(for: function.symbol, format: format) where seen.insert(line).inserted {
         text += line
         text += "\n"
       }
@@ -19,23 +18,26 @@ public enum OrderfileRenderer {
     return text
   }
 
-  /// The line that names `symbol` for `format`.
-  public static func entry(for symbol: FunctionSymbol, format: OrderfileFormat) -> String {
+  /// The lines that name `symbol` for `format`: one, except for gold.
+  public static func entries(for symbol: FunctionSymbol, format: OrderfileFormat) -> [String] {
     switch format {
     case .lld:
-      return symbol.name
+      return [symbol.name]
     case .gold:
-      // With -ffunction-sections the compiler names the section after the
-      // function, sometimes with a prefix (gcc puts main in .text.startup.main
-      // and cold code in .text.unlikely.*). When the recorded binary shows such
-      // a section, use its exact name; otherwise the conventional one.
+      // With -ffunction-sections the compiler names the section after the function,
+      // sometimes with a prefix: gcc puts main and static constructors in
+      // .text.startup.<name> and functions marked hot in .text.hot.<name>. A linked
+      // binary no longer shows which, so the entry names each place the function's code
+      // can be; gold places whichever exists and ignores the rest. .text.unlikely.<name>
+      // is left out: it is the cold part gcc splits off, which lld's symbol order leaves
+      // out too. When the recorded binary still shows the input section, its name is used.
       let suffix = "." + symbol.name
       if symbol.sectionName.hasPrefix(".text."), symbol.sectionName.hasSuffix(suffix) {
-        return symbol.sectionName
+        return [symbol.sectionName]
       }
-      return ".text" + suffix
+      return [".text" + suffix, ".text.hot" + suffix, ".text.startup" + suffix]
     case .ld64:
-      return "_" + symbol.name
+      return ["_" + symbol.name]
     }
   }
 }

@@ -51,16 +51,17 @@ public enum BinaryLocator {
       path: recordedPath, buildID: buildID, searched: searched)
   }
 
-  /// The linker that signed the file's `.comment` section, e.g. "LLD 21.0.0" or "mold 1.10.1";
-  /// nil when it names none (GNU ld and gold leave no mark there).
+  /// The linker that signed the file, e.g. "LLD 21.0.0" or "mold 1.10.1" from `.comment`, or
+  /// "GNU gold 1.16" from gold's version note; nil for GNU ld, which leaves no mark.
   public static func linker(ofFileAt path: String) throws -> String? {
-    for comment in try ELFFile(path: path).commentStrings() {
+    let file = try ELFFile(path: path)
+    for comment in file.commentStrings() {
       if comment.hasPrefix("Linker: ") {
         return comment.dropFirst("Linker: ".count).components(separatedBy: " (").first
       }
       if comment.hasPrefix("mold ") { return comment.components(separatedBy: " (").first }
     }
-    return nil
+    return file.goldVersion().map { "GNU " + $0 }
   }
 
   /// Reads just the GNU build-id note of an ELF file (no symbols, no DWARF).

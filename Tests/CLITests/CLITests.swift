@@ -86,7 +86,7 @@ struct CLITests {
   @Test("each format names the functions as its linker expects")
   func formats() throws {
     let fixture = try TracedBinary(called: ["main", "beta"])
-    for (format, expected) in [("lld", "main\nbeta\n"), ("gold", ".text.main\n.text.beta\n"), ("ld64", "_main\n_beta\n")] {
+    for (format, expected) in [("lld", "main\nbeta\n"), ("gold", ".text.main\n.text.hot.main\n.text.startup.main\n.text.beta\n.text.hot.beta\n.text.startup.beta\n"), ("ld64", "_main\n_beta\n")] {
       let result = try orderfile(["generate", fixture.trace, "--format", format])
       #expect(result.status == 0)
       #expect(result.standardOutput == expected, "format \(format)")

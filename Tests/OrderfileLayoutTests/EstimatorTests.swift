@@ -114,4 +114,11 @@ struct OrderfileTextTests {
     #expect(text.format == .gold)
     #expect(text.names == ["main", "init", "foo.isra.0"])
   }
+
+  @Test("a gold file's lines for one function's possible sections read as one name")
+  func goldSectionsOfOneFunction() {
+    let text = OrderfileText(path: "a", text: ".text.main\n.text.hot.main\n.text.startup.main\n.text.a\n.text.hot.a\n")
+    #expect(text.format == .gold)
+    #expect(text.names == ["main", "a"])
+  }
 }

@@ -76,7 +76,7 @@ struct TraceMergerTests {
     #expect(merge.modules.count == 1)
     #expect(module.entries.map(\.name) == ["main", "a", "b", "c", "d", "e", "rare"])
     #expect(module.render(as: .lld) == "main\na\nb\nc\nd\ne\nrare\n")
-    #expect(module.render(as: .gold).hasPrefix(".text.main\n.text.a\n"))
+    #expect(module.render(as: .gold).hasPrefix(".text.main\n.text.hot.main\n.text.startup.main\n.text.a\n"))
     #expect(module.runs.map(\.trace) == ["1.trace", "2.trace", "3.trace", "4.trace"])
     #expect(module.runs[0].agreement.kendallTau == 1)
     #expect(module.runs[2].agreement.kendallTau < 1)

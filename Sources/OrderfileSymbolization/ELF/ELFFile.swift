@@ -66,13 +66,23 @@ final class ELFFile {
   /// The NUL-separated strings of the `.comment` section, where compilers and linkers sign
   /// the file ("Linker: LLD 21.0.0", "GCC: (Debian 12.2.0-14) 12.2.0"); empty without one.
   func commentStrings() -> [String] {
+    strings(ofSection: ".comment", type: SHT_PROGBITS)
+  }
+
+  /// "gold 1.16" from the note gold writes instead of signing `.comment`; nil otherwise.
+  func goldVersion() -> String? {
+    strings(ofSection: ".note.gnu.gold-version", type: SHT_NOTE).first { $0.hasPrefix("gold ") }
+  }
+
+  /// The NUL-separated strings in the named section of this type; empty without one.
+  private func strings(ofSection wanted: String, type: Int32) -> [String] {
     var stringTableIndex = 0
     guard elf_getshdrstrndx(elf, &stringTableIndex) == 0 else { return [] }
     var section = elf_nextscn(elf, nil)
     while let current = section {
       var header = GElf_Shdr()
-      if gelf_getshdr(current, &header) != nil, header.sh_type == UInt32(SHT_PROGBITS),
-        let name = elf_strptr(elf, stringTableIndex, Int(header.sh_name)), String(cString: name) == ".comment",
+      if gelf_getshdr(current, &header) != nil, header.sh_type == UInt32(type),
+        let name = elf_strptr(elf, stringTableIndex, Int(header.sh_name)), String(cString: name) == wanted,
         let data = elf_getdata(current, nil), let bytes = data.pointee.d_buf
       {
         let buffer = UnsafeRawBufferPointer(start: bytes, count: Int(data.pointee.d_size))
