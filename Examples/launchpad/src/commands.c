@@ -668,6 +668,10 @@ static int cmd_records(app *a, int argc, char **argv, strbuf *out) {
 }
 
 static int cmd_record(app *a, int argc, char **argv, strbuf *out) {
+  if (argc % 2 != 0) {
+    sb_appendf(out, "record: '%s' has no value (give field value pairs)\n", argv[argc - 1]);
+    return 2;
+  }
   char domain[32];
   const char *dot = strchr(argv[1], '.');
   if (!dot || (size_t)(dot - argv[1]) >= sizeof domain) {
@@ -795,7 +799,7 @@ static const command commands[] = {
     {"record", "print a record: DOMAIN.Record [field value]...", 1, 17, 0, cmd_record},
     {"session", "print the restored session (or one domain or record)", 0, 1, 0, cmd_session},
     {"session-diff", "session fields that differ from the defaults", 0, 0, 0, cmd_session_diff},
-    {"session-merge", "merge domain.Record.field=value settings into the session", 1, 16, CMD_ADMIN, cmd_session_merge},
+    {"session-merge", "merge domain.Record.field=value settings (defaults change nothing, lists append)", 1, 16, CMD_ADMIN, cmd_session_merge},
     SETTING("volume", set_volume, "audio volume (0-100)"),
     SETTING("brightness", set_brightness, "display brightness"),
     SETTING("width", set_width, "window width in columns"),

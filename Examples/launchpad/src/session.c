@@ -87,12 +87,18 @@ size_t rec_total_count(void) {
   return n;
 }
 
+/* The position of domain.Name's record in the session, or -1. */
+static long find_slot(const session *s, const char *domain, const char *name) {
+  for (size_t i = 0; i < s->count; i++) {
+    if (!strcmp(s->records[i].type->domain, domain) && !strcmp(s->records[i].type->name, name)) return (long)i;
+  }
+  return -1;
+}
+
 /* The record slot for domain.Name, created on first use. */
 static session_record *slot_for(session *s, const char *domain, const char *name, char *err, size_t cap) {
-  for (size_t i = 0; i < s->count; i++) {
-    if (!strcmp(s->records[i].type->domain, domain) && !strcmp(s->records[i].type->name, name))
-      return &s->records[i];
-  }
+  long found = find_slot(s, domain, name);
+  if (found >= 0) return &s->records[found];
   const rec_type *t = rec_find(domain, name);
   if (!t) {
     snprintf(err, cap, "unknown record %s.%s", domain, name);
@@ -102,26 +108,26 @@ static session_record *slot_for(session *s, const char *domain, const char *name
     snprintf(err, cap, "more than %d records", SESSION_MAX_RECORDS);
     return NULL;
   }
-  session_record *r = &s->records[s->count++];
-  r->type = t;
-  r->value = arena_calloc(&s->mem, 1, t->size);
-  if (!r->value) {
+  void *value = arena_calloc(&s->mem, 1, t->size);
+  if (!value) {
     snprintf(err, cap, "out of memory");
     return NULL;
   }
-  t->init(r->value);
+  t->init(value);
+  session_record *r = &s->records[s->count++];
+  r->type = t;
+  r->value = value;
   return r;
 }
 
 /* One "domain.Record.field = value" line. */
 static int apply_line(session *s, strview line, unsigned lineno, char *err, size_t cap) {
-  char text[256];
-  if (line.n >= sizeof text) {
-    snprintf(err, cap, "line %u: too long", lineno);
+  /* A copy to cut up: a full bytes128 field alone is 256 hex digits. */
+  char *text = arena_strndup(&s->mem, line.p, line.n);
+  if (!text) {
+    snprintf(err, cap, "out of memory");
     return -1;
   }
-  memcpy(text, line.p, line.n);
-  text[line.n] = 0;
   char *eq = strchr(text, '=');
   char *dot1 = strchr(text, '.');
   char *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
@@ -190,11 +196,8 @@ int session_restore(session *s, const char *text, char *err, size_t cap) {
 }
 
 const session_record *session_get(const session *s, const char *domain, const char *name) {
-  for (size_t i = 0; i < s->count; i++) {
-    if (!strcmp(s->records[i].type->domain, domain) && !strcmp(s->records[i].type->name, name))
-      return &s->records[i];
-  }
-  return NULL;
+  long found = find_slot(s, domain, name);
+  return found >= 0 ? &s->records[found] : NULL;
 }
 
 void session_free(session *s) { arena_destroy(&s->mem); }
@@ -227,21 +230,49 @@ int session_diff_defaults(const session *s, strbuf *out) {
   return changed;
 }
 
+/* All or nothing: every record is merged into a copy first, and the copies replace the
+ * session's records only when each merge succeeded and the new records fit. */
 int session_merge_text(session *s, const char *text, char *err, size_t cap) {
   session incoming;
   if (session_restore(&incoming, text, err, cap) != 0) {
     session_free(&incoming);
     return -1;
   }
-  for (size_t i = 0; i < incoming.count; i++) {
+  void *merged[SESSION_MAX_RECORDS];
+  long existing[SESSION_MAX_RECORDS];
+  size_t added = 0;
+  int rc = 0;
+  for (size_t i = 0; i < incoming.count && rc == 0; i++) {
     const session_record *from = &incoming.records[i];
-    session_record *to = slot_for(s, from->type->domain, from->type->name, err, cap);
-    if (!to) {
-      session_free(&incoming);
-      return -1;
+    existing[i] = find_slot(s, from->type->domain, from->type->name);
+    if (existing[i] < 0) added++;
+    merged[i] = arena_calloc(&s->mem, 1, from->type->size);
+    if (!merged[i]) {
+      snprintf(err, cap, "out of memory");
+      rc = -1;
+    } else if (existing[i] >= 0) {
+      memcpy(merged[i], s->records[existing[i]].value, from->type->size);
+    } else {
+      from->type->init(merged[i]);
     }
-    to->type->merge(to->value, from->value);
+    if (rc == 0 && from->type->merge(merged[i], from->value) != 0) {
+      snprintf(err, cap, "%s.%s: a list would hold more than it can", from->type->domain, from->type->name);
+      rc = -1;
+    }
+  }
+  if (rc == 0 && s->count + added > SESSION_MAX_RECORDS) {
+    snprintf(err, cap, "more than %d records", SESSION_MAX_RECORDS);
+    rc = -1;
+  }
+  for (size_t i = 0; i < incoming.count && rc == 0; i++) {
+    if (existing[i] >= 0) {
+      s->records[existing[i]].value = merged[i];
+    } else {
+      s->records[s->count].type = incoming.records[i].type;
+      s->records[s->count].value = merged[i];
+      s->count++;
+    }
   }
   session_free(&incoming);
-  return 0;
+  return rc;
 }

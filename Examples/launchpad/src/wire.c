@@ -77,6 +77,8 @@ static uint64_t get_varint(wire_reader *r) {
   for (unsigned shift = 0; shift < 64; shift += 7) {
     if (r->pos >= r->n) break;
     uint8_t b = r->p[r->pos++];
+    /* The tenth byte holds bit 63 alone: anything more does not fit 64 bits. */
+    if (shift == 63 && b > 1) break;
     v |= (uint64_t)(b & 0x7f) << shift;
     if (!(b & 0x80)) return v;
   }
@@ -89,7 +91,7 @@ int wire_next(wire_reader *r, uint32_t *field, uint32_t *type) {
   uint64_t key = get_varint(r);
   *field = (uint32_t)(key >> 3);
   *type = (uint32_t)(key & 7);
-  if (r->error || *field == 0 || *type > WIRE_BYTES) {
+  if (r->error || *field == 0 || key >> 3 > UINT32_MAX || *type > WIRE_BYTES) {
     wire_fail(r);
     return 0;
   }
@@ -107,6 +109,24 @@ uint64_t wire_get_uint(wire_reader *r, uint32_t type) {
 int64_t wire_get_sint(wire_reader *r, uint32_t type) {
   uint64_t v = wire_get_uint(r, type);
   return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+uint64_t wire_get_uint_max(wire_reader *r, uint32_t type, uint64_t max) {
+  uint64_t v = wire_get_uint(r, type);
+  if (v > max) {
+    wire_fail(r);
+    return 0;
+  }
+  return v;
+}
+
+int64_t wire_get_sint_range(wire_reader *r, uint32_t type, int64_t min, int64_t max) {
+  int64_t v = wire_get_sint(r, type);
+  if (v < min || v > max) {
+    wire_fail(r);
+    return 0;
+  }
+  return v;
 }
 
 double wire_get_double(wire_reader *r, uint32_t type) {
@@ -154,7 +174,7 @@ void wire_get_string(wire_reader *r, uint32_t type, char *out, size_t cap) {
   const uint8_t *p = get_span(r, type, &n);
   if (!p || n >= cap || memchr(p, 0, n)) {
     wire_fail(r);
-    out[0] = 0;
+    if (cap > 0) out[0] = 0;
     return;
   }
   memcpy(out, p, n);
@@ -192,11 +212,17 @@ void wire_append_hex(strbuf *out, const uint8_t *p, size_t n) {
   }
 }
 
+/* Decimal, or hexadecimal after 0x: a leading 0 is not octal. */
+static int number_base(const char *s) {
+  if (*s == '-' || *s == '+') s++;
+  return s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+}
+
 int wire_parse_unsigned(const char *s, uint64_t max, uint64_t *out) {
   if (*s == '-' || *s == 0) return -1;
   char *end;
   errno = 0;
-  unsigned long long v = strtoull(s, &end, 0);
+  unsigned long long v = strtoull(s, &end, number_base(s));
   if (errno || *end || v > max) return -1;
   *out = v;
   return 0;
@@ -206,7 +232,7 @@ int wire_parse_signed(const char *s, int64_t min, int64_t max, int64_t *out) {
   if (*s == 0) return -1;
   char *end;
   errno = 0;
-  long long v = strtoll(s, &end, 0);
+  long long v = strtoll(s, &end, number_base(s));
   if (errno || *end || v < min || v > max) return -1;
   *out = v;
   return 0;
@@ -254,7 +280,8 @@ long wire_parse_list(const char *s, uint32_t *out, size_t cap) {
   while (*s) {
     char *end;
     errno = 0;
-    unsigned long v = strtoul(s, &end, 0);
+    if (*s == '-') return -1;
+    unsigned long v = strtoul(s, &end, number_base(s));
     if (end == s || errno || v > UINT32_MAX || n == cap) return -1;
     out[n++] = (uint32_t)v;
     s = end;

@@ -43,6 +43,9 @@ void wire_put_bytes(wire_writer *w, uint32_t field, const void *p, size_t n);
 int wire_next(wire_reader *r, uint32_t *field, uint32_t *type);
 uint64_t wire_get_uint(wire_reader *r, uint32_t type);
 int64_t wire_get_sint(wire_reader *r, uint32_t type);
+/* The same, failing the read when the value is out of the field's range. */
+uint64_t wire_get_uint_max(wire_reader *r, uint32_t type, uint64_t max);
+int64_t wire_get_sint_range(wire_reader *r, uint32_t type, int64_t min, int64_t max);
 double wire_get_double(wire_reader *r, uint32_t type);
 size_t wire_get_bytes(wire_reader *r, uint32_t type, void *out, size_t cap);
 void wire_get_string(wire_reader *r, uint32_t type, char *out, size_t cap);
@@ -52,7 +55,8 @@ void wire_fail(wire_reader *r);
 uint32_t wire_hash(uint32_t h, const void *p, size_t n);
 void wire_append_hex(strbuf *out, const uint8_t *p, size_t n);
 
-/* Text to field values, for `set`: 0 on success, -1 on a malformed value. */
+/* Text to field values, for `set`: 0 on success, -1 on a malformed value.
+ * Numbers are decimal, or hexadecimal after 0x. */
 int wire_parse_unsigned(const char *s, uint64_t max, uint64_t *out);
 int wire_parse_signed(const char *s, int64_t min, int64_t max, int64_t *out);
 int wire_parse_double(const char *s, double *out);
@@ -65,6 +69,7 @@ typedef struct {
   const char *domain, *name;
   size_t size;
   unsigned fields;
+  const char *const *field_names; /* in wire order: field i + 1 */
   void (*init)(void *msg);
   int (*set)(void *msg, const char *field, const char *value);
   int (*validate)(const void *msg, char *err, size_t cap);
@@ -73,7 +78,7 @@ typedef struct {
   void (*print)(const void *msg, strbuf *out);
   int (*equal)(const void *a, const void *b);
   uint32_t (*hash)(const void *msg);
-  void (*merge)(void *dst, const void *src);
+  int (*merge)(void *dst, const void *src); /* -1 when a list would overflow */
   int (*diff)(const void *a, const void *b, strbuf *out);
 } rec_type;
 

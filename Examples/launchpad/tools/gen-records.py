@@ -2,6 +2,7 @@
 """Generate launchpad's record codecs from schema/records.def.
 
 Usage: gen-records.py SCHEMA OUTDIR
+       gen-records.py --list-domains SCHEMA   (what the Makefile builds)
 
 Writes OUTDIR/records.h (every record's struct and the type descriptors),
 OUTDIR/records_DOMAIN.c for each domain and OUTDIR/records_index.c (the list
@@ -22,6 +23,8 @@ C_KEYWORDS = {
     "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
     "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
     "volatile", "while", "bool", "true", "false",
+    # GNU C keywords and the macros gnu11 predefines
+    "asm", "typeof", "unix", "linux", "i386",
 }
 
 SCALARS = {
@@ -47,11 +50,16 @@ class Field:
         if m:
             self.kind = m.group(1)
             self.size = int(m.group(2))
+            smallest = 2 if self.kind == "str" else 1
+            if self.size < smallest:
+                raise SystemExit(f"{where}: '{spec}' holds nothing: use {self.kind}{smallest} or more")
             return
         m = re.fullmatch(r"u32\[(\d+)\]", spec)
         if m:
             self.kind = "array"
             self.size = int(m.group(1))
+            if self.size < 1:
+                raise SystemExit(f"{where}: '{spec}' holds nothing")
             return
         raise SystemExit(f"{where}: unknown field type '{spec}'")
 
@@ -80,6 +88,8 @@ def parse(path):
                 if len(words) != 2 or not re.fullmatch(r"[a-z]+", words[1]):
                     raise SystemExit(f"{where}: expected 'domain NAME' (lower-case letters)")
                 current = words[1]
+                if current == "rec":
+                    raise SystemExit(f"{where}: 'rec' is reserved for the type tables (rec_DOMAIN_types)")
                 if current in domains:
                     raise SystemExit(f"{where}: domain '{current}' declared twice")
                 domains[current] = []
@@ -133,7 +143,7 @@ ENTRY_POINTS = [
     ("void", "print", "const void *msg, strbuf *out"),
     ("int", "equal", "const void *a, const void *b"),
     ("uint32_t", "hash", "const void *msg"),
-    ("void", "merge", "void *dst, const void *src"),
+    ("int", "merge", "void *dst, const void *src"),
     ("int", "diff", "const void *a, const void *b, strbuf *out"),
 ]
 
@@ -155,8 +165,8 @@ def header(order, domains):
                 out.append(f"{ret} {rec.cname}_{fn}({params});")
             out.append("")
     for d in order:
-        out.append(f"extern const rec_type {d}_records[];")
-        out.append(f"extern const size_t {d}_record_count;")
+        out.append(f"extern const rec_type rec_{d}_types[];")
+        out.append(f"extern const size_t rec_{d}_type_count;")
     out += ["", "#endif", ""]
     return "\n".join(out)
 
@@ -281,10 +291,16 @@ def gen_decode(rec):
     for f in rec.fields:
         out.append(f"    case {f.number}:")
         if f.kind == "scalar":
-            if f.wire == "varint":
-                out.append(f"      m->{f.name} = ({f.ctype})wire_get_uint(r, type);")
-            elif f.wire == "zigzag":
-                out.append(f"      m->{f.name} = ({f.ctype})wire_get_sint(r, type);")
+            # A value out of the field's range is malformed input, not something to truncate.
+            if f.spec == "u64":
+                out.append(f"      m->{f.name} = wire_get_uint(r, type);")
+            elif f.spec in ("u32", "bool"):
+                limit = "1" if f.spec == "bool" else "UINT32_MAX"
+                out.append(f"      m->{f.name} = ({f.ctype})wire_get_uint_max(r, type, {limit});")
+            elif f.spec == "i64":
+                out.append(f"      m->{f.name} = wire_get_sint(r, type);")
+            elif f.spec == "i32":
+                out.append(f"      m->{f.name} = (int32_t)wire_get_sint_range(r, type, INT32_MIN, INT32_MAX);")
             else:
                 out.append(f"      m->{f.name} = wire_get_double(r, type);")
         elif f.kind == "str":
@@ -292,7 +308,7 @@ def gen_decode(rec):
         elif f.kind == "bytes":
             out.append(f"      m->{f.name}_len = (uint32_t)wire_get_bytes(r, type, m->{f.name}, sizeof m->{f.name});")
         else:
-            out.append(f"      if (m->{f.name}_count < {f.size}) m->{f.name}[m->{f.name}_count++] = (uint32_t)wire_get_uint(r, type);")
+            out.append(f"      if (m->{f.name}_count < {f.size}) m->{f.name}[m->{f.name}_count++] = (uint32_t)wire_get_uint_max(r, type, UINT32_MAX);")
             out.append("      else wire_fail(r);")
         out.append("      break;")
     out += [
@@ -369,7 +385,12 @@ def gen_hash(rec):
 
 
 def gen_merge(rec):
-    out = [f"void {rec.cname}_merge(void *dst, const void *src) {{", f"  {rec.cname} *d = dst;", f"  const {rec.cname} *s = src;"]
+    # Protocol-buffer merge: fields at their default leave the destination alone, lists
+    # append. A list that would overflow fails the merge before anything changes.
+    out = [f"int {rec.cname}_merge(void *dst, const void *src) {{", f"  {rec.cname} *d = dst;", f"  const {rec.cname} *s = src;"]
+    for f in rec.fields:
+        if f.kind == "array":
+            out.append(f"  if (d->{f.name}_count + s->{f.name}_count > {f.size}) return -1;")
     for f in rec.fields:
         if f.kind == "scalar":
             out.append(f"  if (s->{f.name}) d->{f.name} = s->{f.name};")
@@ -381,8 +402,8 @@ def gen_merge(rec):
             out.append(f"    d->{f.name}_len = s->{f.name}_len;")
             out.append("  }")
         else:
-            out.append(f"  for (uint32_t i = 0; i < s->{f.name}_count && d->{f.name}_count < {f.size}; i++)")
-            out.append(f"    d->{f.name}[d->{f.name}_count++] = s->{f.name}[i];")
+            out.append(f"  for (uint32_t i = 0; i < s->{f.name}_count; i++) d->{f.name}[d->{f.name}_count++] = s->{f.name}[i];")
+    out.append("  return 0;")
     out.append("}")
     return out
 
@@ -420,12 +441,15 @@ def domain_file(domain, records):
         for gen in GENERATORS:
             out += gen(rec)
             out.append("")
-    out.append(f"const rec_type {domain}_records[] = {{")
+    for rec in records:
+        names = ", ".join(f'"{f.name}"' for f in rec.fields)
+        out.append(f"static const char *const {rec.cname}_fields[] = {{{names}}};")
+    out.append(f"const rec_type rec_{domain}_types[] = {{")
     for rec in records:
         fns = ", ".join(f"{rec.cname}_{fn}" for _, fn, _ in ENTRY_POINTS)
-        out.append(f'  {{"{domain}", "{rec.name}", sizeof({rec.cname}), {len(rec.fields)}, {fns}}},')
+        out.append(f'  {{"{domain}", "{rec.name}", sizeof({rec.cname}), {len(rec.fields)}, {rec.cname}_fields, {fns}}},')
     out.append("};")
-    out.append(f"const size_t {domain}_record_count = {len(records)};")
+    out.append(f"const size_t rec_{domain}_type_count = {len(records)};")
     out.append("")
     return "\n".join(out)
 
@@ -438,7 +462,7 @@ def index_file(order):
         "const rec_domain rec_domains[] = {",
     ]
     for d in order:
-        out.append(f'  {{"{d}", {d}_records, &{d}_record_count}},')
+        out.append(f'  {{"{d}", rec_{d}_types, &rec_{d}_type_count}},')
     out += ["};", f"const size_t rec_domain_count = {len(order)};", ""]
     return "\n".join(out)
 
@@ -450,22 +474,28 @@ def write_if_changed(path, text):
                 return
     except FileNotFoundError:
         pass
-    tmp = path + ".tmp"
+    tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
     os.replace(tmp, path)
 
 
 def main():
-    if len(sys.argv) != 3:
-        raise SystemExit("usage: gen-records.py SCHEMA OUTDIR")
-    schema, outdir = sys.argv[1], sys.argv[2]
+    if len(sys.argv) == 3 and sys.argv[1] == "--list-domains":
+        schema, outdir = sys.argv[2], None
+    elif len(sys.argv) == 3:
+        schema, outdir = sys.argv[1], sys.argv[2]
+    else:
+        raise SystemExit("usage: gen-records.py SCHEMA OUTDIR | gen-records.py --list-domains SCHEMA")
     try:
         order, domains = parse(schema)
     except OSError as error:
         raise SystemExit(f"gen-records: cannot read {schema}: {error.strerror}")
     if not order:
         raise SystemExit(f"{schema}: no domains")
+    if outdir is None:
+        print(" ".join(order))
+        return
     os.makedirs(outdir, exist_ok=True)
     write_if_changed(os.path.join(outdir, "records.h"), header(order, domains))
     for d in order:
