@@ -139,16 +139,22 @@ public struct ReorderedBinaryCaution: Codable, Sendable, Equatable {
   public var compileUnitDescents: Int
   /// Launch functions in the binary that the simulated order does not name.
   public var launchFunctionsOutsideOrder: Int
+  /// The simulated orderfile.
+  public var orderfile: String
 
-  public init(compileUnits: Int, compileUnitRuns: Int, compileUnitDescents: Int, launchFunctionsOutsideOrder: Int) {
+  public init(
+    compileUnits: Int, compileUnitRuns: Int, compileUnitDescents: Int, launchFunctionsOutsideOrder: Int,
+    orderfile: String
+  ) {
     self.compileUnits = compileUnits
     self.compileUnitRuns = compileUnitRuns
     self.compileUnitDescents = compileUnitDescents
     self.launchFunctionsOutsideOrder = launchFunctionsOutsideOrder
+    self.orderfile = orderfile
   }
 
-  /// One line for people, naming the binary.
+  /// One line for people, naming the binary and the orderfile.
   public func message(binary: String) -> String {
-    "\(binary) looks already linked with an orderfile (its code returns to an earlier compile unit \(compileUnitDescents) times): the \(launchFunctionsOutsideOrder) launch functions this order leaves out keep that layout, so the ordered count may be optimistic; estimate on a build linked without an orderfile"
+    "\(binary) looks already reordered, by an orderfile or a call-graph sort (its code returns to an earlier compile unit \(compileUnitDescents) times): the \(launchFunctionsOutsideOrder) launch functions \(orderfile) leaves out keep their places there, so its ordered count may be optimistic; estimate on a build linked in input order"
   }
 }

@@ -11,6 +11,10 @@ public enum EstimateHTMLRenderer {
 
         """
     }
+    let caution =
+      estimate.reorderedBinary.map {
+        "<p class=\"caution\"><strong>Caution:</strong> \(strip.escape($0.message(binary: estimate.binary))).</p>\n"
+      } ?? ""
     let title = strip.escape(estimate.binary)
     return """
       <!DOCTYPE html>
@@ -29,7 +33,7 @@ public enum EstimateHTMLRenderer {
       <table>
       <tr><th>page size</th><th>now</th><th>ordered</th><th>lower bound</th><th>change</th></tr>
       \(rows)</table>
-      \(strip.render(estimate))
+      \(caution)\(strip.render(estimate))
       </body>
       </html>
 

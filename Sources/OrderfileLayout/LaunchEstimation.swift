@@ -59,7 +59,7 @@ public struct LaunchEstimation {
       binary: binaryPath, trace: tracePath, orderPath: orderPath, measured: hasMeasurements ? measured : nil)
     if let order {
       estimate.reorderedBinary = Self.caution(
-        launch: launchNames, missing: estimate.missingFunctions, order: order.names, binary: binary)
+        launch: launchNames, missing: estimate.missingFunctions, order: order, binary: binary)
     }
     return estimate
   }
@@ -67,16 +67,16 @@ public struct LaunchEstimation {
   /// The simulation keeps functions outside the order in the binary's present order. That
   /// is link order only in a binary linked without an orderfile; in one linked with another
   /// orderfile, the launch functions this order leaves out keep that orderfile's places.
-  static func caution(launch: [String], missing: [String], order: [String], binary: ELFSymbolizer)
+  static func caution(launch: [String], missing: [String], order: OrderfileText, binary: ELFSymbolizer)
     -> ReorderedBinaryCaution?
   {
-    let named = Set(order)
+    let named = Set(order.names)
     let absent = Set(missing)
     let outside = launch.filter { !named.contains($0) && !absent.contains($0) }.count
     guard outside > 0, let layout = binary.compileUnitLayout(), layout.looksReordered else { return nil }
     return ReorderedBinaryCaution(
       compileUnits: layout.units, compileUnitRuns: layout.runs, compileUnitDescents: layout.descents,
-      launchFunctionsOutsideOrder: outside)
+      launchFunctionsOutsideOrder: outside, orderfile: order.path)
   }
 
   func selectModule(_ trace: Trace, binary: ELFSymbolizer) throws -> Int {

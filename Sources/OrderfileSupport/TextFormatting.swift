@@ -23,6 +23,7 @@ public enum TextFormatting {
     th:first-child, td:first-child { text-align: left; }
     th { background: #f3f3f3; }
     svg { max-width: 100%; height: auto; }
+    .caution { background: #fff4d6; border-left: 4px solid #e0a000; padding: 8px 12px; max-width: 60em; }
     """
 
   /// `text` safe inside HTML and SVG text and attribute values.

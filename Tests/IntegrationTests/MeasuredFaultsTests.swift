@@ -109,12 +109,20 @@ struct MeasuredFaultsTests {
     #expect(caution["launchFunctionsOutsideOrder"] as? Int == full.count - full.count / 2)
     #expect((caution["compileUnitDescents"] as? Int ?? 0) >= 8)
     let warned = try orderfile(["estimate", "--trace", builds.recordTrace, "--binary", builds.orderedProgram, "--order", partial])
-    #expect(warned.standardError.contains("warning: \(builds.orderedProgram) looks already linked with an orderfile"))
+    #expect(warned.standardError.contains("warning: \(builds.orderedProgram) looks already reordered"))
+    #expect(warned.standardError.contains("launch functions \(partial) leaves out"))
+    let html = builds.work.file("partial.html")
+    let drawn = try orderfile(
+      ["estimate", "--trace", builds.recordTrace, "--binary", builds.orderedProgram, "--order", partial, "--html", html])
+    #expect(drawn.succeeded)
+    #expect(try FileReading.text(atPath: html).contains("<strong>Caution:</strong>"))
 
     // In link order, or with every launch function in the order, there is nothing to caution.
     let onDefault = try estimateJSON(["--trace", builds.recordTrace, "--binary", builds.defaultProgram, "--order", partial])
     #expect(onDefault["reorderedBinary"] == nil)
-    let complete = try estimateJSON(["--trace", builds.recordTrace, "--binary", builds.orderedProgram])
+    let complete = try estimateJSON(
+      ["--trace", builds.recordTrace, "--binary", builds.orderedProgram, "--order", builds.orders + "/launchpad.order"])
+    #expect((complete["missingFunctions"] as? [String])?.isEmpty == true)
     #expect(complete["reorderedBinary"] == nil)
   }
 }

@@ -92,14 +92,15 @@ struct MarkdownRenderingTests {
     var report = try fixtureReport()
     var pages = PageComparison.sample
     pages.reorderedBinary = ReorderedBinaryCaution(
-      compileUnits: 23, compileUnitRuns: 108, compileUnitDescents: 40, launchFunctionsOutsideOrder: 111)
+      compileUnits: 23, compileUnitRuns: 108, compileUnitDescents: 40, launchFunctionsOutsideOrder: 111,
+      orderfile: "base.order")
     report.pages = pages
     let markdown = DiffMarkdownRenderer().render(report)
     let rendered = try render(markdown)
     #expect(rendered.stray.isEmpty, "\(rendered.stray)")
     #expect(
       markdown.contains(
-        "**Caution:** app looks already linked with an orderfile (its code returns to an earlier compile unit 40 times): the 111 launch functions this order leaves out keep that layout"
+        "**Caution:** app looks already reordered, by an orderfile or a call-graph sort (its code returns to an earlier compile unit 40 times): the 111 launch functions base.order leaves out keep their places there"
       ), "\(markdown)")
   }
 }
