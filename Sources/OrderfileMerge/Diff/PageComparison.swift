@@ -39,7 +39,7 @@ public struct PageComparison: Codable, Sendable, Equatable {
   public var faultAroundBytes: UInt64
   /// Faults with fault-around: distinct aligned windows touched.
   public var faults: Delta
-  /// Set when the binary already follows an orderfile and either side leaves launch
+  /// Set when the binary looks already reordered and either side leaves launch
   /// functions out, so that side's count may be optimistic.
   public var reorderedBinary: ReorderedBinaryCaution?
 
