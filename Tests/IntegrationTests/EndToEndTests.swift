@@ -138,37 +138,17 @@ struct GoldEndToEndTests {
   @Test("the launch functions sit side by side, main (in gcc's .text.startup.main) first")
   func gcc() throws {
     let fixture = try RecordedFixture(compiler: "gcc")
-    let fixtures = RecordedFixture.fixtures
     let sections = fixture.work.file("app.sections")
     let generated = try orderfile(["generate", fixture.trace, "--format", "gold", "-o", sections])
     #expect(generated.succeeded, "\(generated.standardError)")
     #expect(try FileReading.text(atPath: sections).contains(".text.startup.main\n"))
 
-    let objects = fixture.work.file("gold-objects")
-    try FileManager.default.createDirectory(atPath: objects, withIntermediateDirectories: true)
-    for source in executableSources + ["plugin.c"] {
-      let pic = source == "plugin.c" ? "-fPIC" : "-fPIE"
-      try runChecked(
-        Toolchain.gcc,
-        ["-O2", "-ffunction-sections", pic, "-I", fixtures, "-c", fixtures + "/" + source, "-o", objects + "/" + source + ".o"])
-    }
+    let defaultApp = try fixture.release("gold-default", compiler: "gcc", linker: .gold)
+    let orderedApp = try fixture.release("gold-ordered", orderfile: sections, compiler: "gcc", linker: .gold)
     // gcc really puts main apart, so a bare .text.main line would not reach it.
-    let mainSections = try runChecked("/usr/bin/env", ["objdump", "-h", objects + "/main.c.o"]).standardOutput
+    let mainSections = try runChecked(
+      "/usr/bin/env", ["objdump", "-h", fixture.work.file("gold-ordered") + "/main.c.o"]).standardOutput
     #expect(mainSections.contains(".text.startup.main"))
-
-    func link(_ name: String, order: String?) throws -> String {
-      let directory = fixture.work.file(name)
-      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-      try runChecked(Toolchain.gcc, ["-fuse-ld=gold", "-shared", objects + "/plugin.c.o", "-o", directory + "/libplugin.so"])
-      try runChecked(
-        Toolchain.gcc,
-        ["-fuse-ld=gold", "-pie"] + executableSources.map { objects + "/" + $0 + ".o" }
-          + ["-o", directory + "/app", "-L", directory, "-lplugin"]
-          + (order.map { ["-Wl,--section-ordering-file=" + $0] } ?? []))
-      return directory + "/app"
-    }
-    let defaultApp = try link("gold-default", order: nil)
-    let orderedApp = try link("gold-ordered", order: sections)
     #expect(!isContiguous(expectedExecutableOrder, in: try textSymbolsInAddressOrder(defaultApp)))
     let orderedSymbols = try textSymbolsInAddressOrder(orderedApp)
     #expect(isContiguous(expectedExecutableOrder, in: orderedSymbols), "\(orderedSymbols)")

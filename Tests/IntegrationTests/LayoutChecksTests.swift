@@ -40,9 +40,18 @@ struct RecordedFixture {
     guard generated.succeeded else { throw TestSupportError("generate failed: \(generated.standardError)") }
   }
 
+  /// The linker of a release build, and how it takes an orderfile.
+  enum Linker {
+    /// ld.lld through clang, `--symbol-ordering-file`.
+    case lld
+    /// ld.gold through gcc, `--section-ordering-file`.
+    case gold
+  }
+
   /// Links the fixture's executable for release; returns its path.
   func release(
-    _ name: String, functionSections: Bool = true, orderfile: String? = nil, compiler: String = "clang"
+    _ name: String, functionSections: Bool = true, orderfile: String? = nil, compiler: String = "clang",
+    linker: Linker = .lld
   ) throws -> String {
     let directory = work.file(name)
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -56,16 +65,21 @@ struct RecordedFixture {
           + (functionSections ? ["-ffunction-sections"] : []))
       objects.append(object)
     }
-    try runChecked(Toolchain.clang, ["-fuse-ld=lld", "-shared", objects[4], "-o", directory + "/libplugin.so"])
+    let (driver, fuse, ordering) =
+      linker == .lld
+      ? (Toolchain.clang, "-fuse-ld=lld", "-Wl,--symbol-ordering-file=")
+      : (Toolchain.gcc, "-fuse-ld=gold", "-Wl,--section-ordering-file=")
+    try runChecked(driver, [fuse, "-shared", objects[4], "-o", directory + "/libplugin.so"])
     try runChecked(
-      Toolchain.clang,
-      ["-fuse-ld=lld", "-pie"] + objects.prefix(4) + ["-o", directory + "/app", "-L", directory, "-lplugin"]
-        + (orderfile.map { ["-Wl,--symbol-ordering-file=" + $0] } ?? []))
+      driver,
+      [fuse, "-pie"] + objects.prefix(4) + ["-o", directory + "/app", "-L", directory, "-lplugin"]
+        + (orderfile.map { [ordering + $0] } ?? []))
     return directory + "/app"
   }
 }
 
-private func json(_ result: ProcessResult) throws -> [String: Any] {
+/// The JSON object a command printed.
+func json(_ result: ProcessResult) throws -> [String: Any] {
   guard let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any] else {
     throw TestSupportError("not a JSON object: \(result.standardOutput) \(result.standardError)")
   }

@@ -56,8 +56,7 @@ private struct LaunchpadBuilds: @unchecked Sendable {
 private func estimateJSON(_ arguments: [String]) throws -> [String: Any] {
   let estimate = try orderfile(["estimate", "--json"] + arguments)
   #expect(estimate.succeeded, "\(estimate.standardError)")
-  let object = try JSONSerialization.jsonObject(with: Data(estimate.standardOutput.utf8)) as? [String: Any]
-  return try #require(object, "not a JSON object: \(estimate.standardOutput)")
+  return try json(estimate)
 }
 
 @Suite("Faults and resident text measured by the runtime on the bundled example", .serialized)
