@@ -3,7 +3,7 @@
  * malformed input is refused, not truncated; every record type round-trips;
  * a merge that would overflow a list changes nothing. `make check` runs it.
  */
-#include "records.h"
+#include "session.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -20,12 +20,7 @@ static int failures;
 
 /* Decodes `bytes` as domain.Name into a fresh record; returns the decoder's status. */
 static int decode(const char *domain, const char *name, const uint8_t *bytes, size_t n, void *value) {
-  const rec_type *t = NULL;
-  for (size_t d = 0; d < rec_domain_count; d++) {
-    if (strcmp(rec_domains[d].name, domain) != 0) continue;
-    for (size_t i = 0; i < *rec_domains[d].count; i++)
-      if (!strcmp(rec_domains[d].records[i].name, name)) t = &rec_domains[d].records[i];
-  }
+  const rec_type *t = rec_find(domain, name);
   if (!t) {
     fprintf(stderr, "no record %s.%s\n", domain, name);
     failures++;
