@@ -23,6 +23,8 @@ let package = Package(
       pkgConfig: "libdw",
       providers: [.apt(["libdw-dev"])]
     ),
+    // The ptrace tracer that records unmodified programs (orderfile record --no-rebuild).
+    .target(name: "OrderfileTracer", cSettings: [.unsafeFlags(["-O2"])]),
     .target(name: "OrderfileSupport"),
     .target(name: "OrderfileTrace", dependencies: ["OrderfileSupport"]),
     .target(
@@ -45,6 +47,10 @@ let package = Package(
       ]
     ),
     .target(
+      name: "OrderfileRecording",
+      dependencies: ["OrderfileTracer", "OrderfileTrace", "OrderfileSymbolization", "OrderfileSupport"]
+    ),
+    .target(
       name: "OrderfileProfile",
       dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileLayout", "OrderfileSupport"]
     ),
@@ -52,7 +58,7 @@ let package = Package(
       name: "orderfile",
       dependencies: [
         "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileLayout", "OrderfileMerge",
-        "OrderfileProfile", "OrderfileSupport",
+        "OrderfileProfile", "OrderfileRecording", "OrderfileSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

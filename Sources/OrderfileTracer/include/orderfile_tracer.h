@@ -1,0 +1,140 @@
+/*
+ * orderfile_tracer.h - record the first call of every function of an
+ * unmodified program, with one-shot breakpoints placed through ptrace.
+ *
+ * The tracer starts the program under ptrace, writes a breakpoint byte (int3)
+ * over the first byte of every function entry its host names, and waits. The
+ * first thread to reach an entry traps; the tracer puts the original byte
+ * back, moves the thread's instruction pointer back onto the entry, reports
+ * the first call and lets the thread go on. Every later call runs at full
+ * speed. Shared libraries are armed when the dynamic loader announces them
+ * (its _dl_debug_state hook), before their constructors run.
+ *
+ * The tracer knows processes, threads and memory; it knows nothing of symbol
+ * tables or of the trace format. Its host (the orderfile tool) says which
+ * addresses of a module to arm and receives every first call through
+ * callbacks. All callbacks run on the thread that called oftr_record().
+ *
+ * Guarantees:
+ * - The program's output and exit status are its own: signals are passed on,
+ *   breakpoints are removed exactly (the saved byte, the saved address).
+ * - When the program's first process exits, any process it left running is
+ *   detached cleanly: every breakpoint removed, every thread let go.
+ * - If the tracer's own process dies, the kernel kills the traced processes
+ *   (PTRACE_O_EXITKILL): no program is left running with breakpoints in it.
+ *
+ * Limitations: x86-64 Linux only. A thread that blocks SIGTRAP finds it
+ * unblocked after its first breakpoint (the kernel forces a trap through).
+ */
+#ifndef ORDERFILE_TRACER_H
+#define ORDERFILE_TRACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Why a process's trace begins (oftr_host.process_started). */
+typedef enum oftr_origin {
+  OFTR_SPAWNED = 0, /* the program the host asked for */
+  OFTR_FORKED = 1,  /* fork() or vfork() of a traced process */
+  OFTR_EXECED = 2,  /* a traced process replaced its image with execve() */
+} oftr_origin;
+
+/* Why a process's trace ends (oftr_host.process_ended). */
+typedef enum oftr_ending {
+  OFTR_EXITED = 0,   /* exit() or a fatal signal: status is the wait status */
+  OFTR_REPLACED = 1, /* it called execve(): a new trace of the same pid follows */
+  OFTR_DETACHED = 2, /* still running when the first process exited: let go */
+} oftr_ending;
+
+/* Why the launch window closed (oftr_host.window_closed). */
+typedef enum oftr_window_reason {
+  OFTR_WINDOW_STOP_FUNCTION = 1, /* a function the host named as the end was called */
+  OFTR_WINDOW_TIME_LIMIT = 2,    /* the time limit passed */
+} oftr_window_reason;
+
+/* One module (an ELF object) mapped into a traced process. */
+typedef struct oftr_module {
+  const char *path;          /* the mapped file, from /proc/PID/maps */
+  uint64_t load_base;        /* runtime address minus ELF virtual address */
+  uint64_t text_start;       /* lowest ELF vaddr of its executable segments */
+  uint64_t text_end;         /* one past the highest */
+  const uint8_t *build_id;   /* GNU build-id as mapped, or NULL */
+  uint32_t build_id_length;
+  uint32_t index;            /* its index among this process's modules, from 0 */
+  bool main_executable;      /* the file /proc/PID/exe names */
+  bool interpreter;          /* the dynamic loader (AT_BASE) */
+} oftr_module;
+
+/*
+ * The host's answer for one module: which entries to arm. The tracer reads
+ * the arrays after plan_module returns: they must stay valid until
+ * oftr_record returns.
+ */
+typedef struct oftr_plan {
+  const uint64_t *entries;   /* ELF vaddrs of function entries; any order, repeats allowed */
+  size_t entry_count;
+  const uint64_t *stops;     /* entries whose first call closes the launch window */
+  size_t stop_count;
+  uint64_t loader_hook;      /* interpreter only: ELF vaddr of _dl_debug_state, or 0 */
+} oftr_plan;
+
+typedef struct oftr_host {
+  void *context;
+  /* A module appeared in process `pid`; fill `plan` (it arrives zeroed). */
+  void (*plan_module)(void *context, int32_t pid, const oftr_module *module, oftr_plan *plan);
+  /* A process's trace begins. For OFTR_FORKED, `parent` is the forking process, whose
+   * modules and first calls so far the child shares. `time_ns` is CLOCK_MONOTONIC: for
+   * OFTR_SPAWNED the moment just before the fork that created it. */
+  void (*process_started)(void *context, int32_t pid, int32_t parent, oftr_origin origin, uint64_t time_ns);
+  /* The first call of an armed entry, at its runtime address (the module's load_base plus
+   * its ELF vaddr). `launch` is false after the window closed. */
+  void (*first_call)(void *context, int32_t pid, uint32_t module, uint64_t address, uint64_t time_ns,
+                     int32_t tid, bool launch);
+  /* The launch window of `pid` closed at `time_ns`. */
+  void (*window_closed)(void *context, int32_t pid, oftr_window_reason reason, uint64_t time_ns);
+  /* A process's trace ends. `status` is a wait status for OFTR_EXITED, else 0. */
+  void (*process_ended)(void *context, int32_t pid, oftr_ending ending, int32_t status, uint64_t time_ns);
+  /* Something the user should know; one line, no trailing newline. */
+  void (*warning)(void *context, const char *message);
+} oftr_host;
+
+typedef struct oftr_options {
+  const char *path;          /* the program file, already resolved through PATH */
+  char *const *argv;         /* NULL-terminated, argv[0] included */
+  char *const *envp;         /* NULL-terminated */
+  uint64_t time_limit_ns;    /* the window closes this long after the spawn; 0 = no limit */
+} oftr_options;
+
+typedef struct oftr_result {
+  int32_t status;            /* wait status of the first process; valid when oftr_record returns 0 */
+  uint64_t armed;            /* breakpoints written, all processes */
+  uint64_t hits;             /* first calls reported */
+  uint64_t arm_ns;           /* time spent arming */
+  int error;                 /* errno of the failure when oftr_record returns -1 */
+  char message[256];         /* what failed, one line, when oftr_record returns -1 */
+} oftr_result;
+
+/*
+ * Runs the program under the tracer until its first process exits.
+ *
+ * Returns 0 when the program ran (whatever its own exit status), -1 when the
+ * tracer could not start or keep tracing it; `result->message` then says what
+ * failed. On such a failure the tracer first tries to detach cleanly and
+ * kills the program only when that fails too, saying so in the message.
+ *
+ * Preconditions: call from one thread, not concurrently with itself; the
+ * caller must not reap children of its own process while this runs (the
+ * tracer waits for any child). Side effects: creates processes; signals.
+ */
+int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result *result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ORDERFILE_TRACER_H */

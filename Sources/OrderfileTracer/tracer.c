@@ -1,0 +1,524 @@
+/*
+ * tracer.c - start the program under ptrace and follow every stop until its
+ * first process exits.
+ *
+ * Mechanism: PTRACE_SEIZE before execve (the child waits on a pipe until it
+ * is seized), with PTRACE_O_TRACECLONE/FORK/VFORK/EXEC so every thread and
+ * child process is traced from its first instruction, and PTRACE_O_EXITKILL
+ * so that nothing outlives the tracer with breakpoints in it. SEIZE rather
+ * than TRACEME gives PTRACE_INTERRUPT (clean detach of running threads) and
+ * PTRACE_LISTEN (job-control stops behave as without a tracer).
+ *
+ * A stop is one of:
+ * - SIGTRAP at entry+1 of an armed slot: a first call. Put the byte back,
+ *   rewind the thread onto the entry, report it, continue without the signal.
+ * - SIGTRAP at entry+1 of a slot already hit: a second thread trapped before
+ *   the byte went back. Rewind it; nothing to report. The kernel's si_code
+ *   (SI_KERNEL for int3) tells such a trap from a SIGTRAP sent by kill().
+ * - SIGTRAP at the loader's hook: libraries may have been mapped; arm the new
+ *   ones, then emulate the hook's `ret`.
+ * - any other signal: passed on unchanged.
+ * - clone/fork/vfork/exec events and job-control stops, as described below.
+ */
+#define _GNU_SOURCE /* pipe2, makedev, PTRACE_* of glibc */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tracer_internal.h"
+
+#if !defined(__x86_64__)
+#error "the tracer reads and writes x86-64 registers; other architectures are not supported yet"
+#endif
+
+#define OFTR_OPTIONS                                                                                          \
+  (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
+
+uint64_t oftr_now(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+int oftr_fail(oftr_tracer *tracer, int error, const char *format, ...) {
+  if (tracer->result->message[0] == 0) {
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(tracer->result->message, sizeof tracer->result->message, format, arguments);
+    va_end(arguments);
+    tracer->result->error = error;
+  }
+  return -1;
+}
+
+void oftr_warn(oftr_tracer *tracer, const char *format, ...) {
+  char message[512];
+  va_list arguments;
+  va_start(arguments, format);
+  vsnprintf(message, sizeof message, format, arguments);
+  va_end(arguments);
+  if (tracer->host->warning) tracer->host->warning(tracer->host->context, message);
+}
+
+/* ---- threads and processes ------------------------------------------ */
+
+static oftr_thread *thread_find(oftr_tracer *tracer, pid_t tid) {
+  for (uint32_t i = 0; i < tracer->thread_count; i++) {
+    if (tracer->threads[i].tid == tid) return &tracer->threads[i];
+  }
+  return NULL;
+}
+
+static oftr_thread *thread_add(oftr_tracer *tracer, pid_t tid, oftr_process *process) {
+  if (tracer->thread_count == tracer->thread_capacity) {
+    uint32_t capacity = tracer->thread_capacity ? tracer->thread_capacity * 2 : 64;
+    oftr_thread *threads = realloc(tracer->threads, capacity * sizeof *threads);
+    if (!threads) return NULL;
+    tracer->threads = threads;
+    tracer->thread_capacity = capacity;
+  }
+  oftr_thread *thread = &tracer->threads[tracer->thread_count++];
+  *thread = (oftr_thread){.tid = tid, .process = process};
+  return thread;
+}
+
+static void thread_remove(oftr_tracer *tracer, oftr_thread *thread) {
+  *thread = tracer->threads[--tracer->thread_count];
+}
+
+static oftr_process *process_new(oftr_tracer *tracer, pid_t pid, oftr_space *space, uint64_t start_ns) {
+  oftr_process *process = calloc(1, sizeof *process);
+  if (!process) return NULL;
+  process->pid = pid;
+  process->space = space;
+  process->start_ns = start_ns;
+  process->next = tracer->processes;
+  tracer->processes = process;
+  return process;
+}
+
+static void process_free(oftr_tracer *tracer, oftr_process *process) {
+  for (oftr_process **link = &tracer->processes; *link; link = &(*link)->next) {
+    if (*link == process) {
+      *link = process->next;
+      break;
+    }
+  }
+  for (uint32_t i = 0; i < tracer->thread_count;) {
+    if (tracer->threads[i].process == process) {
+      thread_remove(tracer, &tracer->threads[i]);
+    } else {
+      i++;
+    }
+  }
+  oftr_space_release(process->space);
+  free(process);
+}
+
+static void process_end(oftr_tracer *tracer, oftr_process *process, oftr_ending ending, int status, uint64_t now) {
+  if (process->reported) tracer->host->process_ended(tracer->host->context, process->pid, ending, status, now);
+  if (process->pid == tracer->first) {
+    tracer->first_exited = true;
+    tracer->result->status = status;
+  }
+  process_free(tracer, process);
+}
+
+/* A thread that vanished (killed) between its stop and our request is not an error. */
+static int resume(oftr_tracer *tracer, pid_t tid, int signal) {
+  if (ptrace(PTRACE_CONT, tid, 0, (void *)(intptr_t)signal) == 0 || errno == ESRCH) return 0;
+  return oftr_fail(tracer, errno, "cannot resume thread %d: %s", (int)tid, strerror(errno));
+}
+
+/* ---- the launch window ---------------------------------------------- */
+
+static void close_window(oftr_tracer *tracer, oftr_process *process, oftr_window_reason reason, uint64_t at) {
+  if (process->window_closed) return;
+  process->window_closed = true;
+  tracer->host->window_closed(tracer->host->context, process->pid, reason, at);
+}
+
+static bool in_window(oftr_tracer *tracer, oftr_process *process, uint64_t now) {
+  uint64_t limit = tracer->options->time_limit_ns;
+  if (!process->window_closed && limit && now >= process->start_ns + limit)
+    close_window(tracer, process, OFTR_WINDOW_TIME_LIMIT, process->start_ns + limit);
+  return !process->window_closed;
+}
+
+/* ---- stops ----------------------------------------------------------- */
+
+/* Returns 1 when the trap was the tracer's (consumed), 0 when it is the program's, -1 on failure. */
+static int breakpoint(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
+  oftr_process *process = thread->process;
+  if (!process->space) return 0; /* not yet exec'd: nothing is armed */
+  struct user_regs_struct registers;
+  if (ptrace(PTRACE_GETREGS, thread->tid, 0, &registers) != 0) return errno == ESRCH ? 1 : 0;
+  uint64_t entry = registers.rip - OFTR_BREAKPOINT_LENGTH;
+  oftr_slot *slot = oftr_space_find(process->space, entry);
+  if (!slot || slot->original == OFTR_BREAKPOINT) return 0;
+
+  if (slot->state == OFTR_SLOT_HIT) {
+    siginfo_t info;
+    if (ptrace(PTRACE_GETSIGINFO, thread->tid, 0, &info) != 0 || info.si_code != SI_KERNEL) return 0;
+  } else if (slot->state == OFTR_SLOT_HOOK) {
+    if (oftr_scan_modules(tracer, process) != 0) return -1;
+    uint64_t caller;
+    if (oftr_read_memory(process->space, registers.rsp, &caller, sizeof caller) != 0)
+      return oftr_fail(tracer, errno, "cannot read the stack of thread %d", (int)thread->tid);
+    registers.rip = caller;
+    registers.rsp += sizeof caller;
+    if (ptrace(PTRACE_SETREGS, thread->tid, 0, &registers) != 0 && errno != ESRCH)
+      return oftr_fail(tracer, errno, "cannot set the registers of thread %d", (int)thread->tid);
+    return 1;
+  } else if (slot->state == OFTR_SLOT_ARMED) {
+    if (oftr_write_byte(process->space, entry, slot->original) != 0)
+      return oftr_fail(tracer, errno, "cannot remove a breakpoint in process %d: %s", (int)process->pid,
+                       strerror(errno));
+    slot->state = OFTR_SLOT_HIT;
+    process->space->armed--;
+    tracer->result->hits++;
+    bool launch = in_window(tracer, process, now);
+    tracer->host->first_call(tracer->host->context, process->pid, slot->module, entry, now, thread->tid, launch);
+    if (slot->stop) close_window(tracer, process, OFTR_WINDOW_STOP_FUNCTION, now);
+  }
+  registers.rip = entry;
+  if (ptrace(PTRACE_SETREGS, thread->tid, 0, &registers) != 0 && errno != ESRCH)
+    return oftr_fail(tracer, errno, "cannot set the registers of thread %d", (int)thread->tid);
+  return 1;
+}
+
+static bool same_thread_group(pid_t process, pid_t tid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task/%d", (int)process, (int)tid);
+  return access(path, F_OK) == 0;
+}
+
+/*
+ * A clone, fork or vfork event: the new task is traced already and will stop
+ * once (possibly before this event arrives; it is parked until then).
+ * Threads join their creator's process. A forked child gets a copy of the
+ * breakpoint table, as it got a copy of the memory; a vfork child shares both
+ * with its parent until it execs.
+ */
+static int created(oftr_tracer *tracer, oftr_thread *thread, int event, uint64_t now) {
+  /* thread_add may move the thread array: keep what is needed of `thread` now. */
+  pid_t creator = thread->tid;
+  oftr_process *parent = thread->process;
+  unsigned long message = 0;
+  if (ptrace(PTRACE_GETEVENTMSG, creator, 0, &message) != 0) return resume(tracer, creator, 0);
+  pid_t child = (pid_t)message;
+  bool parked = false;
+  oftr_thread *created_thread = thread_find(tracer, child);
+  if (created_thread) {
+    parked = created_thread->parked;
+  } else if (!(created_thread = thread_add(tracer, child, NULL))) {
+    return oftr_fail(tracer, ENOMEM, "out of memory");
+  }
+  if (event == PTRACE_EVENT_CLONE && same_thread_group(parent->pid, child)) {
+    created_thread->process = parent;
+  } else {
+    oftr_space *space;
+    if (event == PTRACE_EVENT_VFORK) {
+      space = parent->space;
+      space->references++;
+    } else {
+      space = oftr_space_copy(parent->space, child);
+      if (!space) return oftr_fail(tracer, errno, "cannot follow process %d: %s", (int)child, strerror(errno));
+    }
+    oftr_process *process = process_new(tracer, child, space, parent->start_ns);
+    if (!process) return oftr_fail(tracer, ENOMEM, "out of memory");
+    process->window_closed = parent->window_closed;
+    process->detaching = parent->detaching;
+    created_thread->process = process;
+    if (parent->detaching) {
+      /* Forked while we let go: its copy of memory may still hold breakpoints. */
+      if (event != PTRACE_EVENT_VFORK) oftr_restore_all(tracer, space, true);
+    } else {
+      process->reported = true;
+      tracer->host->process_started(tracer->host->context, child, parent->pid, OFTR_FORKED, now);
+    }
+  }
+  if (parked) {
+    created_thread->parked = false;
+    if (created_thread->process->detaching) {
+      ptrace(PTRACE_DETACH, child, 0, 0);
+      thread_remove(tracer, created_thread);
+    } else if (resume(tracer, child, 0) != 0) {
+      return -1;
+    }
+  }
+  return resume(tracer, creator, 0);
+}
+
+/* The process replaced its image: a new trace for the same pid, new modules, new breakpoints. */
+static int execed(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
+  oftr_process *process = thread->process;
+  pid_t pid = process->pid;
+  /* Every other thread is gone, and the thread that called execve now has the pid. */
+  for (uint32_t i = 0; i < tracer->thread_count;) {
+    if (tracer->threads[i].process == process) {
+      thread_remove(tracer, &tracer->threads[i]);
+    } else {
+      i++;
+    }
+  }
+  if (!thread_add(tracer, pid, process)) return oftr_fail(tracer, ENOMEM, "out of memory");
+  oftr_origin origin = OFTR_EXECED;
+  if (process->reported) {
+    tracer->host->process_ended(tracer->host->context, pid, OFTR_REPLACED, 0, now);
+  } else {
+    origin = OFTR_SPAWNED;
+  }
+  oftr_space *space = oftr_space_new(pid);
+  if (!space) return oftr_fail(tracer, errno, "cannot open the memory of process %d: %s", (int)pid, strerror(errno));
+  oftr_space_release(process->space);
+  process->space = space;
+  process->window_closed = false;
+  process->reported = true;
+  tracer->host->process_started(tracer->host->context, pid, 0, origin,
+                                origin == OFTR_SPAWNED ? process->start_ns : now);
+  if (process->detaching) return ptrace(PTRACE_DETACH, pid, 0, 0) == 0 || errno == ESRCH ? 0 : -1;
+  if (oftr_scan_modules(tracer, process) != 0) return -1;
+  return resume(tracer, pid, 0);
+}
+
+static bool job_control(int signal) {
+  return signal == SIGSTOP || signal == SIGTSTP || signal == SIGTTIN || signal == SIGTTOU;
+}
+
+static int handle(oftr_tracer *tracer, pid_t tid, int status, uint64_t now) {
+  oftr_thread *thread = thread_find(tracer, tid);
+  if (WIFEXITED(status) || WIFSIGNALED(status)) {
+    if (!thread) return 0;
+    oftr_process *process = thread->process;
+    thread_remove(tracer, thread);
+    if (process && tid == process->pid) process_end(tracer, process, OFTR_EXITED, status, now);
+    return 0;
+  }
+  if (!WIFSTOPPED(status)) return 0;
+  int signal = WSTOPSIG(status);
+  int event = status >> 16;
+  if (!thread || !thread->process) {
+    /* A new task's first stop, ahead of its creator's event: hold it until that arrives. */
+    if (!thread && !(thread = thread_add(tracer, tid, NULL))) return oftr_fail(tracer, ENOMEM, "out of memory");
+    thread->parked = true;
+    return 0;
+  }
+  switch (event) {
+  case 0:
+    if (signal == SIGTRAP) {
+      int mine = breakpoint(tracer, thread, now);
+      if (mine < 0) return -1;
+      if (mine) return resume(tracer, tid, 0);
+    }
+    return resume(tracer, tid, signal);
+  case PTRACE_EVENT_CLONE:
+  case PTRACE_EVENT_FORK:
+  case PTRACE_EVENT_VFORK:
+    return created(tracer, thread, event, now);
+  case PTRACE_EVENT_EXEC:
+    return execed(tracer, thread, now);
+  case PTRACE_EVENT_STOP:
+    /* Job control: stay stopped as without a tracer, until SIGCONT. Else a first stop or a wake-up. */
+    if (job_control(signal)) {
+      if (ptrace(PTRACE_LISTEN, tid, 0, 0) == 0 || errno == ESRCH) return 0;
+      return oftr_fail(tracer, errno, "cannot keep thread %d stopped: %s", (int)tid, strerror(errno));
+    }
+    return resume(tracer, tid, 0);
+  default:
+    return resume(tracer, tid, 0);
+  }
+}
+
+/* ---- letting go ------------------------------------------------------ */
+
+/*
+ * Detaches from every process still traced: removes every breakpoint first,
+ * then stops each thread with PTRACE_INTERRUPT and lets it go from that stop.
+ * A thread that trapped just before its breakpoint was removed is rewound
+ * first; a signal it was about to receive is delivered on detach.
+ */
+static int detach_all(oftr_tracer *tracer) {
+  uint64_t now = oftr_now();
+  int status = 0;
+  for (oftr_process *process = tracer->processes; process; process = process->next) {
+    process->detaching = true;
+    if (oftr_restore_all(tracer, process->space, false) != 0)
+      status = oftr_fail(tracer, errno, "cannot remove the breakpoints of process %d: %s", (int)process->pid,
+                         strerror(errno));
+  }
+  for (uint32_t i = 0; i < tracer->thread_count; i++) {
+    if (tracer->threads[i].process && !tracer->threads[i].parked)
+      ptrace(PTRACE_INTERRUPT, tracer->threads[i].tid, 0, 0);
+  }
+  while (tracer->thread_count > 0) {
+    int wait_status;
+    pid_t tid = waitpid(-1, &wait_status, __WALL);
+    if (tid < 0) {
+      if (errno == EINTR) continue;
+      break; /* ECHILD: nothing is traced any more */
+    }
+    oftr_thread *thread = thread_find(tracer, tid);
+    if (!WIFSTOPPED(wait_status)) {
+      handle(tracer, tid, wait_status, now);
+      continue;
+    }
+    int event = wait_status >> 16, signal = WSTOPSIG(wait_status);
+    if (!thread || !thread->process) {
+      if (!thread && !(thread = thread_add(tracer, tid, NULL))) return oftr_fail(tracer, ENOMEM, "out of memory");
+      thread->parked = true;
+      continue;
+    }
+    if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) {
+      /* Follow the new task far enough to let it go too; created() resumes the creator. */
+      if (created(tracer, thread, event, now) != 0) status = -1;
+      if ((thread = thread_find(tracer, tid))) ptrace(PTRACE_INTERRUPT, tid, 0, 0);
+      continue;
+    }
+    int deliver = 0;
+    if (event == 0) {
+      deliver = signal;
+      if (signal == SIGTRAP && breakpoint(tracer, thread, now) == 1) deliver = 0;
+    }
+    oftr_process *process = thread->process;
+    ptrace(PTRACE_DETACH, tid, 0, (void *)(intptr_t)deliver);
+    bool leader = tid == process->pid;
+    thread_remove(tracer, thread);
+    if (leader) process_end(tracer, process, OFTR_DETACHED, 0, now);
+  }
+  while (tracer->processes) process_free(tracer, tracer->processes);
+  return status;
+}
+
+/* The last resort when letting go failed: nothing may run on with breakpoints in it. */
+static void kill_all(oftr_tracer *tracer) {
+  for (oftr_process *process = tracer->processes; process; process = process->next) kill(process->pid, SIGKILL);
+  for (uint32_t i = 0; i < tracer->thread_count; i++) kill(tracer->threads[i].tid, SIGKILL);
+  int status;
+  while (waitpid(-1, &status, __WALL) > 0 || errno == EINTR) {
+  }
+  while (tracer->processes) process_free(tracer, tracer->processes);
+  tracer->thread_count = 0;
+}
+
+/* ---- starting -------------------------------------------------------- */
+
+static int read_all(int fd, void *buffer, size_t length) {
+  size_t done = 0;
+  while (done < length) {
+    ssize_t got = read(fd, (char *)buffer + done, length - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    done += (size_t)got;
+  }
+  return (int)done;
+}
+
+/* The child: default signal handling, an empty mask, wait to be seized, exec. Only async-signal-safe calls. */
+static void __attribute__((noreturn)) child_main(const oftr_options *options, int go, int report) {
+  struct sigaction standard;
+  memset(&standard, 0, sizeof standard);
+  standard.sa_handler = SIG_DFL;
+  for (int signal = 1; signal < NSIG; signal++) {
+    if (signal != SIGKILL && signal != SIGSTOP) sigaction(signal, &standard, NULL);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  char byte;
+  if (read_all(go, &byte, 1) != 1) _exit(127);
+  execve(options->path, options->argv, options->envp);
+  int error = errno;
+  ssize_t ignored = write(report, &error, sizeof error);
+  (void)ignored;
+  _exit(127);
+}
+
+static int spawn(oftr_tracer *tracer) {
+  int go[2], report[2];
+  if (pipe2(go, O_CLOEXEC) != 0) return oftr_fail(tracer, errno, "cannot create a pipe: %s", strerror(errno));
+  if (pipe2(report, O_CLOEXEC) != 0) {
+    close(go[0]);
+    close(go[1]);
+    return oftr_fail(tracer, errno, "cannot create a pipe: %s", strerror(errno));
+  }
+  uint64_t start = oftr_now();
+  pid_t pid = fork();
+  if (pid == 0) child_main(tracer->options, go[0], report[1]);
+  int fork_error = errno;
+  close(go[0]);
+  close(report[1]);
+  if (pid < 0) {
+    close(go[1]);
+    close(report[0]);
+    return oftr_fail(tracer, fork_error, "cannot start %s: fork: %s", tracer->options->path, strerror(fork_error));
+  }
+  if (ptrace(PTRACE_SEIZE, pid, 0, (void *)(intptr_t)OFTR_OPTIONS) != 0) {
+    int error = errno;
+    close(go[1]);
+    close(report[0]);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return oftr_fail(tracer, error,
+                     "cannot trace %s: ptrace: %s (is ptrace forbidden here? record an instrumented build instead)",
+                     tracer->options->path, strerror(error));
+  }
+  ssize_t ignored = write(go[1], "g", 1);
+  (void)ignored;
+  close(go[1]);
+  int exec_error = 0;
+  int got = read_all(report[0], &exec_error, sizeof exec_error);
+  close(report[0]);
+  if (got == (int)sizeof exec_error) {
+    int status;
+    while (waitpid(pid, &status, __WALL) == pid && !WIFEXITED(status) && !WIFSIGNALED(status))
+      ptrace(PTRACE_CONT, pid, 0, 0);
+    return oftr_fail(tracer, exec_error, "cannot run %s: %s", tracer->options->path, strerror(exec_error));
+  }
+  tracer->first = pid;
+  oftr_process *process = process_new(tracer, pid, NULL, start);
+  if (!process || !thread_add(tracer, pid, process)) {
+    kill(pid, SIGKILL);
+    return oftr_fail(tracer, ENOMEM, "out of memory");
+  }
+  return 0;
+}
+
+int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result *result) {
+  memset(result, 0, sizeof *result);
+  oftr_tracer tracer = {.options = options, .host = host, .result = result};
+  if (spawn(&tracer) != 0) return -1;
+  int status = 0;
+  while (!tracer.first_exited && status == 0) {
+    int wait_status;
+    pid_t tid = waitpid(-1, &wait_status, __WALL);
+    if (tid < 0) {
+      if (errno == EINTR) continue;
+      status = oftr_fail(&tracer, errno, "lost the program: waitpid: %s", strerror(errno));
+      break;
+    }
+    status = handle(&tracer, tid, wait_status, oftr_now());
+  }
+  if (status != 0 && !tracer.first_exited) {
+    /* Something failed mid-launch: let the program run on without us if we can. */
+    size_t length = strlen(result->message);
+    if (detach_all(&tracer) == 0) {
+      snprintf(result->message + length, sizeof result->message - length, "; the program was detached");
+    } else {
+      kill_all(&tracer);
+      snprintf(result->message + length, sizeof result->message - length, "; the program was killed");
+    }
+  } else if (detach_all(&tracer) != 0) {
+    kill_all(&tracer);
+  }
+  free(tracer.threads);
+  return status;
+}

@@ -1,0 +1,97 @@
+/*
+ * tracer_internal.h - the tracer's state: address spaces with their
+ * breakpoints, processes, threads.
+ */
+#ifndef ORDERFILE_TRACER_INTERNAL_H
+#define ORDERFILE_TRACER_INTERNAL_H
+
+
+#include <stdarg.h>
+#include <sys/types.h>
+
+#include "orderfile_tracer.h"
+
+#define OFTR_BREAKPOINT 0xCCu     /* int3 */
+#define OFTR_BREAKPOINT_LENGTH 1u /* the trapped thread's pc is one past the entry */
+
+/* What a breakpoint slot holds. */
+typedef enum oftr_slot_state {
+  OFTR_SLOT_EMPTY = 0,
+  OFTR_SLOT_ARMED = 1, /* the breakpoint byte is in memory */
+  OFTR_SLOT_HIT = 2,   /* hit once and removed */
+  OFTR_SLOT_HOOK = 3,  /* the loader's hook: stays armed, the trapped `ret` is emulated */
+} oftr_slot_state;
+
+typedef struct oftr_slot {
+  uint64_t address;  /* runtime address of the entry */
+  uint32_t module;   /* module index in the process that armed it */
+  uint8_t original;  /* the byte the breakpoint replaced */
+  uint8_t state;     /* oftr_slot_state */
+  uint8_t stop;      /* its first call closes the launch window */
+  uint8_t reserved;
+} oftr_slot;
+
+/* One mapped ELF file, or a file mapping that is not one (skipped on later scans). */
+typedef struct oftr_known_module {
+  uint64_t device, inode, base; /* base: start of its lowest offset-0 mapping */
+} oftr_known_module;
+
+/*
+ * The memory of one or more processes: one after fork(), shared with its
+ * parent after vfork() until the child execs or exits. Breakpoints live here.
+ */
+typedef struct oftr_space {
+  int references;
+  int memory;                  /* /proc/PID/mem of a process using it, O_RDWR */
+  oftr_slot *slots;            /* open addressing on address; capacity a power of two */
+  uint64_t capacity, used;
+  uint64_t armed;              /* slots in OFTR_SLOT_ARMED */
+  oftr_known_module *known;
+  uint32_t known_count, known_capacity;
+  uint32_t module_count;       /* ELF modules reported to the host: the next index */
+} oftr_space;
+
+typedef struct oftr_process {
+  pid_t pid;
+  oftr_space *space;
+  uint64_t start_ns;
+  bool window_closed;
+  bool detaching;
+  bool reported;               /* the host was told this trace began */
+  struct oftr_process *next;
+} oftr_process;
+
+typedef struct oftr_thread {
+  pid_t tid;
+  oftr_process *process;       /* NULL while its creator's event has not arrived */
+  bool parked;                 /* stopped at its first stop, waiting for that event */
+} oftr_thread;
+
+typedef struct oftr_tracer {
+  const oftr_options *options;
+  const oftr_host *host;
+  oftr_result *result;
+  pid_t first;                 /* the program's first process */
+  oftr_process *processes;
+  oftr_thread *threads;
+  uint32_t thread_count, thread_capacity;
+  bool first_exited;
+} oftr_tracer;
+
+/* Errors: set result->error and result->message, return -1. */
+int oftr_fail(oftr_tracer *tracer, int error, const char *format, ...) __attribute__((format(printf, 3, 4)));
+void oftr_warn(oftr_tracer *tracer, const char *format, ...) __attribute__((format(printf, 2, 3)));
+uint64_t oftr_now(void);
+
+/* address_space.c */
+oftr_space *oftr_space_new(pid_t pid);
+oftr_space *oftr_space_copy(const oftr_space *parent, pid_t pid);
+void oftr_space_release(oftr_space *space);
+int oftr_space_reopen(oftr_space *space, pid_t pid);
+oftr_slot *oftr_space_find(oftr_space *space, uint64_t address);
+int oftr_scan_modules(oftr_tracer *tracer, oftr_process *process);
+int oftr_restore_all(oftr_tracer *tracer, oftr_space *space, bool every_slot);
+int oftr_write_byte(oftr_space *space, uint64_t address, uint8_t byte);
+int oftr_read_memory(oftr_space *space, uint64_t address, void *buffer, size_t length);
+
+#endif /* ORDERFILE_TRACER_INTERNAL_H */
