@@ -103,4 +103,14 @@ public enum BinaryLocator {
   private static func isELF(_ path: String) -> Bool {
     (try? ELFFile(path: path)) != nil
   }
+
+  /// Whether the binary at `path` calls a recording hook: `-finstrument-functions` or
+  /// SanitizerCoverage's `trace-pc-guard`, whose calls the runtime answers.
+  public static func isInstrumented(fileAt path: String) throws -> Bool {
+    try ELFFile(path: path).mentionsSymbol(Self.instrumentationHooks)
+  }
+
+  static let instrumentationHooks: Set<String> = [
+    "__cyg_profile_func_enter", "__cyg_profile_func_enter_bare", "__sanitizer_cov_trace_pc_guard",
+  ]
 }

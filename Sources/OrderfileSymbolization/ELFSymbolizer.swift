@@ -19,6 +19,8 @@ import CLibdw
 public final class ELFSymbolizer: Symbolizer {
   public let path: String
   public let buildID: BuildID?
+  /// Where the function symbols came from.
+  public let symbolSource: SymbolSource
   public var functions: [FunctionSymbol] { index.functions }
 
   private let session: OpaquePointer  // Dwfl
@@ -36,7 +38,9 @@ public final class ELFSymbolizer: Symbolizer {
   ///   short, an object or core file, or refused by libdw.
   public init(path: String) throws {
     self.path = path
-    buildID = try ELFFile(path: path).buildID()
+    let file = try ELFFile(path: path)
+    buildID = try file.buildID()
+    let hasSymbolTable = file.hasSection(ofType: SHT_SYMTAB)
 
     let callbacks = UnsafeMutablePointer<Dwfl_Callbacks>.allocate(capacity: 1)
     callbacks.initialize(to: Dwfl_Callbacks())
@@ -72,6 +76,16 @@ public final class ELFSymbolizer: Symbolizer {
     self.module = module
     self.bias = bias
     index = FunctionIndex(SymbolTableReader.functionSymbols(of: module, bias: bias))
+    symbolSource = Self.source(of: module, hasSymbolTable: hasSymbolTable, found: !index.functions.isEmpty)
+  }
+
+  /// libdwfl reads `.symtab` from the file, else from a separate debug file, else `.dynsym`.
+  private static func source(of module: OpaquePointer, hasSymbolTable: Bool, found: Bool) -> SymbolSource {
+    if hasSymbolTable { return .symbolTable }
+    var debugFile: UnsafePointer<CChar>?
+    _ = dwfl_module_info(module, nil, nil, nil, nil, nil, nil, &debugFile)
+    if let debugFile { return .debugFile(String(cString: debugFile)) }
+    return found ? .dynamicSymbols : .none
   }
 
   deinit {

@@ -66,3 +66,15 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
   /// `file:line`.
   public var description: String { "\(file):\(line)" }
 }
+
+/// Which table a binary's function symbols were read from.
+public enum SymbolSource: Hashable, Sendable {
+  /// The file's own `.symtab`: every function, local ones included.
+  case symbolTable
+  /// The `.symtab` of a separate debug file found by build-id or `.gnu_debuglink`.
+  case debugFile(String)
+  /// Only `.dynsym`: the exported functions, none of the local ones.
+  case dynamicSymbols
+  /// No function symbols at all (a stripped executable).
+  case none
+}

@@ -27,6 +27,12 @@ public struct Recording: Sendable {
   public var tracePath: String
   /// Traces of processes the program forked, moved beside the main one as `<trace>.<pid>`.
   public var childTraces: [String]
+
+  public init(status: Int32, tracePath: String, childTraces: [String]) {
+    self.status = status
+    self.tracePath = tracePath
+    self.childTraces = childTraces
+  }
 }
 
 /// Runs a program once with the runtime's environment set and collects its trace.

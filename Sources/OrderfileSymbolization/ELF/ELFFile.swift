@@ -74,6 +74,38 @@ final class ELFFile {
     strings(ofSection: ".note.gnu.gold-version", type: SHT_NOTE).first { $0.hasPrefix("gold ") }
   }
 
+  /// Whether the file has a section of this type (`SHT_SYMTAB`: a full symbol table).
+  func hasSection(ofType type: Int32) -> Bool {
+    var section = elf_nextscn(elf, nil)
+    while let current = section {
+      var header = GElf_Shdr()
+      if gelf_getshdr(current, &header) != nil, header.sh_type == UInt32(type) { return true }
+      section = elf_nextscn(elf, current)
+    }
+    return false
+  }
+
+  /// Whether `.symtab` or `.dynsym` names any of these symbols, defined or only referenced.
+  func mentionsSymbol(_ names: Set<String>) -> Bool {
+    var section = elf_nextscn(elf, nil)
+    while let current = section {
+      defer { section = elf_nextscn(elf, current) }
+      var header = GElf_Shdr()
+      guard gelf_getshdr(current, &header) != nil,
+        header.sh_type == UInt32(SHT_SYMTAB) || header.sh_type == UInt32(SHT_DYNSYM), header.sh_entsize > 0,
+        let data = elf_getdata(current, nil)
+      else { continue }
+      for index in 0..<Int32(header.sh_size / header.sh_entsize) {
+        var symbol = GElf_Sym()
+        guard gelf_getsym(data, index, &symbol) != nil,
+          let name = elf_strptr(elf, Int(header.sh_link), Int(symbol.st_name))
+        else { continue }
+        if names.contains(String(cString: name)) { return true }
+      }
+    }
+    return false
+  }
+
   /// The NUL-separated strings in the named section of this type; empty without one.
   private func strings(ofSection wanted: String, type: Int32) -> [String] {
     var stringTableIndex = 0

@@ -1,0 +1,238 @@
+import Foundation
+import OrderfileSupport
+import OrderfileTrace
+import OrderfileTracer
+
+/// Why a recording without a rebuild failed.
+public enum BreakpointRecordingError: LocalizedError, Equatable, Sendable {
+  /// The tracer could not start the program, or lost it; `message` says what failed and
+  /// whether the program was detached or killed.
+  case tracer(program: String, message: String)
+  /// The program ran but no trace came of it: its executable has no usable symbols.
+  case nothingRecorded(program: String)
+
+  public var errorDescription: String? {
+    switch self {
+    case .tracer(_, let message):
+      return message
+    case .nothingRecorded(let program):
+      return
+        "\(program): no function of the program was recorded: its executable has no symbol table (see the warning above), or it exited before running any"
+    }
+  }
+}
+
+/// Records a launch of an unmodified program: the release build itself, any language with a
+/// symbol table, no instrumentation and no runtime.
+///
+/// A one-byte breakpoint sits on the entry of every function of the program's own files and
+/// is removed on its first hit (see `orderfile_tracer.h`). The result is the same trace
+/// format the instrumented runtime writes, one trace per process image, so every command
+/// that reads traces works unchanged.
+///
+/// Traces: the program's first process writes `output` (its final image, when it execs);
+/// every other process image writes `output.<pid>`, and an image a process replaced by
+/// `execve` writes `output.<pid>.<n>` (n = 1 for its first image).
+public struct BreakpointRecorder {
+  public var output: String
+  public var timeLimitMilliseconds: Int?
+  /// Function names whose first call ends the launch window (`--until`).
+  public var untilFunctions: [String]
+  /// Arm system libraries (libc, libstdc++) too.
+  public var includeSystemLibraries: Bool
+
+  public init(
+    output: String, timeLimitMilliseconds: Int? = nil, untilFunctions: [String] = [],
+    includeSystemLibraries: Bool = false
+  ) {
+    self.output = output
+    self.timeLimitMilliseconds = timeLimitMilliseconds
+    self.untilFunctions = untilFunctions
+    self.includeSystemLibraries = includeSystemLibraries
+  }
+
+  /// What the recording saw beyond the traces themselves.
+  public struct Summary: Sendable {
+    public var recording: Recording
+    /// Breakpoints written, over all processes.
+    public var armed: UInt64
+    /// Milliseconds spent reading symbols and writing breakpoints.
+    public var armingMilliseconds: Double
+    /// `--until` names that matched no function in any module.
+    public var unmatchedUntil: [String]
+    /// System libraries left unarmed.
+    public var skippedSystemLibraries: [String]
+  }
+
+  /// Runs the program once under the tracer. Warnings go to `warn` as they happen.
+  public func record(program: String, arguments: [String], warn: @escaping (String) -> Void) throws -> Summary {
+    let path = ProcessRunner.resolve(program)
+    let session = TracingSession(
+      planner: ModulePlanner(
+        stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, warn: warn),
+      collector: TraceCollector(timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 }),
+      warn: warn)
+    var environment = ProcessInfo.processInfo.environment
+    // An instrumented build recorded this way must not also write a trace of its own.
+    environment["ORDERFILE_DISABLE"] = "1"
+    let result = try session.run(
+      path: path, arguments: [program] + arguments,
+      environment: environment.map { "\($0.key)=\($0.value)" }.sorted(),
+      timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 } ?? 0)
+    let recording = try write(session.collector.finished, program: program, status: Self.exitStatus(result.status))
+    return Summary(
+      recording: recording, armed: result.armed, armingMilliseconds: Double(result.arm_ns) / 1e6,
+      unmatchedUntil: untilFunctions.filter { !session.planner.matchedStopNames.contains($0) },
+      skippedSystemLibraries: session.planner.skippedSystemLibraries.sorted())
+  }
+
+  /// 128 + signal for a process a signal ended, as a shell reports it.
+  static func exitStatus(_ waitStatus: Int32) -> Int32 {
+    let signal = waitStatus & 0x7f
+    return signal == 0 ? (waitStatus >> 8) & 0xff : 128 + signal
+  }
+
+  private func write(_ traces: [TraceCollector.Finished], program: String, status: Int32) throws -> Recording {
+    guard let first = traces.first(where: { $0.trace.header.parentPID == nil && $0.image == 0 })?.pid,
+      let main = traces.last(where: { $0.pid == first && $0.isFinalImage })
+    else {
+      throw BreakpointRecordingError.nothingRecorded(program: program)
+    }
+    // Every trace is encoded before any is written, so a failure leaves no partial set.
+    var files: [(path: String, bytes: [UInt8])] = []
+    for finished in traces {
+      let path: String
+      if finished.pid == main.pid && finished.isFinalImage {
+        path = output
+      } else if finished.isFinalImage {
+        path = "\(output).\(finished.pid)"
+      } else {
+        path = "\(output).\(finished.pid).\(finished.image + 1)"
+      }
+      var trace = finished.trace
+      trace.path = path
+      files.append((path, TraceEncoder.encode(trace)))
+    }
+    if main.trace.records.isEmpty { throw BreakpointRecordingError.nothingRecorded(program: program) }
+    for file in files { try AtomicFile.write(file.bytes, to: file.path) }
+    return Recording(status: status, tracePath: output, childTraces: files.map(\.path).filter { $0 != output })
+  }
+}
+
+/// One run of the C tracer, with this object as the context its callbacks receive.
+private final class TracingSession {
+  let planner: ModulePlanner
+  let collector: TraceCollector
+  let warn: (String) -> Void
+
+  init(planner: ModulePlanner, collector: TraceCollector, warn: @escaping (String) -> Void) {
+    self.planner = planner
+    self.collector = collector
+    self.warn = warn
+  }
+
+  func run(path: String, arguments: [String], environment: [String], timeLimitNanoseconds: UInt64) throws
+    -> oftr_result
+  {
+    let argv = CStringArray(arguments)
+    let envp = CStringArray(environment)
+    defer {
+      argv.free()
+      envp.free()
+    }
+    var host = oftr_host()
+    host.context = Unmanaged.passUnretained(self).toOpaque()
+    host.plan_module = { context, pid, module, plan in
+      guard let context, let module, let plan else { return }
+      TracingSession.from(context).plan(pid: pid, module: module.pointee, into: plan)
+    }
+    host.process_started = { context, pid, parent, origin, time in
+      guard let context else { return }
+      let kind: TraceCollector.Origin =
+        origin == OFTR_FORKED ? .forked : origin == OFTR_EXECED ? .execed : .spawned
+      TracingSession.from(context).collector.processStarted(
+        pid: pid, parent: parent, origin: kind, time: time, now: TracingSession.now())
+    }
+    host.first_call = { context, pid, module, address, time, thread, launch in
+      guard let context else { return }
+      TracingSession.from(context).collector.firstCall(
+        pid: pid, module: Int(module), runtimeAddress: address, time: time, thread: thread, launch: launch)
+    }
+    host.window_closed = { context, pid, reason, time in
+      guard let context else { return }
+      TracingSession.from(context).collector.windowClosed(
+        pid: pid, reason: reason == OFTR_WINDOW_TIME_LIMIT ? .timeLimit : .startupComplete, time: time)
+    }
+    host.process_ended = { context, pid, ending, _, time in
+      guard let context else { return }
+      TracingSession.from(context).collector.processEnded(pid: pid, replaced: ending == OFTR_REPLACED, time: time)
+    }
+    host.warning = { context, message in
+      guard let context, let message else { return }
+      TracingSession.from(context).warn(String(cString: message))
+    }
+    var result = oftr_result()
+    let status = path.withCString { pathPointer in
+      var options = oftr_options(
+        path: pathPointer, argv: UnsafePointer(argv.pointer), envp: UnsafePointer(envp.pointer), time_limit_ns: timeLimitNanoseconds)
+      return withUnsafePointer(to: &host) { hostPointer in
+        oftr_record(&options, hostPointer, &result)
+      }
+    }
+    if status != 0 {
+      let message = withUnsafeBytes(of: result.message) { raw in
+        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+      }
+      throw BreakpointRecordingError.tracer(program: path, message: message)
+    }
+    return result
+  }
+
+  private func plan(pid: Int32, module: oftr_module, into plan: UnsafeMutablePointer<oftr_plan>) {
+    let path = module.path.map { String(cString: $0) } ?? ""
+    let buildID = module.build_id.map { Array(UnsafeBufferPointer(start: $0, count: Int(module.build_id_length))) }
+    collector.moduleMapped(
+      pid: pid, index: Int(module.index),
+      module: TraceModule(
+        index: Int(module.index), path: path, buildID: buildID ?? [], loadBase: module.load_base,
+        textRange: module.text_start..<max(module.text_start, module.text_end),
+        isMainExecutable: module.main_executable))
+    let decided = planner.plan(
+      path: path, isMainExecutable: module.main_executable, isInterpreter: module.interpreter)
+    plan.pointee.entries = UnsafePointer(decided.entries.baseAddress)
+    plan.pointee.entry_count = decided.entryCount
+    plan.pointee.stops = UnsafePointer(decided.stops.baseAddress)
+    plan.pointee.stop_count = decided.stopCount
+    plan.pointee.loader_hook = decided.loaderHook
+  }
+
+  static func from(_ context: UnsafeMutableRawPointer) -> TracingSession {
+    Unmanaged<TracingSession>.fromOpaque(context).takeUnretainedValue()
+  }
+
+  static func now() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+  }
+}
+
+/// A NULL-terminated array of C strings for execve, freed by its owner.
+private struct CStringArray {
+  let pointer: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+
+  init(_ strings: [String]) {
+    pointer = .allocate(capacity: strings.count + 1)
+    for (index, string) in strings.enumerated() { pointer[index] = strdup(string) }
+    pointer[strings.count] = nil
+  }
+
+  func free() {
+    var index = 0
+    while let string = pointer[index] {
+      Glibc.free(string)
+      index += 1
+    }
+    pointer.deallocate()
+  }
+}
