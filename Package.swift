@@ -88,6 +88,10 @@ let package = Package(
       name: "OrderfileProfileTests",
       dependencies: ["OrderfileProfile", "_OrderfileTestSupport"]
     ),
+    .testTarget(
+      name: "OrderfileRecordingTests",
+      dependencies: ["OrderfileRecording", "OrderfileTrace", "OrderfileSymbolization", "_OrderfileTestSupport"]
+    ),
     .testTarget(name: "RuntimeTests", dependencies: ["OrderfileTrace", "_OrderfileTestSupport"]),
     .testTarget(
       name: "IntegrationTests",

@@ -56,6 +56,9 @@ public struct BreakpointRecorder {
     public var recording: Recording
     /// Breakpoints written, over all processes.
     public var armed: UInt64
+    /// Traps of a thread that reached an entry while another thread's first call of it was
+    /// being handled: rewound, not reported again.
+    public var races: UInt64
     /// Milliseconds spent reading symbols and writing breakpoints.
     public var armingMilliseconds: Double
     /// `--until` names that matched no function in any module.
@@ -81,7 +84,7 @@ public struct BreakpointRecorder {
       timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 } ?? 0)
     let recording = try write(session.collector.finished, program: program, status: Self.exitStatus(result.status))
     return Summary(
-      recording: recording, armed: result.armed, armingMilliseconds: Double(result.arm_ns) / 1e6,
+      recording: recording, armed: result.armed, races: result.races, armingMilliseconds: Double(result.arm_ns) / 1e6,
       unmatchedUntil: untilFunctions.filter { !session.planner.matchedStopNames.contains($0) },
       skippedSystemLibraries: session.planner.skippedSystemLibraries.sorted())
   }

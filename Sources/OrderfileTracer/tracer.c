@@ -168,6 +168,7 @@ static int breakpoint(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
   if (slot->state == OFTR_SLOT_HIT) {
     siginfo_t info;
     if (ptrace(PTRACE_GETSIGINFO, thread->tid, 0, &info) != 0 || info.si_code != SI_KERNEL) return 0;
+    tracer->result->races++;
   } else if (slot->state == OFTR_SLOT_HOOK) {
     if (oftr_scan_modules(tracer, process) != 0) return -1;
     uint64_t caller;

@@ -114,6 +114,7 @@ typedef struct oftr_result {
   int32_t status;            /* wait status of the first process; valid when oftr_record returns 0 */
   uint64_t armed;            /* breakpoints written, all processes */
   uint64_t hits;             /* first calls reported */
+  uint64_t races;            /* traps of a second thread that reached an entry before its byte went back */
   uint64_t arm_ns;           /* time spent arming */
   int error;                 /* errno of the failure when oftr_record returns -1 */
   char message[256];         /* what failed, one line, when oftr_record returns -1 */
