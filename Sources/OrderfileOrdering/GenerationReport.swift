@@ -41,6 +41,7 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     public var foldedAliases: Int
     public var unresolvedAddresses: [String]
     public var coldParts: [String]
+    public var unplaceable: [String]
     public var ambiguousNames: [AmbiguousName]
     public var functions: [Entry]?
   }
@@ -72,7 +73,7 @@ public struct GenerationReport: Codable, Sendable, Equatable {
         entries: order.functions.count, matchRate: order.matchRate, duplicateRecords: order.duplicateRecords,
         foldedAliases: order.foldedAliases,
         unresolvedAddresses: order.unresolvedAddresses.map { "0x" + String($0, radix: 16) },
-        coldParts: order.coldParts, ambiguousNames: order.ambiguousNames,
+        coldParts: order.coldParts, unplaceable: order.unplaceable, ambiguousNames: order.ambiguousNames,
         functions: includeFunctions
           ? order.functions.enumerated().map { rank, function in
             Entry(
@@ -113,6 +114,10 @@ public struct GenerationReport: Codable, Sendable, Equatable {
       if !module.unresolvedAddresses.isEmpty {
         let shown = module.unresolvedAddresses.prefix(5).joined(separator: ", ")
         lines.append("  \(module.unresolvedAddresses.count) addresses have no function symbol: \(shown)")
+      }
+      if !module.unplaceable.isEmpty {
+        lines.append(
+          "  \(module.unplaceable.count) functions no orderfile can move (no size, or outside .text): \(module.unplaceable.prefix(5).joined(separator: ", "))")
       }
       if !module.coldParts.isEmpty {
         lines.append("  \(module.coldParts.count) cold split parts kept out of the order: \(module.coldParts.prefix(5).joined(separator: ", "))")

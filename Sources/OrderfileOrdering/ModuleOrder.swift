@@ -55,6 +55,10 @@ public struct ModuleOrder: Sendable {
   public var unresolvedAddresses: [UInt64]
   /// Cold split parts that were recorded but kept out of the order.
   public var coldParts: [String]
+  /// Recorded functions no orderfile can move, kept out of the order and of the match rate:
+  /// stubs without a size (the C runtime's crt code) and code outside `.text` (`_init` in
+  /// `.init`). A recorder that sees every function of the binary records them.
+  public var unplaceable: [String] = []
   /// Emitted local names that other functions in the binary share.
   public var ambiguousNames: [AmbiguousName]
   /// Names folded into an entry because they alias the same address.

@@ -29,6 +29,7 @@ public struct OrderBuilder {
     var unresolved: [UInt64] = []
     var unresolvedSeen = Set<UInt64>()
     var cold: [String] = []
+    var unplaceable: [String] = []
     var duplicates = 0
     var recordCount = 0
 
@@ -47,6 +48,10 @@ public struct OrderBuilder {
         cold.append(symbol.name)
         continue
       }
+      if !Self.isPlaceable(symbol) {
+        unplaceable.append(symbol.name)
+        continue
+      }
       functions.append(
         OrderedFunction(
           symbol: symbol,
@@ -57,9 +62,16 @@ public struct OrderBuilder {
 
     return ModuleOrder(
       module: module, binaryPath: symbolizer.path, functions: functions, recordCount: recordCount,
-      duplicateRecords: duplicates, unresolvedAddresses: unresolved, coldParts: cold,
+      duplicateRecords: duplicates, unresolvedAddresses: unresolved, coldParts: cold, unplaceable: unplaceable,
       ambiguousNames: Self.ambiguousNames(of: functions, in: symbolizer),
       foldedAliases: functions.reduce(0) { $0 + $1.symbol.aliases.count })
+  }
+
+  /// Whether a linker can move the function by an orderfile entry: it has a size, and it sits
+  /// in a text section (`.text`, `.text.NAME`, `.text.hot`…) rather than `.init` or `.fini`.
+  /// An unknown section (a fake symbolizer's) counts as text.
+  static func isPlaceable(_ symbol: FunctionSymbol) -> Bool {
+    symbol.size > 0 && (symbol.sectionName.isEmpty || symbol.sectionName.hasPrefix(".text"))
   }
 
   /// Local names of `functions` that more than one function of the binary carries.

@@ -1,0 +1,96 @@
+import Foundation
+import OrderfileSupport
+import Testing
+import _OrderfileTestSupport
+
+/// Builds the integration fixture for release, as it ships: one section per function, linked
+/// with ld.lld, an orderfile per module when given. Returns the link's standard error, where
+/// lld warns about orderfile entries it cannot place.
+@discardableResult
+private func linkRelease(
+  objects: String, into directory: String, appOrder: String? = nil, libOrder: String? = nil
+) throws -> String {
+  try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+  let ordering = { (file: String?) in file.map { ["-Wl,--symbol-ordering-file=" + $0] } ?? [] }
+  let library = try runChecked(
+    Toolchain.clang,
+    ["-fuse-ld=lld", "-shared", objects + "/plugin.c.o", "-o", directory + "/libplugin.so"] + ordering(libOrder))
+  let executable = try runChecked(
+    Toolchain.clang,
+    ["-fuse-ld=lld", "-pie"] + ["main.c", "config.c", "store.c", "ui.c"].map { objects + "/" + $0 + ".o" }
+      + ["-o", directory + "/app", "-L", directory, "-lplugin", "-Wl,-rpath," + directory] + ordering(appOrder))
+  return library.standardError + executable.standardError
+}
+
+@Suite("End to end without a rebuild: record the release binary, generate, relink with ld.lld, verify", .serialized)
+struct NoRebuildEndToEndTests {
+  @Test(arguments: ["clang", "gcc"])
+  func releaseBinary(compiler: String) throws {
+    let work = try TemporaryDirectory("orderfile-norebuild-\(compiler)")
+    let fixtures = PackagePaths.fixtures + "/integration"
+    let cc = compiler == "clang" ? Toolchain.clang : Toolchain.gcc
+    // 1. The release build, nothing added: the compiler inlines as it will for the shipped binary.
+    let objects = work.file("objects")
+    try FileManager.default.createDirectory(atPath: objects, withIntermediateDirectories: true)
+    for source in ["main.c", "config.c", "store.c", "ui.c", "plugin.c"] {
+      let pic = source == "plugin.c" ? "-fPIC" : "-fPIE"
+      try runChecked(
+        cc, ["-O2", "-g", "-ffunction-sections", pic, "-I", fixtures, "-c", fixtures + "/" + source,
+             "-o", objects + "/" + source + ".o"])
+    }
+    let release = work.file("release")
+    try linkRelease(objects: objects, into: release)
+
+    // 2. Record that very binary; the launch ends where the instrumented build would call
+    //    orderfile_startup_complete().
+    let trace = work.file("launch.trace")
+    let recorded = try orderfile(["record", "-o", trace, "--until", "store_compact_after_launch", "--", release + "/app", "7"])
+    #expect(recorded.succeeded, "\(recorded.standardError)")
+    #expect(recorded.standardOutput == (try runChecked(release + "/app", ["7"]).standardOutput))
+    #expect(recorded.standardError.contains("without a rebuild"), "\(recorded.standardError)")
+
+    // 3. One orderfile per module; every entry exists in the binary that will be linked.
+    let orders = work.file("orders")
+    let generated = try orderfile(["generate", trace, "--output-dir", orders, "--min-match", "1.0"])
+    #expect(generated.succeeded, "\(generated.standardError)")
+    let appOrder = try FileReading.text(atPath: orders + "/app.order").split(separator: "\n").map(String.init)
+    let libOrder = try FileReading.text(atPath: orders + "/libplugin.so.order").split(separator: "\n").map(String.init)
+    // The fixture's own launch functions, in the order its sources call them, whatever the
+    // compiler inlined: what is left of them in the release binary is what is recorded.
+    let releaseFunctions = Set(try textSymbolsInAddressOrder(release + "/app"))
+    let expected = ["main", "launch", "config_load", "parse_line", "config_validate", "store_open", "store_index",
+                    "checksum", "ui_layout", "ui_first_frame", "store_compact_after_launch"].filter(releaseFunctions.contains)
+    #expect(appOrder.filter(expected.contains) == expected, "\(appOrder)")
+    #expect(expected.count >= 4, "the compiler inlined nearly everything: \(expected)")
+    #expect(appOrder.first == "_start", "code before main is recorded too: \(appOrder)")
+    #expect(libOrder.contains("plugin_register"), "\(libOrder)")
+    #expect(!FileManager.default.fileExists(atPath: orders + "/libc.so.6.order"))
+
+    // 4. Relink with the orders: lld places every entry, and nm shows them in order.
+    let ordered = work.file("ordered")
+    let warnings = try linkRelease(
+      objects: objects, into: ordered, appOrder: orders + "/app.order", libOrder: orders + "/libplugin.so.order")
+    #expect(!warnings.contains("warning"), "\(warnings)")
+    #expect(isContiguous(appOrder, in: try textSymbolsInAddressOrder(ordered + "/app")))
+    #expect(!isContiguous(appOrder, in: try textSymbolsInAddressOrder(release + "/app")),
+            "the default layout is already in launch order: the test proves nothing")
+    for (binary, order) in [(ordered + "/app", "app.order"), (ordered + "/libplugin.so", "libplugin.so.order")] {
+      let verified = try orderfile(["verify", "--binary", binary, "--order", orders + "/" + order])
+      #expect(verified.succeeded, "\(verified.standardOutput)\(verified.standardError)")
+      #expect(verified.standardOutput.contains("PASS"))
+    }
+  }
+
+  @Test("a stripped executable: record says which file has no symbols and how to keep them, and fails")
+  func strippedExecutable() throws {
+    let work = try TemporaryDirectory("orderfile-norebuild-stripped")
+    let binary = work.file("stripped")
+    try runChecked(Toolchain.clang, ["-O2", "-s", PackagePaths.fixtures + "/breakpoints/sequence.c", "-o", binary])
+    let recorded = try orderfile(["record", "--no-rebuild", "-o", work.file("launch.trace"), "--", binary])
+    #expect(!recorded.succeeded)
+    let lines = recorded.standardError.split(separator: "\n")
+    #expect(lines.contains { $0.contains("\(binary) has no symbol table") && $0.contains("--strip-debug") }, "\(lines)")
+    #expect(lines.contains { $0.hasPrefix("orderfile: error:") && $0.contains("no function of the program was recorded") })
+    #expect(!FileManager.default.fileExists(atPath: work.file("launch.trace")))
+  }
+}
