@@ -106,19 +106,10 @@ struct EndToEndTests {
       try runChecked(
         cc, ["-O2", "-ffunction-sections", pic, "-I", fixtures, "-c", fixtures + "/" + source, "-o", objects + "/" + source + ".o"])
     }
-    func link(_ directory: String, appOrder: String?, libOrder: String?) throws {
-      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-      let ordering = { (file: String?) in file.map { ["-Wl,--symbol-ordering-file=" + $0] } ?? [] }
-      try runChecked(
-        Toolchain.clang,
-        ["-fuse-ld=lld", "-shared", objects + "/plugin.c.o", "-o", directory + "/libplugin.so"] + ordering(libOrder))
-      try runChecked(
-        Toolchain.clang,
-        ["-fuse-ld=lld", "-pie"] + executableSources.map { objects + "/" + $0 + ".o" }
-          + ["-o", directory + "/app", "-L", directory, "-lplugin"] + ordering(appOrder))
-    }
-    try link(work.file("default"), appOrder: nil, libOrder: nil)
-    try link(work.file("ordered"), appOrder: orders + "/app.order", libOrder: orders + "/libplugin.so.order")
+    try linkRelease(objects: objects, into: work.file("default"))
+    try linkRelease(
+      objects: objects, into: work.file("ordered"), appOrder: orders + "/app.order",
+      libOrder: orders + "/libplugin.so.order")
 
     // 6. nm: the launch functions are side by side, in recorded order, only in the ordered build.
     let defaultSymbols = try textSymbolsInAddressOrder(work.file("default") + "/app")

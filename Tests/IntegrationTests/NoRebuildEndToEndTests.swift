@@ -7,7 +7,7 @@ import _OrderfileTestSupport
 /// with ld.lld, an orderfile per module when given. Returns the link's standard error, where
 /// lld warns about orderfile entries it cannot place.
 @discardableResult
-private func linkRelease(
+func linkRelease(
   objects: String, into directory: String, appOrder: String? = nil, libOrder: String? = nil
 ) throws -> String {
   try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
