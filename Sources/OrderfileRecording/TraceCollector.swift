@@ -17,7 +17,8 @@ final class TraceCollector {
     var trace: Trace
   }
 
-  private struct Live {
+  /// A class, so that appending a first call never copies the records gathered so far.
+  private final class Live {
     var pid: Int32
     var image: Int
     var parentPID: Int32?
@@ -30,6 +31,25 @@ final class TraceCollector {
     var records: [FirstCall] = []
     var windowEnd: UInt64?
     var windowReason: WindowReason = .open
+
+    init(pid: Int32, image: Int, processStart: UInt64, traceStart: UInt64) {
+      self.pid = pid
+      self.image = image
+      self.processStart = processStart
+      self.traceStart = traceStart
+    }
+
+    /// A forked child's trace: its parent's modules and calls so far, then its own.
+    func forked(pid: Int32, traceStart: UInt64) -> Live {
+      let child = Live(pid: pid, image: 0, processStart: processStart, traceStart: traceStart)
+      child.parentPID = self.pid
+      child.forkRecordIndex = records.count
+      child.modules = modules
+      child.records = records
+      child.windowEnd = windowEnd
+      child.windowReason = windowReason
+      return child
+    }
   }
 
   private var live: [Int32: Live] = [:]
@@ -48,13 +68,8 @@ final class TraceCollector {
     case .spawned:
       live[pid] = Live(pid: pid, image: 0, processStart: time, traceStart: now)
     case .forked:
-      var child = live[parent] ?? Live(pid: pid, image: 0, processStart: time, traceStart: now)
-      child.pid = pid
-      child.image = 0
-      child.parentPID = parent
-      child.forkRecordIndex = child.records.count
-      child.traceStart = now
-      live[pid] = child
+      live[pid] =
+        live[parent]?.forked(pid: pid, traceStart: now) ?? Live(pid: pid, image: 0, processStart: time, traceStart: now)
     case .execed:
       let image = (images[pid] ?? 0) + 1
       images[pid] = image
@@ -70,12 +85,11 @@ final class TraceCollector {
   }
 
   func firstCall(pid: Int32, module: Int, runtimeAddress: UInt64, time: UInt64, thread: Int32, launch: Bool) {
-    guard var process = live[pid], let loadBase = process.modules[module]?.loadBase else { return }
+    guard let process = live[pid], let loadBase = process.modules[module]?.loadBase else { return }
     process.records.append(
       FirstCall(
         module: module, address: runtimeAddress &- loadBase, timeNanoseconds: time,
         threadID: UInt32(bitPattern: thread), phase: launch ? .launch : .postWindow))
-    live[pid] = process
   }
 
   func windowClosed(pid: Int32, reason: WindowReason, time: UInt64) {
@@ -100,8 +114,8 @@ final class TraceCollector {
       module.index = modules.count
       modules.append(module)
     }
-    let records = process.records.map { record -> FirstCall in
-      var record = record
+    let records = process.records.map { original -> FirstCall in
+      var record = original
       record.module = renumbered[record.module] ?? 0
       return record
     }
