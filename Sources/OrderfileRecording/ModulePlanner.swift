@@ -101,6 +101,15 @@ final class ModulePlanner {
       break
     }
     let functions = symbolizer.functions
+    if !isMainExecutable && functions.contains(where: { $0.allNames.contains("__cyg_profile_func_enter") }) {
+      // The instrumented runtime, loaded by an instrumented build: part of the tool, not of the program.
+      return .empty
+    }
+    if isMainExecutable, (try? BinaryLocator.isInstrumented(fileAt: path)) == true {
+      warn(
+        "\(path) is an instrumented build, recorded here without a rebuild all the same; 'record --instrumented' records it with its runtime"
+      )
+    }
     let stops = stopNames.isEmpty ? [] : functions.filter { function in
       let matched = stopNames.filter { Self.name(of: function, matches: $0) }
       matchedStopNames.formUnion(matched)

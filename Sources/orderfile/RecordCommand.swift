@@ -23,6 +23,9 @@ struct RecordCommand: ParsableCommand {
       the recording hooks): the program is built with the flags from
       'orderfile flags --instrument' and the runtime records it.
 
+      The mode is chosen from the program named after '--'. When that is a
+      wrapper (a shell that execs the program), say which mode you want.
+
       The program runs with this terminal's stdin, stdout and stderr, and its
       exit status becomes this command's. Traces of processes it forks are
       saved beside the main one as <trace>.<pid>; without a rebuild, an image
