@@ -15,16 +15,19 @@ let package = Package(
     // with a plain C compiler, since a SwiftPM dynamic library would pull in libswiftCore.
     .target(
       name: "OrderfileRuntime",
+      dependencies: ["OrderfileTraceFormat"],
       cSettings: [.unsafeFlags(["-O2"])],
       linkerSettings: [.linkedLibrary("pthread")]
     ),
+    // The trace format: one C header that the runtime compiles and Swift imports.
+    .target(name: "OrderfileTraceFormat"),
     .systemLibrary(
       name: "CLibdw",
       pkgConfig: "libdw",
       providers: [.apt(["libdw-dev"])]
     ),
     .target(name: "OrderfileSupport"),
-    .target(name: "OrderfileTrace", dependencies: ["OrderfileSupport"]),
+    .target(name: "OrderfileTrace", dependencies: ["OrderfileTraceFormat", "OrderfileSupport"]),
     .target(
       name: "OrderfileSymbolization",
       dependencies: ["CLibdw", "OrderfileSupport"],
