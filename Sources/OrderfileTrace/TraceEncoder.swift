@@ -96,8 +96,8 @@ public enum TraceEncoder {
         for (number, event) in thread.events.enumerated() {
           let offset = base + TraceLayout.threadBufferHeaderSize + number * TraceLayout.eventSize
           let pc = event.module.map { trace.modules[$0].loadBase + event.address } ?? event.address
-          put(event.timeNanoseconds, offset)
-          put(pc | (event.kind == .exit ? TraceLayout.exitBit : 0), offset + 8)
+          put(event.timeNanoseconds, offset + TraceLayout.Event.time)
+          put(pc | (event.kind == .exit ? TraceLayout.exitBit : 0), offset + TraceLayout.Event.word)
         }
       }
 

@@ -51,18 +51,18 @@ private struct Parser {
 
   func parse() throws -> Trace {
     typealias H = TraceLayout.Header
-    guard raw.count >= 8 else {
+    guard raw.count >= H.magicEnd else {
       // Too short for a magic number: a cut-off trace if what is there begins one, else not a trace.
       let magicBytes = withUnsafeBytes(of: TraceLayout.magic.littleEndian) { Array($0) }
       if Array(raw) == Array(magicBytes.prefix(raw.count)) {
-        throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "an 8-byte magic number")
+        throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "an \(H.magicEnd)-byte magic number")
       }
       let found = raw.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
       throw TraceError.badMagic(path: path, found: found)
     }
     let magic = u64(H.magic)
     guard magic == TraceLayout.magic else { throw TraceError.badMagic(path: path, found: magic) }
-    guard raw.count >= 12 else {
+    guard raw.count >= H.versionEnd else {
       throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "the format version")
     }
     let major = u16(H.versionMajor)
@@ -265,12 +265,12 @@ private struct Parser {
       var previous: UInt64 = 0
       for event in 0..<Int(count) {
         let offset = first + event * TraceLayout.eventSize
-        let time = u64(offset)
+        let time = u64(offset + TraceLayout.Event.time)
         guard time != 0, time >= previous else {
           throw fail(offset, "event \(event) has time \(time) after \(previous)")
         }
         previous = time
-        let word = u64(offset + 8)
+        let word = u64(offset + TraceLayout.Event.word)
         let pc = word & ~TraceLayout.exitBit
         let module = modules.first { pc >= $0.loadBase && $0.textRange.contains(pc &- $0.loadBase) }
         events.append(
