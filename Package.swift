@@ -64,7 +64,9 @@ let package = Package(
       dependencies: ["OrderfileSupport"],
       path: "Tests/_OrderfileTestSupport"
     ),
-    .testTarget(name: "OrderfileTraceTests", dependencies: ["OrderfileTrace", "_OrderfileTestSupport"]),
+    .testTarget(
+      name: "OrderfileTraceTests", dependencies: ["OrderfileTrace", "OrderfileTraceFormat", "_OrderfileTestSupport"]
+    ),
     .testTarget(
       name: "OrderfileSymbolizationTests",
       dependencies: ["OrderfileSymbolization", "_OrderfileTestSupport"]

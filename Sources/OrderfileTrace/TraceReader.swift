@@ -55,7 +55,8 @@ private struct Parser {
       // Too short for a magic number: a cut-off trace if what is there begins one, else not a trace.
       let magicBytes = withUnsafeBytes(of: TraceLayout.magic.littleEndian) { Array($0) }
       if Array(raw) == Array(magicBytes.prefix(raw.count)) {
-        throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "an \(H.magicEnd)-byte magic number")
+        throw TraceError.truncated(
+          path: path, offset: UInt64(raw.count), expected: "an \(H.magicEnd)-byte magic number")
       }
       let found = raw.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
       throw TraceError.badMagic(path: path, found: found)
