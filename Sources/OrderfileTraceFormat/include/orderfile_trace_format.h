@@ -333,6 +333,45 @@ oft_checksum(const void *data, uint64_t length) {
 }
 
 /*
+ * Starts the header of a new trace with these capacities: stores the magic
+ * number, the version, the structure sizes, the capacities and the offsets of
+ * the regions, each right after the one before (the layout above). Leaves
+ * every other field as it is (a new file's zeroes). Returns the file's size
+ * at full capacity. The writer then stores its process's fields and seals
+ * the header (oft_seal_header) before any reader may look.
+ */
+static inline __attribute__((no_instrument_function)) uint64_t
+oft_init_header(oft_header *header, uint32_t module_capacity, uint64_t record_capacity,
+                uint32_t mark_capacity, uint32_t event_thread_capacity, uint64_t event_capacity) {
+  header->magic = OFT_MAGIC;
+  header->version_major = OFT_VERSION_MAJOR;
+  header->version_minor = OFT_VERSION_MINOR;
+  header->header_size = OFT_HEADER_SIZE;
+  header->module_entry_size = OFT_MODULE_SIZE;
+  header->record_size = OFT_RECORD_SIZE;
+  header->module_capacity = module_capacity;
+  header->record_capacity = record_capacity;
+  header->mark_capacity = mark_capacity;
+  header->event_thread_capacity = event_thread_capacity;
+  header->event_capacity = event_capacity;
+  header->module_table_offset = OFT_HEADER_SIZE;
+  header->marks_offset = header->module_table_offset + (uint64_t)module_capacity * OFT_MODULE_SIZE;
+  header->events_offset = header->marks_offset + (uint64_t)mark_capacity * OFT_MARK_SIZE;
+  header->records_offset =
+      header->events_offset + (uint64_t)event_thread_capacity * oft_thread_buffer_size(event_capacity);
+  return header->records_offset + record_capacity * OFT_RECORD_SIZE;
+}
+
+/* Stores the header's two checksums, once every field they cover is written. */
+static inline __attribute__((no_instrument_function)) void
+oft_seal_header(oft_header *header) {
+  header->checksum = oft_checksum(header, offsetof(oft_header, checksum));
+  header->extension_checksum =
+      oft_checksum(&header->marks_offset,
+                   offsetof(oft_header, extension_checksum) - offsetof(oft_header, marks_offset));
+}
+
+/*
  * A check byte: 1 + (sum of the `length` bytes at `data`) mod 255. Values are
  * 1...255, never 0, so 0 can mean "not written yet". Any single flipped bit
  * in those bytes changes the sum by a power of two below 255, so it is always

@@ -40,31 +40,21 @@ static int print_layout(void) {
 #define WRITE_RECORDS 3u
 
 static int write_trace(const char *path) {
-  uint64_t marks_offset = OFT_HEADER_SIZE + (uint64_t)WRITE_MODULES * OFT_MODULE_SIZE;
-  uint64_t events_offset = marks_offset + (uint64_t)WRITE_MARKS * OFT_MARK_SIZE;
-  uint64_t records_offset = events_offset; /* no thread buffers */
-  uint64_t size = records_offset + (uint64_t)WRITE_RECORDS * OFT_RECORD_SIZE;
+  oft_header layout;
+  memset(&layout, 0, sizeof layout);
+  uint64_t size = oft_init_header(&layout, WRITE_MODULES, WRITE_RECORDS, WRITE_MARKS, 0, 0);
   unsigned char *bytes = calloc(1, size);
   if (bytes == NULL) {
     return 1;
   }
 
   oft_header *header = (oft_header *)bytes;
-  header->magic = OFT_MAGIC;
-  header->version_major = OFT_VERSION_MAJOR;
-  header->version_minor = OFT_VERSION_MINOR;
-  header->header_size = OFT_HEADER_SIZE;
-  header->module_entry_size = OFT_MODULE_SIZE;
-  header->record_size = OFT_RECORD_SIZE;
-  header->module_capacity = WRITE_MODULES;
+  memcpy(header, &layout, sizeof layout);
   header->pid = 4321;
-  header->record_capacity = WRITE_RECORDS;
-  header->module_table_offset = OFT_HEADER_SIZE;
-  header->records_offset = records_offset;
   header->process_start_ns = 1000;
   header->process_start_resolution_ns = 10000000;
   header->trace_start_ns = 2000;
-  header->checksum = oft_checksum(header, offsetof(oft_header, checksum));
+  oft_seal_header(header);
   header->record_count = WRITE_RECORDS;
   header->dropped_count = 5;
   header->module_count = 1;
@@ -72,12 +62,6 @@ static int write_trace(const char *path) {
   header->window_reason = OFT_WINDOW_STARTUP_COMPLETE;
   header->window_end_ns = 5000;
   header->end_ns = 6000;
-  header->marks_offset = marks_offset;
-  header->events_offset = events_offset;
-  header->mark_capacity = WRITE_MARKS;
-  header->extension_checksum =
-      oft_checksum(&header->marks_offset,
-                   offsetof(oft_header, extension_checksum) - offsetof(oft_header, marks_offset));
   header->mark_count = WRITE_MARKS;
 
   oft_module *module = (oft_module *)(bytes + header->module_table_offset);
@@ -93,7 +77,7 @@ static int write_trace(const char *path) {
   memcpy(module->build_id, build_id, sizeof build_id);
   module->checksum = oft_checksum(module, offsetof(oft_module, checksum));
 
-  oft_mark *mark = (oft_mark *)(bytes + marks_offset);
+  oft_mark *mark = (oft_mark *)(bytes + header->marks_offset);
   memcpy(mark->name, "ready", 5);
   mark->name_length = 5;
   mark->time_ns = 4000;
@@ -109,7 +93,7 @@ static int write_trace(const char *path) {
       {0x2ff0, 5500, OFT_KIND_POST_WINDOW},
   };
   for (unsigned i = 0; i < WRITE_RECORDS; i++) {
-    oft_record *record = (oft_record *)(bytes + records_offset) + i;
+    oft_record *record = (oft_record *)(bytes + header->records_offset) + i;
     record->address = calls[i].address;
     record->time_ns = calls[i].time_ns;
     record->tid = 4321 + i;
