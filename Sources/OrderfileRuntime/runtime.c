@@ -629,6 +629,12 @@ static void of_finish(void) {
   }
 }
 
+/*
+ * Unlike a public call, exit finishes the trace even on a thread that is
+ * inside the runtime (exit() from a signal handler that interrupted it):
+ * of_finish then sees this thread's unfinished write and leaves the trace
+ * unclosed rather than wait for it.
+ */
 static void of_at_exit(void) {
   of_thread *self = &of_self;
   uint32_t busy = self->busy;
@@ -637,26 +643,50 @@ static void of_at_exit(void) {
   self->busy = busy;
 }
 
-void orderfile_startup_complete(void) {
+/*
+ * The frame of every public call of orderfile.h. On a thread that is not
+ * already inside the runtime, starts the runtime if no hook has yet, then,
+ * if it is recording, runs `body(argument)`: as a writer (OF_CALL_AS_WRITER),
+ * so that neither exit nor fork overlaps it, or alone (OF_CALL_ALONE).
+ *
+ * A call on a thread that is already inside the runtime (a signal handler
+ * that interrupted it) does nothing: it could otherwise deadlock on a lock
+ * that thread holds, or wait at exit for a write of its own.
+ */
+void of_public_call(void (*body)(const void *argument), const void *argument, of_call_kind kind) {
   of_thread *self = &of_self;
   if (self->busy) {
     return;
   }
   self->busy = 1;
-  if (of_ensure_started() && of_writer_enter()) {
-    of_close_window(OFT_WINDOW_STARTUP_COMPLETE, of_now_ns());
-    of_writer_leave();
+  if (of_ensure_started()) {
+    if (kind == OF_CALL_ALONE) {
+      body(argument);
+    } else if (of_writer_enter()) {
+      body(argument);
+      of_writer_leave();
+    }
   }
   self->busy = 0;
 }
 
-void orderfile_finish(void) {
-  of_thread *self = &of_self;
-  if (self->busy) {
-    return;
-  }
-  self->busy = 1;
-  of_ensure_started();
+static void of_end_launch(const void *unused) OF_NOINSTR;
+static void of_end_launch(const void *unused) {
+  (void)unused;
+  of_close_window(OFT_WINDOW_STARTUP_COMPLETE, of_now_ns());
+}
+
+void orderfile_startup_complete(void) {
+  of_public_call(of_end_launch, NULL, OF_CALL_AS_WRITER);
+}
+
+static void of_finish_call(const void *unused) OF_NOINSTR;
+static void of_finish_call(const void *unused) {
+  (void)unused;
   of_finish();
-  self->busy = 0;
+}
+
+/* Alone, not as a writer: of_finish closes the gate and waits for the writers to drain. */
+void orderfile_finish(void) {
+  of_public_call(of_finish_call, NULL, OF_CALL_ALONE);
 }
