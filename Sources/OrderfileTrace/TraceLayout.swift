@@ -120,6 +120,27 @@ enum TraceLayout {
     static let textRSS: UInt32 = OFT_MODULE_TEXT_RSS
   }
 
+  /// Where each region of a trace with these capacities starts, and the trace's size at
+  /// full capacity: the C `oft_init_header`, so the encoder places regions and the reader
+  /// expects them where every writer puts them.
+  struct Placement {
+    var marks: UInt64
+    var events: UInt64
+    var records: UInt64
+    var size: UInt64
+
+    init(modules: UInt32, records: UInt64, marks: UInt32 = 0, threads: UInt32 = 0, eventsPerThread: UInt64 = 0) {
+      var header = oft_header()
+      size = oft_init_header(&header, modules, records, marks, threads, eventsPerThread)
+      self.marks = header.marks_offset
+      events = header.events_offset
+      self.records = header.records_offset
+    }
+  }
+
+  /// Bytes of one thread buffer holding `events` events: the C `oft_thread_buffer_size`.
+  static func threadBufferSize(events: UInt64) -> UInt64 { oft_thread_buffer_size(events) }
+
   /// The C `oft_checksum` of `bytes`: FNV-1a, never 0.
   static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
     oft_checksum(bytes.baseAddress, UInt64(bytes.count))
