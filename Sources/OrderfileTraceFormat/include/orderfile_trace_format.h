@@ -21,6 +21,9 @@
  *                                                    oft_thread_buffer_size(event_capacity)) 1.1
  *   offset records_offset          records          (record_capacity * OFT_RECORD_SIZE)
  *
+ * Each region starts where the one before ends; oft_init_header() computes
+ * the offsets from the capacities, and readers refuse any other offsets.
+ *
  * Version 1.1 added the marks and the full-mode thread buffers, described by
  * the header extension (`marks_offset` ... `extension_checksum`). A 1.0 file
  * has zeroes there (extension_checksum 0) and its records follow the module
