@@ -6,6 +6,10 @@ import OrderfileTraceFormat
 /// `orderfile_trace_format.h`, and offsets are where the C importer puts the fields of
 /// its structures. The header pins every offset with a static assertion, so this file
 /// follows any change to the format or fails to build with it.
+///
+/// Offsets are computed properties, not stored ones: the optimizer folds each into a
+/// constant, where a stored static is initialized lazily and checked at every access,
+/// which the reader does a few times per record.
 enum TraceLayout {
   static let magic: UInt64 = OFT_MAGIC
   static let versionMajor = UInt16(OFT_VERSION_MAJOR)
@@ -23,88 +27,88 @@ enum TraceLayout {
   static let exitBit: UInt64 = OFT_EVENT_EXIT
 
   enum Header {
-    static let magic = offset(\oft_header.magic)
-    static let versionMajor = offset(\oft_header.version_major)
-    static let versionMinor = offset(\oft_header.version_minor)
-    static let headerSize = offset(\oft_header.header_size)
-    static let moduleEntrySize = offset(\oft_header.module_entry_size)
-    static let recordSize = offset(\oft_header.record_size)
-    static let moduleCapacity = offset(\oft_header.module_capacity)
-    static let pid = offset(\oft_header.pid)
-    static let recordCapacity = offset(\oft_header.record_capacity)
-    static let moduleTableOffset = offset(\oft_header.module_table_offset)
-    static let recordsOffset = offset(\oft_header.records_offset)
-    static let processStart = offset(\oft_header.process_start_ns)
-    static let processStartResolution = offset(\oft_header.process_start_resolution_ns)
-    static let traceStart = offset(\oft_header.trace_start_ns)
-    static let parentPID = offset(\oft_header.parent_pid)
-    static let forkRecordIndex = offset(\oft_header.fork_record_index)
-    static let timeLimit = offset(\oft_header.time_limit_ns)
-    static let checksum = offset(\oft_header.checksum)
-    static let recordCount = offset(\oft_header.record_count)
-    static let droppedCount = offset(\oft_header.dropped_count)
-    static let moduleCount = offset(\oft_header.module_count)
-    static let flags = offset(\oft_header.flags)
-    static let windowReason = offset(\oft_header.window_reason)
-    static let windowEnd = offset(\oft_header.window_end_ns)
-    static let end = offset(\oft_header.end_ns)
-    static let minorFaults = offset(\oft_header.minor_faults)
-    static let majorFaults = offset(\oft_header.major_faults)
+    static var magic: Int { offset(\oft_header.magic) }
+    static var versionMajor: Int { offset(\oft_header.version_major) }
+    static var versionMinor: Int { offset(\oft_header.version_minor) }
+    static var headerSize: Int { offset(\oft_header.header_size) }
+    static var moduleEntrySize: Int { offset(\oft_header.module_entry_size) }
+    static var recordSize: Int { offset(\oft_header.record_size) }
+    static var moduleCapacity: Int { offset(\oft_header.module_capacity) }
+    static var pid: Int { offset(\oft_header.pid) }
+    static var recordCapacity: Int { offset(\oft_header.record_capacity) }
+    static var moduleTableOffset: Int { offset(\oft_header.module_table_offset) }
+    static var recordsOffset: Int { offset(\oft_header.records_offset) }
+    static var processStart: Int { offset(\oft_header.process_start_ns) }
+    static var processStartResolution: Int { offset(\oft_header.process_start_resolution_ns) }
+    static var traceStart: Int { offset(\oft_header.trace_start_ns) }
+    static var parentPID: Int { offset(\oft_header.parent_pid) }
+    static var forkRecordIndex: Int { offset(\oft_header.fork_record_index) }
+    static var timeLimit: Int { offset(\oft_header.time_limit_ns) }
+    static var checksum: Int { offset(\oft_header.checksum) }
+    static var recordCount: Int { offset(\oft_header.record_count) }
+    static var droppedCount: Int { offset(\oft_header.dropped_count) }
+    static var moduleCount: Int { offset(\oft_header.module_count) }
+    static var flags: Int { offset(\oft_header.flags) }
+    static var windowReason: Int { offset(\oft_header.window_reason) }
+    static var windowEnd: Int { offset(\oft_header.window_end_ns) }
+    static var end: Int { offset(\oft_header.end_ns) }
+    static var minorFaults: Int { offset(\oft_header.minor_faults) }
+    static var majorFaults: Int { offset(\oft_header.major_faults) }
     // Version 1.1: marks and full-mode event buffers.
-    static let marksOffset = offset(\oft_header.marks_offset)
-    static let eventsOffset = offset(\oft_header.events_offset)
-    static let eventCapacity = offset(\oft_header.event_capacity)
-    static let markCapacity = offset(\oft_header.mark_capacity)
-    static let eventThreadCapacity = offset(\oft_header.event_thread_capacity)
-    static let extensionChecksum = offset(\oft_header.extension_checksum)
-    static let markCount = offset(\oft_header.mark_count)
-    static let eventThreadCount = offset(\oft_header.event_thread_count)
-    static let unbufferedEvents = offset(\oft_header.unbuffered_events)
+    static var marksOffset: Int { offset(\oft_header.marks_offset) }
+    static var eventsOffset: Int { offset(\oft_header.events_offset) }
+    static var eventCapacity: Int { offset(\oft_header.event_capacity) }
+    static var markCapacity: Int { offset(\oft_header.mark_capacity) }
+    static var eventThreadCapacity: Int { offset(\oft_header.event_thread_capacity) }
+    static var extensionChecksum: Int { offset(\oft_header.extension_checksum) }
+    static var markCount: Int { offset(\oft_header.mark_count) }
+    static var eventThreadCount: Int { offset(\oft_header.event_thread_count) }
+    static var unbufferedEvents: Int { offset(\oft_header.unbuffered_events) }
     /// Where the magic number ends, and the version after it: a shorter file is cut off
     /// inside them.
-    static let magicEnd = magic + MemoryLayout.size(ofValue: oft_header().magic)
-    static let versionEnd = versionMinor + MemoryLayout.size(ofValue: oft_header().version_minor)
+    static var magicEnd: Int { magic + MemoryLayout.size(ofValue: oft_header().magic) }
+    static var versionEnd: Int { versionMinor + MemoryLayout.size(ofValue: oft_header().version_minor) }
   }
 
   enum MarkField {
-    static let name = offset(\oft_mark.name)
-    static let time = offset(\oft_mark.time_ns)
-    static let tid = offset(\oft_mark.tid)
-    static let nameLength = offset(\oft_mark.name_length)
-    static let check = offset(\oft_mark.check)
+    static var name: Int { offset(\oft_mark.name) }
+    static var time: Int { offset(\oft_mark.time_ns) }
+    static var tid: Int { offset(\oft_mark.tid) }
+    static var nameLength: Int { offset(\oft_mark.name_length) }
+    static var check: Int { offset(\oft_mark.check) }
   }
 
   enum ThreadBuffer {
-    static let tid = offset(\oft_thread_buffer.tid)
-    static let count = offset(\oft_thread_buffer.count)
-    static let dropped = offset(\oft_thread_buffer.dropped)
+    static var tid: Int { offset(\oft_thread_buffer.tid) }
+    static var count: Int { offset(\oft_thread_buffer.count) }
+    static var dropped: Int { offset(\oft_thread_buffer.dropped) }
   }
 
   enum Event {
-    static let time = offset(\oft_event.time_ns)
-    static let word = offset(\oft_event.word)
+    static var time: Int { offset(\oft_event.time_ns) }
+    static var word: Int { offset(\oft_event.word) }
   }
 
   enum Module {
-    static let loadBase = offset(\oft_module.load_base)
-    static let textStart = offset(\oft_module.text_start)
-    static let textEnd = offset(\oft_module.text_end)
-    static let textRSS = offset(\oft_module.text_rss_bytes)
-    static let flags = offset(\oft_module.flags)
-    static let pathLength = offset(\oft_module.path_length)
-    static let buildIDLength = offset(\oft_module.build_id_length)
-    static let buildID = offset(\oft_module.build_id)
-    static let path = offset(\oft_module.path)
-    static let checksum = offset(\oft_module.checksum)
+    static var loadBase: Int { offset(\oft_module.load_base) }
+    static var textStart: Int { offset(\oft_module.text_start) }
+    static var textEnd: Int { offset(\oft_module.text_end) }
+    static var textRSS: Int { offset(\oft_module.text_rss_bytes) }
+    static var flags: Int { offset(\oft_module.flags) }
+    static var pathLength: Int { offset(\oft_module.path_length) }
+    static var buildIDLength: Int { offset(\oft_module.build_id_length) }
+    static var buildID: Int { offset(\oft_module.build_id) }
+    static var path: Int { offset(\oft_module.path) }
+    static var checksum: Int { offset(\oft_module.checksum) }
   }
 
   enum Record {
-    static let address = offset(\oft_record.address)
-    static let time = offset(\oft_record.time_ns)
-    static let tid = offset(\oft_record.tid)
-    static let module = offset(\oft_record.module)
-    static let kind = offset(\oft_record.kind)
-    static let check = offset(\oft_record.check)
+    static var address: Int { offset(\oft_record.address) }
+    static var time: Int { offset(\oft_record.time_ns) }
+    static var tid: Int { offset(\oft_record.tid) }
+    static var module: Int { offset(\oft_record.module) }
+    static var kind: Int { offset(\oft_record.kind) }
+    static var check: Int { offset(\oft_record.check) }
   }
 
   enum Flag {
