@@ -15,9 +15,12 @@ let package = Package(
     // with a plain C compiler, since a SwiftPM dynamic library would pull in libswiftCore.
     .target(
       name: "OrderfileRuntime",
+      dependencies: ["OrderfileTraceFormat"],
       cSettings: [.unsafeFlags(["-O2"])],
       linkerSettings: [.linkedLibrary("pthread")]
     ),
+    // The trace format: one C header that the runtime compiles and Swift imports.
+    .target(name: "OrderfileTraceFormat"),
     .systemLibrary(
       name: "CLibdw",
       pkgConfig: "libdw",
@@ -26,7 +29,7 @@ let package = Package(
     // The ptrace tracer that records unmodified programs (orderfile record --no-rebuild).
     .target(name: "OrderfileTracer", cSettings: [.unsafeFlags(["-O2"])]),
     .target(name: "OrderfileSupport"),
-    .target(name: "OrderfileTrace", dependencies: ["OrderfileSupport"]),
+    .target(name: "OrderfileTrace", dependencies: ["OrderfileTraceFormat", "OrderfileSupport"]),
     .target(
       name: "OrderfileSymbolization",
       dependencies: ["CLibdw", "OrderfileSupport"],
@@ -67,7 +70,9 @@ let package = Package(
       dependencies: ["OrderfileSupport"],
       path: "Tests/_OrderfileTestSupport"
     ),
-    .testTarget(name: "OrderfileTraceTests", dependencies: ["OrderfileTrace", "_OrderfileTestSupport"]),
+    .testTarget(
+      name: "OrderfileTraceTests", dependencies: ["OrderfileTrace", "OrderfileTraceFormat", "_OrderfileTestSupport"]
+    ),
     .testTarget(
       name: "OrderfileSymbolizationTests",
       dependencies: ["OrderfileSymbolization", "_OrderfileTestSupport"]

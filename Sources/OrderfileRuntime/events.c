@@ -23,8 +23,9 @@
  * locks or calls anything that is not async-signal-safe (clock_gettime, and
  * gettid the first time a thread records anything).
  */
-static void of_write_mark(const char *name) OF_NOINSTR;
-static void of_write_mark(const char *name) {
+static void of_write_mark(const void *argument) OF_NOINSTR;
+static void of_write_mark(const void *argument) {
+  const char *name = argument;
   oft_header *header = of_rt.header;
   uint64_t now = of_now_ns();
   uint32_t tid = of_thread_id();
@@ -54,19 +55,9 @@ static void of_write_mark(const char *name) {
 }
 
 void orderfile_mark(const char *name) {
-  if (name == NULL) {
-    return;
+  if (name != NULL) {
+    of_public_call(of_write_mark, name, OF_CALL_AS_WRITER);
   }
-  of_thread *self = &of_self;
-  if (self->busy) {
-    return; /* a signal handler interrupting the runtime on this thread */
-  }
-  self->busy = 1;
-  if (of_ensure_started() && of_writer_enter()) {
-    of_write_mark(name);
-    of_writer_leave();
-  }
-  self->busy = 0;
 }
 
 /*

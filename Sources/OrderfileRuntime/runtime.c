@@ -148,71 +148,84 @@ static void of_read_executable_name(char *out, size_t capacity) {
 }
 
 /*
- * Creates and maps the trace file and fills its header. Runs once, on the
- * thread that made the first hook call, while every other thread that
- * reaches the slow path waits. Returns false (after one warning line) when
- * recording is off.
+ * Drafts this process's header in `draft`, which is in no file yet: the
+ * layout that follows from the configured capacities (oft_init_header), the
+ * pid, the times and the time limit. Returns the trace file's size at full
+ * capacity.
  */
-static bool of_start(void) OF_NOINSTR;
-static bool of_start(void) {
-  static of_config config; /* too large for the stack of an arbitrary thread */
-  of_read_config(&config);
-  if (config.disabled) {
-    return false;
-  }
-  uint64_t trace_start = of_now_ns();
-  uint64_t process_start = 0, resolution = 0;
-  if (!of_process_start(&process_start, &resolution)) {
-    process_start = trace_start;
-    resolution = 0;
-  }
-  of_read_executable_name(of_rt.executable_name, sizeof of_rt.executable_name);
-  memcpy(of_rt.pattern, config.pattern, sizeof of_rt.pattern);
-  uint32_t pid = (uint32_t)getpid();
-
+static uint64_t of_draft_header(oft_header *draft, const of_config *config) OF_NOINSTR;
+static uint64_t of_draft_header(oft_header *draft, const of_config *config) {
+  memset(draft, 0, sizeof *draft);
   /* header | module table | marks | thread buffers (full mode only) | records */
-  uint64_t marks_offset = (uint64_t)OFT_HEADER_SIZE + (uint64_t)OF_MODULE_CAPACITY * OFT_MODULE_SIZE;
-  uint64_t events_offset = marks_offset + (uint64_t)config.mark_capacity * OFT_MARK_SIZE;
-  uint32_t event_threads = config.full_mode ? config.event_threads : 0;
-  uint64_t event_capacity = config.full_mode ? config.event_capacity : 0;
-  uint64_t records_offset =
-      events_offset + (uint64_t)event_threads * oft_thread_buffer_size(event_capacity);
-  uint64_t size = records_offset + config.capacity * OFT_RECORD_SIZE;
+  uint64_t size = oft_init_header(draft, OF_MODULE_CAPACITY, config->capacity, config->mark_capacity,
+                                  config->full_mode ? config->event_threads : 0,
+                                  config->full_mode ? config->event_capacity : 0);
+  draft->pid = (uint32_t)getpid();
+  draft->trace_start_ns = of_now_ns();
+  if (!of_process_start(&draft->process_start_ns, &draft->process_start_resolution_ns)) {
+    draft->process_start_ns = draft->trace_start_ns;
+    draft->process_start_resolution_ns = 0;
+  }
+  draft->time_limit_ns = config->time_limit_ms * 1000000ull;
+  return size;
+}
+
+/*
+ * Creates the trace file, `size` bytes, at the path ORDERFILE_OUTPUT gives
+ * for `pid`, and stores that path in of_rt.path. Returns its descriptor, or
+ * -1 after one warning line.
+ */
+static int of_create_trace(const of_config *config, uint32_t pid, uint64_t size) OF_NOINSTR;
+static int of_create_trace(const of_config *config, uint32_t pid, uint64_t size) {
+  of_read_executable_name(of_rt.executable_name, sizeof of_rt.executable_name);
+  memcpy(of_rt.pattern, config->pattern, sizeof of_rt.pattern);
   if (!of_expand_pattern(of_rt.path, sizeof of_rt.path, of_rt.pattern, pid, of_rt.executable_name,
                          false)) {
     of_warn("orderfile: warning: trace path from '%s' is too long; recording disabled",
             of_rt.pattern);
-    return false;
+    return -1;
   }
   int fd = -1, error = 0;
-  if (!of_create_trace_file(of_rt.path, size, &fd, &error)) {
-    if (error != EBUSY) {
-      of_warn("orderfile: warning: cannot create trace file '%s': %s; recording disabled",
-              of_rt.path, error == EINVAL ? "not a regular file" : strerror(error));
-      return false;
-    }
-    /* Someone else has this file mapped: truncating it would make their next
-     * store raise SIGBUS. With a pattern without %p that is usually another
-     * process, and this one writes "<path>.<pid>" instead. */
-    char busy[OF_PATH_CAPACITY];
-    memcpy(busy, of_rt.path, sizeof busy);
-    if (!of_expand_pattern(of_rt.path, sizeof of_rt.path, of_rt.pattern, pid,
-                           of_rt.executable_name, true) ||
-        strcmp(of_rt.path, busy) == 0) {
-      of_warn("orderfile: warning: trace file '%s' is in use by a second copy of the runtime in "
-              "this process (or a process with the same pid); this copy records nothing",
-              busy);
-      return false;
-    }
-    if (!of_create_trace_file(of_rt.path, size, &fd, &error)) {
-      of_warn("orderfile: warning: trace file '%s' is in use by another process and '%s' "
-              "cannot be created: %s; recording disabled",
-              busy, of_rt.path, error == EBUSY ? "in use as well" : strerror(error));
-      return false;
-    }
-    of_warn("orderfile: warning: trace file '%s' is in use by another process; writing '%s'",
-            busy, of_rt.path);
+  if (of_create_trace_file(of_rt.path, size, &fd, &error)) {
+    return fd;
   }
+  if (error != EBUSY) {
+    of_warn("orderfile: warning: cannot create trace file '%s': %s; recording disabled",
+            of_rt.path, error == EINVAL ? "not a regular file" : strerror(error));
+    return -1;
+  }
+  /* Someone else has this file mapped: truncating it would make their next
+   * store raise SIGBUS. With a pattern without %p that is usually another
+   * process, and this one writes "<path>.<pid>" instead. */
+  char busy[OF_PATH_CAPACITY];
+  memcpy(busy, of_rt.path, sizeof busy);
+  if (!of_expand_pattern(of_rt.path, sizeof of_rt.path, of_rt.pattern, pid,
+                         of_rt.executable_name, true) ||
+      strcmp(of_rt.path, busy) == 0) {
+    of_warn("orderfile: warning: trace file '%s' is in use by a second copy of the runtime in "
+            "this process (or a process with the same pid); this copy records nothing",
+            busy);
+    return -1;
+  }
+  if (!of_create_trace_file(of_rt.path, size, &fd, &error)) {
+    of_warn("orderfile: warning: trace file '%s' is in use by another process and '%s' "
+            "cannot be created: %s; recording disabled",
+            busy, of_rt.path, error == EBUSY ? "in use as well" : strerror(error));
+    return -1;
+  }
+  of_warn("orderfile: warning: trace file '%s' is in use by another process; writing '%s'",
+          busy, of_rt.path);
+  return fd;
+}
+
+/*
+ * Maps the trace file `fd` of `size` bytes laid out as `draft` says, and
+ * gives disk blocks to the header, the marks and the first step of records,
+ * so the first records need no lock. On failure: one warning line, the file
+ * is unmapped, closed and removed, and the result is false.
+ */
+static bool of_map_trace(int fd, uint64_t size, const oft_header *draft) OF_NOINSTR;
+static bool of_map_trace(int fd, uint64_t size, const oft_header *draft) {
   void *mapping = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (mapping == MAP_FAILED) {
     of_warn("orderfile: warning: cannot map trace file '%s': %s; recording disabled", of_rt.path,
@@ -229,17 +242,13 @@ static bool of_start(void) {
   of_rt.base = mapping;
   of_rt.header = mapping;
   of_rt.mapping_size = size;
-  of_rt.record_capacity = config.capacity;
-  of_rt.verbose = config.verbose;
   of_rt.may_preallocate = true;
-  /* The header and the first step of records now, so the first records need no lock. */
-  uint64_t first_step = config.capacity * OFT_RECORD_SIZE < OF_BACKING_STEP
-                            ? config.capacity * OFT_RECORD_SIZE
-                            : OF_BACKING_STEP;
-  of_rt.backed_bytes = records_offset + first_step;
+  uint64_t record_bytes = draft->record_capacity * OFT_RECORD_SIZE;
+  uint64_t first_step = record_bytes < OF_BACKING_STEP ? record_bytes : OF_BACKING_STEP;
+  of_rt.backed_bytes = draft->records_offset + first_step;
   if (!of_allocate(0, OFT_HEADER_SIZE) ||
-      !of_allocate(marks_offset, (uint64_t)config.mark_capacity * OFT_MARK_SIZE) ||
-      !of_allocate(records_offset, first_step)) {
+      !of_allocate(draft->marks_offset, (uint64_t)draft->mark_capacity * OFT_MARK_SIZE) ||
+      !of_allocate(draft->records_offset, first_step)) {
     of_warn("orderfile: warning: cannot allocate trace file '%s': %s; recording disabled",
             of_rt.path, strerror(errno));
     munmap(mapping, size);
@@ -247,47 +256,64 @@ static bool of_start(void) {
     unlink(of_rt.path);
     return false;
   }
+  return true;
+}
 
-  oft_header *header = of_rt.header;
-  header->magic = OFT_MAGIC;
-  header->version_major = OFT_VERSION_MAJOR;
-  header->version_minor = OFT_VERSION_MINOR;
-  header->header_size = OFT_HEADER_SIZE;
-  header->module_entry_size = OFT_MODULE_SIZE;
-  header->record_size = OFT_RECORD_SIZE;
-  header->module_capacity = OF_MODULE_CAPACITY;
-  header->pid = pid;
-  header->record_capacity = config.capacity;
-  header->module_table_offset = OFT_HEADER_SIZE;
-  header->records_offset = records_offset;
-  header->process_start_ns = process_start;
-  header->process_start_resolution_ns = resolution;
-  header->trace_start_ns = trace_start;
-  header->time_limit_ns = config.time_limit_ms * 1000000ull;
-  header->checksum = oft_checksum(header, offsetof(oft_header, checksum));
-  header->marks_offset = marks_offset;
-  header->events_offset = events_offset;
-  header->event_capacity = event_capacity;
-  header->mark_capacity = config.mark_capacity;
-  header->event_thread_capacity = event_threads;
-  header->extension_checksum =
-      oft_checksum(&header->marks_offset,
-                   offsetof(oft_header, extension_checksum) - offsetof(oft_header, marks_offset));
-  of_rt.mark_capacity = config.mark_capacity;
-  of_rt.event_capacity = event_capacity;
-  of_rt.event_thread_capacity = event_threads;
-  if (config.time_limit_ms != 0) {
-    of_rt.deadline_ns = process_start + header->time_limit_ns;
+/*
+ * Stores the drafted header into the mapping and seals it, and keeps what
+ * the writers need from it and from the configuration in of_rt.
+ */
+static void of_write_header(const oft_header *draft, const of_config *config) OF_NOINSTR;
+static void of_write_header(const oft_header *draft, const of_config *config) {
+  memcpy(of_rt.header, draft, sizeof *draft);
+  oft_seal_header(of_rt.header);
+  of_rt.record_capacity = draft->record_capacity;
+  of_rt.mark_capacity = draft->mark_capacity;
+  of_rt.event_capacity = draft->event_capacity;
+  of_rt.event_thread_capacity = draft->event_thread_capacity;
+  of_rt.verbose = config->verbose;
+  if (draft->time_limit_ns != 0) {
+    of_rt.deadline_ns = draft->process_start_ns + draft->time_limit_ns;
   }
+}
 
+/*
+ * Finalizes the trace at exit, gives fork children traces of their own, and
+ * in full mode starts recording events.
+ */
+static void of_install_handlers(const of_config *config) OF_NOINSTR;
+static void of_install_handlers(const of_config *config) {
   atexit(of_at_exit);
   pthread_atfork(of_fork_prepare, of_fork_parent, of_fork_child);
-  if (config.full_mode) {
+  if (config->full_mode) {
     /* Seen by this thread's own first event right after; other threads see it
      * after their acquire of init_state, or a moment later (they only miss
      * events of a launch that had not started for them). */
     __atomic_store_n(&of_events_on, 1u, __ATOMIC_RELAXED);
   }
+}
+
+/*
+ * Creates and maps the trace file and fills its header. Runs once, on the
+ * thread that made the first hook call, while every other thread that
+ * reaches the slow path waits. Returns false (after one warning line) when
+ * recording is off.
+ */
+static bool of_start(void) OF_NOINSTR;
+static bool of_start(void) {
+  static of_config config; /* too large for the stack of an arbitrary thread */
+  of_read_config(&config);
+  if (config.disabled) {
+    return false;
+  }
+  oft_header draft;
+  uint64_t size = of_draft_header(&draft, &config);
+  int fd = of_create_trace(&config, draft.pid, size);
+  if (fd < 0 || !of_map_trace(fd, size, &draft)) {
+    return false;
+  }
+  of_write_header(&draft, &config);
+  of_install_handlers(&config);
   return true;
 }
 
@@ -603,6 +629,12 @@ static void of_finish(void) {
   }
 }
 
+/*
+ * Unlike a public call, exit finishes the trace even on a thread that is
+ * inside the runtime (exit() from a signal handler that interrupted it):
+ * of_finish then sees this thread's unfinished write and leaves the trace
+ * unclosed rather than wait for it.
+ */
 static void of_at_exit(void) {
   of_thread *self = &of_self;
   uint32_t busy = self->busy;
@@ -611,26 +643,50 @@ static void of_at_exit(void) {
   self->busy = busy;
 }
 
-void orderfile_startup_complete(void) {
+/*
+ * The frame of every public call of orderfile.h. On a thread that is not
+ * already inside the runtime, starts the runtime if no hook has yet, then,
+ * if it is recording, runs `body(argument)`: as a writer (OF_CALL_AS_WRITER),
+ * so that neither exit nor fork overlaps it, or alone (OF_CALL_ALONE).
+ *
+ * A call on a thread that is already inside the runtime (a signal handler
+ * that interrupted it) does nothing: it could otherwise deadlock on a lock
+ * that thread holds, or wait at exit for a write of its own.
+ */
+void of_public_call(void (*body)(const void *argument), const void *argument, of_call_kind kind) {
   of_thread *self = &of_self;
   if (self->busy) {
     return;
   }
   self->busy = 1;
-  if (of_ensure_started() && of_writer_enter()) {
-    of_close_window(OFT_WINDOW_STARTUP_COMPLETE, of_now_ns());
-    of_writer_leave();
+  if (of_ensure_started()) {
+    if (kind == OF_CALL_ALONE) {
+      body(argument);
+    } else if (of_writer_enter()) {
+      body(argument);
+      of_writer_leave();
+    }
   }
   self->busy = 0;
 }
 
-void orderfile_finish(void) {
-  of_thread *self = &of_self;
-  if (self->busy) {
-    return;
-  }
-  self->busy = 1;
-  of_ensure_started();
+static void of_end_launch(const void *unused) OF_NOINSTR;
+static void of_end_launch(const void *unused) {
+  (void)unused;
+  of_close_window(OFT_WINDOW_STARTUP_COMPLETE, of_now_ns());
+}
+
+void orderfile_startup_complete(void) {
+  of_public_call(of_end_launch, NULL, OF_CALL_AS_WRITER);
+}
+
+static void of_finish_call(const void *unused) OF_NOINSTR;
+static void of_finish_call(const void *unused) {
+  (void)unused;
   of_finish();
-  self->busy = 0;
+}
+
+/* Alone, not as a writer: of_finish closes the gate and waits for the writers to drain. */
+void orderfile_finish(void) {
+  of_public_call(of_finish_call, NULL, OF_CALL_ALONE);
 }

@@ -144,7 +144,15 @@ enum {
 
 extern __thread of_thread of_self __attribute__((tls_model("initial-exec")));
 
+/* How of_public_call runs the body of a public call. */
+typedef enum {
+  OF_CALL_AS_WRITER, /* between of_writer_enter and of_writer_leave: it writes into the trace */
+  OF_CALL_ALONE,     /* outside them: it finishes the trace, waiting for the writers itself */
+} of_call_kind;
+
 /* runtime.c */
+void of_public_call(void (*body)(const void *argument), const void *argument, of_call_kind kind)
+    OF_NOINSTR;
 bool of_ensure_started(void) OF_NOINSTR;
 bool of_writer_enter(void) OF_NOINSTR;
 void of_writer_leave(void) OF_NOINSTR;

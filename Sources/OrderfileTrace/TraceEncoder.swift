@@ -10,17 +10,20 @@ public enum TraceEncoder {
     let header = trace.header
     let moduleCapacity = max(header.moduleCapacity, trace.modules.count)
     let recordCapacity = max(header.recordCapacity, trace.records.count)
-    let modulesEnd = TraceLayout.headerSize + moduleCapacity * TraceLayout.moduleSize
     // Marks and event buffers (format 1.1) sit between the module table and the records.
     let hasExtension = !trace.marks.isEmpty || !trace.threads.isEmpty
     let markCapacity = trace.marks.count
     let threadCapacity = trace.threads.count
     let eventCapacity = trace.threads.map(\.events.count).max() ?? 0
-    let bufferSize = TraceLayout.threadBufferHeaderSize + eventCapacity * TraceLayout.eventSize
-    let eventsOffset = modulesEnd + markCapacity * TraceLayout.markSize
-    let recordsOffset = hasExtension ? eventsOffset + threadCapacity * bufferSize : modulesEnd
+    let placement = TraceLayout.Placement(
+      modules: UInt32(moduleCapacity), records: UInt64(recordCapacity), marks: UInt32(markCapacity),
+      threads: UInt32(threadCapacity), eventsPerThread: UInt64(eventCapacity))
+    let marksOffset = Int(placement.marks)
+    let eventsOffset = Int(placement.events)
+    let recordsOffset = Int(placement.records)
+    let bufferSize = Int(TraceLayout.threadBufferSize(events: UInt64(eventCapacity)))
     let used = recordsOffset + trace.records.count * TraceLayout.recordSize
-    let size = header.isClosed ? used : recordsOffset + recordCapacity * TraceLayout.recordSize
+    let size = header.isClosed ? used : Int(placement.size)
     var bytes = [UInt8](repeating: 0, count: size)
 
     bytes.withUnsafeMutableBytes { raw in
@@ -63,7 +66,7 @@ public enum TraceEncoder {
       put(header.majorFaults ?? 0, H.majorFaults)
 
       if hasExtension {
-        put(UInt64(modulesEnd), H.marksOffset)
+        put(UInt64(marksOffset), H.marksOffset)
         put(UInt64(eventsOffset), H.eventsOffset)
         put(UInt64(eventCapacity), H.eventCapacity)
         put(UInt32(markCapacity), H.markCapacity)
@@ -77,7 +80,7 @@ public enum TraceEncoder {
       }
       for (index, mark) in trace.marks.enumerated() {
         typealias F = TraceLayout.MarkField
-        let base = modulesEnd + index * TraceLayout.markSize
+        let base = marksOffset + index * TraceLayout.markSize
         let name = Array(mark.name.utf8.prefix(TraceLayout.markNameCapacity))
         for (offset, byte) in name.enumerated() { put(byte, base + F.name + offset) }
         put(mark.timeNanoseconds, base + F.time)
@@ -96,8 +99,8 @@ public enum TraceEncoder {
         for (number, event) in thread.events.enumerated() {
           let offset = base + TraceLayout.threadBufferHeaderSize + number * TraceLayout.eventSize
           let pc = event.module.map { trace.modules[$0].loadBase + event.address } ?? event.address
-          put(event.timeNanoseconds, offset)
-          put(pc | (event.kind == .exit ? TraceLayout.exitBit : 0), offset + 8)
+          put(event.timeNanoseconds, offset + TraceLayout.Event.time)
+          put(pc | (event.kind == .exit ? TraceLayout.exitBit : 0), offset + TraceLayout.Event.word)
         }
       }
 

@@ -32,10 +32,11 @@ public enum TraceError: LocalizedError, Equatable, Sendable {
     case .truncated(let path, let offset, let expected):
       return "\(path): truncated at offset \(hex(offset)): expected \(expected)"
     case .badMagic(let path, let found):
-      return "\(path): offset 0x0: not an orderfile trace (magic \(hex(found)), expected \(hex(TraceLayout.magic)))"
+      return
+        "\(path): offset \(hex(TraceLayout.Header.magic)): not an orderfile trace (magic \(hex(found)), expected \(hex(TraceLayout.magic)))"
     case .unsupportedVersion(let path, let major, let minor):
       return
-        "\(path): offset 0x8: trace format version \(major).\(minor) is not supported (this tool reads \(TraceLayout.versionMajor).x)"
+        "\(path): offset \(hex(TraceLayout.Header.versionMajor)): trace format version \(major).\(minor) is not supported (this tool reads \(TraceLayout.versionMajor).x)"
     case .corruptHeader(let path, let offset, let reason):
       return "\(path): corrupt header at offset \(hex(offset)): \(reason)"
     case .corruptModule(let path, let index, let offset, let reason):

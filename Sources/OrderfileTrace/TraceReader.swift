@@ -51,18 +51,19 @@ private struct Parser {
 
   func parse() throws -> Trace {
     typealias H = TraceLayout.Header
-    guard raw.count >= 8 else {
+    guard raw.count >= H.magicEnd else {
       // Too short for a magic number: a cut-off trace if what is there begins one, else not a trace.
       let magicBytes = withUnsafeBytes(of: TraceLayout.magic.littleEndian) { Array($0) }
       if Array(raw) == Array(magicBytes.prefix(raw.count)) {
-        throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "an 8-byte magic number")
+        throw TraceError.truncated(
+          path: path, offset: UInt64(raw.count), expected: "an \(H.magicEnd)-byte magic number")
       }
       let found = raw.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
       throw TraceError.badMagic(path: path, found: found)
     }
     let magic = u64(H.magic)
     guard magic == TraceLayout.magic else { throw TraceError.badMagic(path: path, found: magic) }
-    guard raw.count >= 12 else {
+    guard raw.count >= H.versionEnd else {
       throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "the format version")
     }
     let major = u16(H.versionMajor)
@@ -92,10 +93,12 @@ private struct Parser {
     let moduleTable = u64(H.moduleTableOffset)
     let recordsOffset = u64(H.recordsOffset)
     try expect(moduleTable == UInt64(TraceLayout.headerSize), H.moduleTableOffset, "module table offset \(hex(moduleTable))")
-    let modulesEndOffset = moduleTable + UInt64(moduleCapacity) * UInt64(TraceLayout.moduleSize)
-    let regions = try extensionRegions(minor: minor, modulesEnd: modulesEndOffset)
+    let regions = try extensionRegions(
+      minor: minor, moduleCapacity: u32(H.moduleCapacity), recordCapacity: recordCapacity)
+    let expectedRecords =
+      regions?.recordsOffset ?? TraceLayout.Placement(modules: u32(H.moduleCapacity), records: recordCapacity).records
     try expect(
-      recordsOffset == (regions?.end ?? modulesEndOffset), H.recordsOffset,
+      recordsOffset == expectedRecords, H.recordsOffset,
       "records offset \(hex(recordsOffset)) for \(moduleCapacity) modules")
     try expect(recordCapacity <= 1 << 32, H.recordCapacity, "record capacity \(recordCapacity)")
 
@@ -179,11 +182,11 @@ private struct Parser {
     var threadCapacity: Int
     var threadCount: Int
     var eventCapacity: Int
-    var bufferSize: Int { TraceLayout.threadBufferHeaderSize + eventCapacity * TraceLayout.eventSize }
-    var end: UInt64 { UInt64(eventsOffset) + UInt64(threadCapacity) * UInt64(bufferSize) }
+    var recordsOffset: UInt64
+    var bufferSize: Int { Int(TraceLayout.threadBufferSize(events: UInt64(eventCapacity))) }
   }
 
-  func extensionRegions(minor: UInt16, modulesEnd: UInt64) throws -> Regions? {
+  func extensionRegions(minor: UInt16, moduleCapacity: UInt32, recordCapacity: UInt64) throws -> Regions? {
     typealias H = TraceLayout.Header
     let stored = u32(H.extensionChecksum)
     guard minor >= 1, stored != 0 else { return nil }
@@ -201,15 +204,16 @@ private struct Parser {
     try expect(eventCapacity <= 1 << 28, H.eventCapacity, "event capacity \(eventCapacity)")
     let marksOffset = u64(H.marksOffset)
     let eventsOffset = u64(H.eventsOffset)
-    try expect(marksOffset == modulesEnd, H.marksOffset, "marks offset \(hex(marksOffset))")
-    try expect(
-      eventsOffset == marksOffset + UInt64(markCapacity) * UInt64(TraceLayout.markSize), H.eventsOffset,
-      "events offset \(hex(eventsOffset))")
+    let expected = TraceLayout.Placement(
+      modules: moduleCapacity, records: recordCapacity, marks: markCapacity, threads: threadCapacity,
+      eventsPerThread: eventCapacity)
+    try expect(marksOffset == expected.marks, H.marksOffset, "marks offset \(hex(marksOffset))")
+    try expect(eventsOffset == expected.events, H.eventsOffset, "events offset \(hex(eventsOffset))")
     return Regions(
       marksOffset: Int(marksOffset), markCapacity: Int(markCapacity),
       markCount: Int(min(u32(H.markCount), markCapacity)), eventsOffset: Int(eventsOffset),
       threadCapacity: Int(threadCapacity), threadCount: Int(min(u32(H.eventThreadCount), threadCapacity)),
-      eventCapacity: Int(eventCapacity))
+      eventCapacity: Int(eventCapacity), recordsOffset: expected.records)
   }
 
   func readMarks(_ regions: Regions) throws -> [Mark] {
@@ -265,12 +269,12 @@ private struct Parser {
       var previous: UInt64 = 0
       for event in 0..<Int(count) {
         let offset = first + event * TraceLayout.eventSize
-        let time = u64(offset)
+        let time = u64(offset + TraceLayout.Event.time)
         guard time != 0, time >= previous else {
           throw fail(offset, "event \(event) has time \(time) after \(previous)")
         }
         previous = time
-        let word = u64(offset + 8)
+        let word = u64(offset + TraceLayout.Event.word)
         let pc = word & ~TraceLayout.exitBit
         let module = modules.first { pc >= $0.loadBase && $0.textRange.contains(pc &- $0.loadBase) }
         events.append(

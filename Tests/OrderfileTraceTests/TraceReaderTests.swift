@@ -33,6 +33,28 @@ func sampleTrace(closed: Bool = true, uncommitted: Int = 0) -> Trace {
     uncommittedRecords: uncommitted)
 }
 
+/// The sample trace in format 1.1, with two marks and two thread buffers, one of them empty.
+func fullTrace() -> Trace {
+  var trace = sampleTrace()
+  trace.header.versionMinor = 1
+  trace.marks = [
+    Mark(name: "config loaded", timeNanoseconds: 1_650_000, threadID: 4242),
+    Mark(name: "first frame", timeNanoseconds: 1_900_000, threadID: 4243),
+  ]
+  trace.threads = [
+    ThreadEvents(
+      threadID: 4242,
+      events: [
+        CallEvent(kind: .enter, module: 0, address: 0x1100, timeNanoseconds: 1_600_000),
+        CallEvent(kind: .enter, module: 1, address: 0x2040, timeNanoseconds: 1_610_000),
+        CallEvent(kind: .exit, module: 1, address: 0x2040, timeNanoseconds: 1_620_000),
+        CallEvent(kind: .exit, module: 0, address: 0x1100, timeNanoseconds: 1_630_000),
+      ], droppedEvents: 7),
+    ThreadEvents(threadID: 4243, events: [], droppedEvents: 0),
+  ]
+  return trace
+}
+
 @Suite("Trace reader")
 struct TraceReaderTests {
   @Test("a trace round-trips through the encoder and the reader")
@@ -152,23 +174,7 @@ struct TraceReaderTests {
 
   @Test("marks and full-mode events (format 1.1) round-trip, with pcs mapped to their modules")
   func marksAndEvents() throws {
-    var original = sampleTrace()
-    original.header.versionMinor = 1
-    original.marks = [
-      Mark(name: "config loaded", timeNanoseconds: 1_650_000, threadID: 4242),
-      Mark(name: "first frame", timeNanoseconds: 1_900_000, threadID: 4243),
-    ]
-    original.threads = [
-      ThreadEvents(
-        threadID: 4242,
-        events: [
-          CallEvent(kind: .enter, module: 0, address: 0x1100, timeNanoseconds: 1_600_000),
-          CallEvent(kind: .enter, module: 1, address: 0x2040, timeNanoseconds: 1_610_000),
-          CallEvent(kind: .exit, module: 1, address: 0x2040, timeNanoseconds: 1_620_000),
-          CallEvent(kind: .exit, module: 0, address: 0x1100, timeNanoseconds: 1_630_000),
-        ], droppedEvents: 7),
-      ThreadEvents(threadID: 4243, events: [], droppedEvents: 0),
-    ]
+    let original = fullTrace()
     let decoded = try TraceReader.parse(TraceEncoder.encode(original), path: "full.trace")
     #expect(decoded.marks == original.marks)
     #expect(decoded.threads == original.threads)

@@ -12,6 +12,8 @@ public enum PackagePaths {
   public static var fixtures: String { root + "/Tests/Fixtures" }
   public static var runtimeSources: String { root + "/Sources/OrderfileRuntime" }
   public static var runtimeInclude: String { runtimeSources + "/include" }
+  /// Where `orderfile_trace_format.h` is: the runtime's sources include it from here.
+  public static var traceFormatInclude: String { root + "/Sources/OrderfileTraceFormat/include" }
 
   /// The directory of the running test bundle, where SwiftPM also puts the `orderfile` executable.
   public static let binaryDirectory: String = {

@@ -18,7 +18,7 @@ public enum RuntimeBuilder {
         .filter { $0.hasSuffix(".c") }.sorted().map { PackagePaths.runtimeSources + "/" + $0 }
       try runChecked(
         Toolchain.clang,
-        ["-O2", "-g", "-fPIC", "-shared", "-I", PackagePaths.runtimeInclude]
+        ["-O2", "-g", "-fPIC", "-shared", "-I", PackagePaths.runtimeInclude, "-I", PackagePaths.traceFormatInclude]
           + sources + ["-o", keep + "/libOrderfileRuntime.so", "-lpthread"])
       cached = keep
       return keep

@@ -1,9 +1,16 @@
 /*
  * orderfile_trace_format.h - the on-disk layout of an orderfile launch trace.
  *
- * This header is the single definition of the binary trace format shared by
- * the runtime (which writes it through a shared mapping of the file) and by
- * the reader in the `orderfile` tool. Docs/TraceFormat.md explains it in prose.
+ * This header is the single definition of the binary trace format. The
+ * runtime includes it to write traces through a shared mapping of the file;
+ * the `orderfile` tool imports it into Swift (the OrderfileTraceFormat
+ * target) and takes every size, offset and constant from it, so reader,
+ * encoder and runtime cannot disagree. Docs/TraceFormat.md explains it in
+ * prose. It is plain C11 (gcc -std=c11 compiles it) so that any recorder can
+ * include it.
+ *
+ * Every field's offset is pinned below (OFT_FIELDS): a change to a structure
+ * that moves a field breaks the format, and fails to compile instead.
  *
  * All integers are little-endian, fixed width, naturally aligned. The file is:
  *
@@ -13,6 +20,9 @@
  *   offset events_offset           thread buffers   (event_thread_capacity *
  *                                                    oft_thread_buffer_size(event_capacity)) 1.1
  *   offset records_offset          records          (record_capacity * OFT_RECORD_SIZE)
+ *
+ * Each region starts where the one before ends; oft_init_header() computes
+ * the offsets from the capacities, and readers refuse any other offsets.
  *
  * Version 1.1 added the marks and the full-mode thread buffers, described by
  * the header extension (`marks_offset` ... `extension_checksum`). A 1.0 file
@@ -33,6 +43,7 @@
 #ifndef ORDERFILE_TRACE_FORMAT_H
 #define ORDERFILE_TRACE_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -203,17 +214,108 @@ typedef struct oft_record {
   uint8_t check;                  /* oft_record_check(); 0 = uncommitted; stored last */
 } oft_record;
 
+/*
+ * Every field of every structure and its byte offset: OFT_FIELDS(F) expands
+ * F(structure, field, offset) once per field, in order, with no gaps (the
+ * reserved fields fill them; the tool's format tests check that the list
+ * covers every byte). The assertions below pin each offset; a host tool can
+ * expand the list again to print or compare the layout, as LLVM's
+ * InstrProfData.inc is expanded by both its runtime and its tools.
+ */
+#define OFT_FIELDS(F)                             \
+  F(oft_header, magic, 0)                         \
+  F(oft_header, version_major, 8)                 \
+  F(oft_header, version_minor, 10)                \
+  F(oft_header, header_size, 12)                  \
+  F(oft_header, module_entry_size, 16)            \
+  F(oft_header, record_size, 20)                  \
+  F(oft_header, module_capacity, 24)              \
+  F(oft_header, pid, 28)                          \
+  F(oft_header, record_capacity, 32)              \
+  F(oft_header, module_table_offset, 40)          \
+  F(oft_header, records_offset, 48)               \
+  F(oft_header, process_start_ns, 56)             \
+  F(oft_header, process_start_resolution_ns, 64)  \
+  F(oft_header, trace_start_ns, 72)               \
+  F(oft_header, parent_pid, 80)                   \
+  F(oft_header, reserved0, 84)                    \
+  F(oft_header, fork_record_index, 88)            \
+  F(oft_header, time_limit_ns, 96)                \
+  F(oft_header, checksum, 104)                    \
+  F(oft_header, reserved1, 108)                   \
+  F(oft_header, record_count, 112)                \
+  F(oft_header, dropped_count, 120)               \
+  F(oft_header, module_count, 128)                \
+  F(oft_header, flags, 132)                       \
+  F(oft_header, window_reason, 136)               \
+  F(oft_header, reserved2, 140)                   \
+  F(oft_header, window_end_ns, 144)               \
+  F(oft_header, end_ns, 152)                      \
+  F(oft_header, minor_faults, 160)                \
+  F(oft_header, major_faults, 168)                \
+  F(oft_header, reserved3, 176)                   \
+  F(oft_header, marks_offset, 256)                \
+  F(oft_header, events_offset, 264)               \
+  F(oft_header, event_capacity, 272)              \
+  F(oft_header, mark_capacity, 280)               \
+  F(oft_header, event_thread_capacity, 284)       \
+  F(oft_header, extension_checksum, 288)          \
+  F(oft_header, reserved4, 292)                   \
+  F(oft_header, mark_count, 296)                  \
+  F(oft_header, event_thread_count, 300)          \
+  F(oft_header, unbuffered_events, 304)           \
+  F(oft_module, load_base, 0)                     \
+  F(oft_module, text_start, 8)                    \
+  F(oft_module, text_end, 16)                     \
+  F(oft_module, text_rss_bytes, 24)               \
+  F(oft_module, flags, 32)                        \
+  F(oft_module, path_length, 36)                  \
+  F(oft_module, build_id_length, 38)              \
+  F(oft_module, reserved0, 39)                    \
+  F(oft_module, build_id, 40)                     \
+  F(oft_module, path, 104)                        \
+  F(oft_module, reserved1, 4088)                  \
+  F(oft_module, checksum, 4092)                   \
+  F(oft_mark, name, 0)                            \
+  F(oft_mark, time_ns, 40)                        \
+  F(oft_mark, tid, 48)                            \
+  F(oft_mark, name_length, 52)                    \
+  F(oft_mark, reserved, 54)                       \
+  F(oft_mark, check, 63)                          \
+  F(oft_thread_buffer, tid, 0)                    \
+  F(oft_thread_buffer, reserved0, 4)              \
+  F(oft_thread_buffer, count, 8)                  \
+  F(oft_thread_buffer, dropped, 16)               \
+  F(oft_thread_buffer, reserved1, 24)             \
+  F(oft_event, time_ns, 0)                        \
+  F(oft_event, word, 8)                           \
+  F(oft_record, address, 0)                       \
+  F(oft_record, time_ns, 8)                       \
+  F(oft_record, reserved, 16)                     \
+  F(oft_record, tid, 24)                          \
+  F(oft_record, module, 28)                       \
+  F(oft_record, kind, 30)                         \
+  F(oft_record, check, 31)
+
+#define OFT_PIN_OFFSET(structure, field, offset)        \
+  _Static_assert(offsetof(structure, field) == (offset),  \
+                 #structure "." #field " is not at byte " \
+                 #offset ", where the trace format puts it");
+OFT_FIELDS(OFT_PIN_OFFSET)
+#undef OFT_PIN_OFFSET
+
 _Static_assert(sizeof(oft_header) <= OFT_HEADER_SIZE, "header fits its reserved size");
+_Static_assert(sizeof(oft_header) == 312, "the header's fields end at byte 312");
 _Static_assert(sizeof(oft_module) == OFT_MODULE_SIZE, "module entry has its fixed size");
 _Static_assert(sizeof(oft_record) == OFT_RECORD_SIZE, "record has its fixed size");
 _Static_assert(sizeof(oft_mark) == OFT_MARK_SIZE, "mark has its fixed size");
 _Static_assert(sizeof(oft_thread_buffer) == OFT_THREAD_BUFFER_HEADER_SIZE, "buffer header has its fixed size");
 _Static_assert(sizeof(oft_event) == OFT_EVENT_SIZE, "event has its fixed size");
-_Static_assert(__builtin_offsetof(oft_header, marks_offset) == OFT_HEADER_EXTENSION_OFFSET, "extension offset");
-_Static_assert(__builtin_offsetof(oft_header, extension_checksum) == 288, "extension checksum offset");
-_Static_assert(__builtin_offsetof(oft_header, mark_count) == 296, "mark_count offset");
-_Static_assert(__builtin_offsetof(oft_header, event_thread_count) == 300, "event_thread_count offset");
-_Static_assert(__builtin_offsetof(oft_header, unbuffered_events) == 304, "unbuffered_events offset");
+_Static_assert(offsetof(oft_header, marks_offset) == OFT_HEADER_EXTENSION_OFFSET, "extension offset");
+_Static_assert(offsetof(oft_module, path) + OFT_MODULE_PATH_CAPACITY == offsetof(oft_module, reserved1),
+               "path capacity fills the entry up to its tail");
+_Static_assert(offsetof(oft_mark, name) + OFT_MARK_NAME_CAPACITY == offsetof(oft_mark, time_ns),
+               "mark name capacity");
 
 /* Bytes of one thread buffer: its header and its events. */
 static inline __attribute__((no_instrument_function)) uint64_t
@@ -234,30 +336,70 @@ oft_checksum(const void *data, uint64_t length) {
 }
 
 /*
- * The record's check byte: 1 + (sum of its first 31 bytes) mod 255.
- * Values are 1...255, never 0. Any single flipped bit
- * in the first 31 bytes changes the sum by a power of two below 255, so it
- * is always detected.
+ * Starts the header of a new trace with these capacities: stores the magic
+ * number, the version, the structure sizes, the capacities and the offsets of
+ * the regions, each right after the one before (the layout above). Leaves
+ * every other field as it is (a new file's zeroes). Returns the file's size
+ * at full capacity. The writer then stores its process's fields and seals
+ * the header (oft_seal_header) before any reader may look.
+ */
+static inline __attribute__((no_instrument_function)) uint64_t
+oft_init_header(oft_header *header, uint32_t module_capacity, uint64_t record_capacity,
+                uint32_t mark_capacity, uint32_t event_thread_capacity, uint64_t event_capacity) {
+  header->magic = OFT_MAGIC;
+  header->version_major = OFT_VERSION_MAJOR;
+  header->version_minor = OFT_VERSION_MINOR;
+  header->header_size = OFT_HEADER_SIZE;
+  header->module_entry_size = OFT_MODULE_SIZE;
+  header->record_size = OFT_RECORD_SIZE;
+  header->module_capacity = module_capacity;
+  header->record_capacity = record_capacity;
+  header->mark_capacity = mark_capacity;
+  header->event_thread_capacity = event_thread_capacity;
+  header->event_capacity = event_capacity;
+  header->module_table_offset = OFT_HEADER_SIZE;
+  header->marks_offset = header->module_table_offset + (uint64_t)module_capacity * OFT_MODULE_SIZE;
+  header->events_offset = header->marks_offset + (uint64_t)mark_capacity * OFT_MARK_SIZE;
+  header->records_offset =
+      header->events_offset + (uint64_t)event_thread_capacity * oft_thread_buffer_size(event_capacity);
+  return header->records_offset + record_capacity * OFT_RECORD_SIZE;
+}
+
+/* Stores the header's two checksums, once every field they cover is written. */
+static inline __attribute__((no_instrument_function)) void
+oft_seal_header(oft_header *header) {
+  header->checksum = oft_checksum(header, offsetof(oft_header, checksum));
+  header->extension_checksum =
+      oft_checksum(&header->marks_offset,
+                   offsetof(oft_header, extension_checksum) - offsetof(oft_header, marks_offset));
+}
+
+/*
+ * A check byte: 1 + (sum of the `length` bytes at `data`) mod 255. Values are
+ * 1...255, never 0, so 0 can mean "not written yet". Any single flipped bit
+ * in those bytes changes the sum by a power of two below 255, so it is always
+ * detected.
  */
 static inline __attribute__((no_instrument_function)) uint8_t
-oft_record_check(const oft_record *record) {
-  const uint8_t *bytes = (const uint8_t *)record;
+oft_check_byte(const void *data, uint32_t length) {
+  const uint8_t *bytes = (const uint8_t *)data;
   uint32_t sum = 0;
-  for (unsigned i = 0; i < OFT_RECORD_SIZE - 1; i++) {
+  for (uint32_t i = 0; i < length; i++) {
     sum += bytes[i];
   }
   return (uint8_t)(1u + sum % 255u);
 }
 
-/* The mark's check byte: 1 + (sum of its first 63 bytes) mod 255, as for records. */
+/* The record's check byte, over its first 31 bytes (all but `check`). */
+static inline __attribute__((no_instrument_function)) uint8_t
+oft_record_check(const oft_record *record) {
+  return oft_check_byte(record, offsetof(oft_record, check));
+}
+
+/* The mark's check byte, over its first 63 bytes (all but `check`). */
 static inline __attribute__((no_instrument_function)) uint8_t
 oft_mark_check(const oft_mark *mark) {
-  const uint8_t *bytes = (const uint8_t *)mark;
-  uint32_t sum = 0;
-  for (unsigned i = 0; i < OFT_MARK_SIZE - 1; i++) {
-    sum += bytes[i];
-  }
-  return (uint8_t)(1u + sum % 255u);
+  return oft_check_byte(mark, offsetof(oft_mark, check));
 }
 
 #ifdef __cplusplus
