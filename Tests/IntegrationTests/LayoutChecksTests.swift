@@ -86,7 +86,7 @@ func json(_ result: ProcessResult) throws -> [String: Any] {
   return object
 }
 
-private func pages(_ estimate: [String: Any], _ pageSize: Int, _ key: String) -> Int? {
+func pages(_ estimate: [String: Any], _ pageSize: Int, _ key: String) -> Int? {
   let rows = estimate["pages"] as? [[String: Any]] ?? []
   return rows.first { $0["pageSize"] as? Int == pageSize }?[key] as? Int
 }

@@ -81,6 +81,51 @@ struct NoRebuildEndToEndTests {
     }
   }
 
+  @Test("the bundled example is ordered from its release binary alone: fewer launch pages, verify passes")
+  func example() throws {
+    let work = try TemporaryDirectory("orderfile-norebuild-example")
+    let example = PackagePaths.root + "/Examples/launchpad"
+    let make = ProcessRunner.resolve("make")
+    func build(_ name: String, orders: String? = nil) throws -> ProcessResult {
+      var arguments = ["-s", "-C", example, "release", "CC=clang", "BUILD_DIR=" + work.file(name)]
+      if let orders {
+        arguments += ["ORDER_FILE=\(orders)/launchpad.order", "LIB_ORDER_FILE=\(orders)/libwidgets.so.order"]
+      }
+      return try runChecked(make, arguments)
+    }
+    try build("default")
+    let program = work.file("default") + "/launchpad"
+    let trace = work.file("launch.trace")
+    let recorded = try orderfile(["record", "-q", "--until", "launch_ready", "-o", trace, "--", program])
+    #expect(recorded.succeeded, "\(recorded.standardError)")
+    #expect(recorded.standardOutput == (try runChecked(program, []).standardOutput))
+    #expect(recorded.standardOutput.contains("startup complete"))
+
+    let orders = work.file("orders")
+    let generated = try orderfile(["generate", trace, "--output-dir", orders, "--min-match", "1.0"])
+    #expect(generated.succeeded, "\(generated.standardError)")
+    let launch = try FileReading.text(atPath: orders + "/launchpad.order").split(separator: "\n")
+    #expect(launch.contains("launch_ready") && launch.contains("main"))
+    #expect(try FileReading.text(atPath: orders + "/libwidgets.so.order").split(separator: "\n").count > 10)
+
+    let relinked = try build("ordered", orders: orders)
+    #expect(!relinked.standardError.contains("warning"), "\(relinked.standardError)")
+    for (binary, order) in [("launchpad", "launchpad.order"), ("libwidgets.so", "libwidgets.so.order")] {
+      let verified = try orderfile(["verify", "--binary", work.file("ordered") + "/" + binary, "--order", orders + "/" + order])
+      #expect(verified.succeeded, "\(verified.standardOutput)\(verified.standardError)")
+    }
+    // The relinked release binary touches fewer pages at launch than the default one.
+    let before = try json(orderfile(["estimate", "--trace", trace, "--binary", program, "--json"]))
+    let after = try json(orderfile(["estimate", "--trace", trace, "--binary", work.file("ordered") + "/launchpad", "--json"]))
+    for pageSize in [4096, 16384] {
+      let now = try #require(pages(before, pageSize, "current"))
+      let ordered = try #require(pages(after, pageSize, "current"))
+      let bound = try #require(pages(after, pageSize, "lowerBound"))
+      #expect(ordered < now, "page size \(pageSize): \(now) before, \(ordered) after")
+      #expect(ordered <= bound + 1, "page size \(pageSize): \(ordered) pages against a bound of \(bound)")
+    }
+  }
+
   @Test("a stripped executable: record says which file has no symbols and how to keep them, and fails")
   func strippedExecutable() throws {
     let work = try TemporaryDirectory("orderfile-norebuild-stripped")
