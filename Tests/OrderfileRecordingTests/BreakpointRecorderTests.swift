@@ -176,6 +176,20 @@ struct BreakpointRecorderTests {
     #expect(order.firstIndex(of: pluginIndex)! > 0)
   }
 
+  @Test("a stripped executable with its debug file beside it (.gnu_debuglink) is recorded from the debug file's symbols")
+  func debugLink() throws {
+    let work = try TemporaryDirectory("orderfile-bp-debuglink")
+    let binary = try build(["sequence.c"], in: work, output: "sequence")
+    let objcopy = ProcessRunner.resolve("objcopy")
+    try runChecked(objcopy, ["--only-keep-debug", binary, binary + ".debug"])
+    try runChecked(objcopy, ["--strip-all", "--add-gnu-debuglink=" + binary + ".debug", binary])
+    let trace = work.file("launch.trace")
+    let recorded = try record(binary, output: trace, programOutput: work.file("out"))
+    #expect(!recorded.warnings.contains { $0.contains(binary) }, "\(recorded.warnings)")
+    let order = try names(in: try TraceReader.read(path: trace), module: "/sequence").filter { $0.hasPrefix("step_") }
+    #expect(order == ["step_a", "step_b", "step_c", "step_d", "step_e"])
+  }
+
   @Test("a stripped executable: one warning naming it and the fix, and an error, not an empty trace")
   func strippedExecutable() throws {
     let work = try TemporaryDirectory("orderfile-bp-stripped")
