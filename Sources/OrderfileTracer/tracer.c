@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,13 +156,31 @@ static bool in_window(oftr_tracer *tracer, oftr_process *process, uint64_t now) 
 
 /* ---- stops ----------------------------------------------------------- */
 
+/* Registers are read and written one at a time (PEEKUSER/POKEUSER): a first call needs only
+ * the instruction pointer, and copying the whole register file twice per stop costs more. */
+#define OFTR_RIP offsetof(struct user, regs.rip)
+#define OFTR_RSP offsetof(struct user, regs.rsp)
+
+static bool peek_register(pid_t tid, size_t offset, uint64_t *value) {
+  errno = 0;
+  long word = ptrace(PTRACE_PEEKUSER, tid, (void *)offset, 0);
+  if (errno != 0) return false;
+  *value = (uint64_t)word;
+  return true;
+}
+
+static int poke_register(oftr_tracer *tracer, pid_t tid, size_t offset, uint64_t value) {
+  if (ptrace(PTRACE_POKEUSER, tid, (void *)offset, (void *)value) == 0 || errno == ESRCH) return 0;
+  return oftr_fail(tracer, errno, "cannot set a register of thread %d: %s", (int)tid, strerror(errno));
+}
+
 /* Returns 1 when the trap was the tracer's (consumed), 0 when it is the program's, -1 on failure. */
 static int breakpoint(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
   oftr_process *process = thread->process;
   if (!process->space) return 0; /* not yet exec'd: nothing is armed */
-  struct user_regs_struct registers;
-  if (ptrace(PTRACE_GETREGS, thread->tid, 0, &registers) != 0) return errno == ESRCH ? 1 : 0;
-  uint64_t entry = registers.rip - OFTR_BREAKPOINT_LENGTH;
+  uint64_t pc;
+  if (!peek_register(thread->tid, OFTR_RIP, &pc)) return errno == ESRCH ? 1 : 0;
+  uint64_t entry = pc - OFTR_BREAKPOINT_LENGTH;
   oftr_slot *slot = oftr_space_find(process->space, entry);
   if (!slot || slot->original == OFTR_BREAKPOINT) return 0;
 
@@ -171,14 +190,12 @@ static int breakpoint(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
     tracer->result->races++;
   } else if (slot->state == OFTR_SLOT_HOOK) {
     if (oftr_scan_modules(tracer, process) != 0) return -1;
-    uint64_t caller;
-    if (oftr_read_memory(process->space, registers.rsp, &caller, sizeof caller) != 0)
+    uint64_t stack, caller;
+    if (!peek_register(thread->tid, OFTR_RSP, &stack) ||
+        oftr_read_memory(process->space, stack, &caller, sizeof caller) != 0)
       return oftr_fail(tracer, errno, "cannot read the stack of thread %d", (int)thread->tid);
-    registers.rip = caller;
-    registers.rsp += sizeof caller;
-    if (ptrace(PTRACE_SETREGS, thread->tid, 0, &registers) != 0 && errno != ESRCH)
-      return oftr_fail(tracer, errno, "cannot set the registers of thread %d", (int)thread->tid);
-    return 1;
+    if (poke_register(tracer, thread->tid, OFTR_RSP, stack + sizeof caller) != 0) return -1;
+    return poke_register(tracer, thread->tid, OFTR_RIP, caller) == 0 ? 1 : -1;
   } else if (slot->state == OFTR_SLOT_ARMED) {
     if (oftr_write_byte(process->space, entry, slot->original) != 0)
       return oftr_fail(tracer, errno, "cannot remove a breakpoint in process %d: %s", (int)process->pid,
@@ -190,10 +207,7 @@ static int breakpoint(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
     tracer->host->first_call(tracer->host->context, process->pid, slot->module, entry, now, thread->tid, launch);
     if (slot->stop) close_window(tracer, process, OFTR_WINDOW_STOP_FUNCTION, now);
   }
-  registers.rip = entry;
-  if (ptrace(PTRACE_SETREGS, thread->tid, 0, &registers) != 0 && errno != ESRCH)
-    return oftr_fail(tracer, errno, "cannot set the registers of thread %d", (int)thread->tid);
-  return 1;
+  return poke_register(tracer, thread->tid, OFTR_RIP, entry) == 0 ? 1 : -1;
 }
 
 static bool same_thread_group(pid_t process, pid_t tid) {
