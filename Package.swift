@@ -61,6 +61,10 @@ let package = Package(
       dependencies: ["OrderfileSupport"],
       path: "Tests/_OrderfileTestSupport"
     ),
+    .testTarget(
+      name: "OrderfileSupportTests",
+      dependencies: ["OrderfileSupport", "_OrderfileTestSupport"]
+    ),
     .testTarget(name: "OrderfileTraceTests", dependencies: ["OrderfileTrace", "_OrderfileTestSupport"]),
     .testTarget(
       name: "OrderfileSymbolizationTests",
