@@ -1,7 +1,8 @@
 import Foundation
+import OrderfileSupport
 
 /// Why traces could not be merged or two orderfiles compared.
-public enum MergeError: LocalizedError, Equatable, Sendable {
+public enum MergeError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
   /// A `TRACE:WEIGHT` argument whose weight is not a positive number.
   case badWeight(argument: String, weight: String)
   /// No traces were given.
@@ -28,6 +29,13 @@ public enum MergeError: LocalizedError, Equatable, Sendable {
     case .severalModules(let names):
       return
         "\(names.count) modules selected (\(names.joined(separator: ", "))): use --module to pick one, or --output-dir for one orderfile each"
+    }
+  }
+
+  public var exitStatus: ExitStatus {
+    switch self {
+    case .badWeight, .noTraces, .severalModules: return .usage
+    case .mixedBuilds, .noSuchModule: return .dataError
     }
   }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import OrderfileSupport
 
 /// Why an order could not be produced.
-public enum OrderingError: LocalizedError, Equatable, Sendable {
+public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
   /// `--module` named no module of the trace.
   case noSuchModule(name: String, trace: String, available: [String])
   /// The trace recorded no launch functions at all.
@@ -16,4 +17,6 @@ public enum OrderingError: LocalizedError, Equatable, Sendable {
         "\(trace): the trace has no launch records: was the program compiled with -finstrument-functions and linked with the runtime?"
     }
   }
+
+  public var exitStatus: ExitStatus { .dataError }
 }

@@ -18,10 +18,10 @@ public enum AtomicFile {
     var existing = stat()
     if stat(path, &existing) == 0, (existing.st_mode & S_IFMT) != S_IFREG {
       if (existing.st_mode & S_IFMT) == S_IFDIR {
-        throw SupportError.system(call: "write", path: path, message: "is a directory")
+        throw SupportError.cannotWrite(path: path, call: "write", message: "is a directory")
       }
       let fd = open(path, O_WRONLY | O_CLOEXEC)
-      guard fd >= 0 else { throw SupportError.fromErrno("open", path: path) }
+      guard fd >= 0 else { throw SupportError.writing("open", path: path) }
       defer { close(fd) }
       try writeAll(bytes, to: fd, path: path)
       return
@@ -30,7 +30,7 @@ public enum AtomicFile {
     let base = (path as NSString).lastPathComponent
     var template = Array(((directory.isEmpty ? "." : directory) + "/.\(base).XXXXXX").utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else { throw SupportError.fromErrno("create", path: path) }
+    guard fd >= 0 else { throw SupportError.writing("create", path: path) }
     let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     var committed = false
     defer {
@@ -39,10 +39,10 @@ public enum AtomicFile {
     do {
       defer { close(fd) }
       try writeAll(bytes, to: fd, path: path)
-      guard fchmod(fd, mode) == 0 else { throw SupportError.fromErrno("chmod", path: path) }
-      guard fsync(fd) == 0 else { throw SupportError.fromErrno("fsync", path: path) }
+      guard fchmod(fd, mode) == 0 else { throw SupportError.writing("chmod", path: path) }
+      guard fsync(fd) == 0 else { throw SupportError.writing("fsync", path: path) }
     }
-    guard rename(temporary, path) == 0 else { throw SupportError.fromErrno("rename", path: path) }
+    guard rename(temporary, path) == 0 else { throw SupportError.writing("rename", path: path) }
     committed = true
   }
 
@@ -59,7 +59,7 @@ public enum AtomicFile {
         let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
         if written < 0 {
           if errno == EINTR { continue }
-          throw SupportError.fromErrno("write", path: path)
+          throw SupportError.writing("write", path: path)
         }
         offset += written
       }

@@ -1,7 +1,8 @@
 import Foundation
+import OrderfileSupport
 
 /// Why a binary could not be read, symbolized or found.
-public enum SymbolizationError: LocalizedError, Equatable, Sendable {
+public enum SymbolizationError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
   /// The file could not be opened or read: its path and the system's reason (from `errno`),
   /// or "is a directory" / "not a regular file".
   case cannotRead(path: String, reason: String)
@@ -44,6 +45,15 @@ public enum SymbolizationError: LocalizedError, Equatable, Sendable {
       let actual = found.map { "build-id '\($0)'" } ?? "no build-id"
       return "'\(path)' has \(actual) but build-id '\(expected)' was recorded for it, "
         + "and no file in the search directories has that build-id"
+    }
+  }
+
+  /// A binary that is not there or cannot be read is a missing input; one that is there
+  /// but wrong (not ELF, another build) is bad data.
+  public var exitStatus: ExitStatus {
+    switch self {
+    case .cannotRead, .binaryNotFound: return .noInput
+    case .notELF, .malformedELF, .unsupportedELFType, .library, .buildIDMismatch: return .dataError
     }
   }
 }

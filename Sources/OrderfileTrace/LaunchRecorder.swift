@@ -2,7 +2,7 @@ import Foundation
 import OrderfileSupport
 
 /// Why a recording run produced no usable trace.
-public enum RecordingError: LocalizedError, Equatable, Sendable {
+public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
   /// The program ran but wrote no trace for its own pid.
   case noTrace(program: String, status: Int32)
   /// The scratch directory for the run could not be made.
@@ -15,6 +15,13 @@ public enum RecordingError: LocalizedError, Equatable, Sendable {
         "\(program) exited with status \(status) and wrote no trace: is it compiled with -finstrument-functions and linked with the runtime (see 'orderfile flags --instrument')?"
     case .scratch(let message):
       return "cannot create a scratch directory: \(message)"
+    }
+  }
+
+  public var exitStatus: ExitStatus {
+    switch self {
+    case .noTrace: return .dataError
+    case .scratch: return .ioError
     }
   }
 }
@@ -94,8 +101,7 @@ public struct LaunchRecorder {
 
   private func moveIntoPlace(_ source: String, _ destination: String) throws {
     guard rename(source, destination) == 0 else {
-      throw SupportError.system(
-        call: "rename", path: destination, message: String(cString: strerror(errno)))
+      throw SupportError.writing("rename", path: destination)
     }
   }
 }

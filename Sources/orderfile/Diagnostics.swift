@@ -1,21 +1,7 @@
 import ArgumentParser
 import Foundation
-import OrderfileLayout
-import OrderfileMerge
 import OrderfileOrdering
 import OrderfileSupport
-import OrderfileSymbolization
-import OrderfileTrace
-
-/// Exit statuses, after sysexits(3).
-enum ExitStatus {
-  static let gateFailed: Int32 = 1
-  static let usage: Int32 = 64
-  static let dataError: Int32 = 65
-  static let noInput: Int32 = 66
-  static let internalError: Int32 = 70
-  static let ioError: Int32 = 74
-}
 
 /// Writes diagnostics to stderr, never to the report on stdout.
 enum Diagnostics {
@@ -26,31 +12,14 @@ enum Diagnostics {
     FileHandle.standardError.write(Data((line + "\n").utf8))
   }
 
-  /// Maps a library error to its message and exit status.
+  /// Prints a library error as one line and turns it into its exit status.
   static func fail(_ error: Error) -> Error {
-    let status: Int32
     switch error {
     case is ExitCode, is CleanExit, is ValidationError: return error
-    case let error as TraceError:
-      if case .unreadable = error { status = ExitStatus.noInput } else { status = ExitStatus.dataError }
-    case let error as MergeError:
-      status = error.exitStatus
-    case let error as SymbolizationError:
-      _ = error
-      status = ExitStatus.dataError
-    case is OrderingError, is RecordingError, is LayoutError:
-      status = ExitStatus.dataError
-    case let error as SupportError:
-      if case .system(let call, _, _) = error, call == "open" || call == "stat" {
-        status = ExitStatus.noInput
-      } else {
-        status = ExitStatus.ioError
-      }
     default:
-      status = ExitStatus.internalError
+      write("orderfile: error: " + ((error as? LocalizedError)?.errorDescription ?? "\(error)"))
+      return ExitCode(ExitStatus.of(error).rawValue)
     }
-    write("orderfile: error: " + ((error as? LocalizedError)?.errorDescription ?? "\(error)"))
-    return ExitCode(status)
   }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OrderfileSupport
 import OrderfileLayout
 import OrderfileMerge
 
@@ -130,7 +131,7 @@ struct DiffCommand: ParsableCommand {
         Diagnostics.write(
           "orderfile: error: launch pages grow \(growth)\(size), more than --fail-if-pages-regress allows (\(String(format: "%g", gate.thresholdPercent))%)"
         )
-        throw ExitCode(ExitStatus.gateFailed)
+        throw ExitCode(ExitStatus.gateFailed.rawValue)
       }
     }
   }

@@ -129,7 +129,7 @@ struct GenerateCommand: ParsableCommand {
         Diagnostics.write(
           "orderfile: error: match rate \(GenerationReport.percent(generation.matchRate)) is below --min-match \(GenerationReport.percent(rate))"
         )
-        throw ExitCode(ExitStatus.gateFailed)
+        throw ExitCode(ExitStatus.gateFailed.rawValue)
       }
     }
   }

@@ -183,7 +183,7 @@ struct MergeInvocation {
       Diagnostics.write(
         "orderfile: error: match rate \(GenerationReport.percent(merge.matchRate)) (the lowest of any run) is below --min-match \(GenerationReport.percent(minMatch))"
       )
-      throw ExitCode(ExitStatus.gateFailed)
+      throw ExitCode(ExitStatus.gateFailed.rawValue)
     }
   }
 }
@@ -219,15 +219,5 @@ extension MergeInvocation {
       module: generate.module, format: generate.format, searchPaths: generate.binaries + generate.debugDirectories,
       minMatch: generate.minMatch.flatMap(GenerateCommand.parseRate), includePostWindow: generate.includePostWindow,
       allowMixedBuilds: false, list: generate.list, json: generate.outputOptions.json)
-  }
-}
-
-extension MergeError {
-  /// The exit status for this error (sysexits, as in Docs/Reference.md).
-  var exitStatus: Int32 {
-    switch self {
-    case .badWeight, .noTraces, .severalModules: return ExitStatus.usage
-    case .mixedBuilds, .noSuchModule: return ExitStatus.dataError
-    }
   }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OrderfileSupport
 import OrderfileSymbolization
 
 struct SymbolizeCommand: ParsableCommand {
@@ -80,7 +81,7 @@ struct SymbolizeCommand: ParsableCommand {
       output.flush()
       if let failure {
         Diagnostics.write("orderfile: error: " + failure)
-        throw ExitCode(ExitStatus.dataError)
+        throw ExitCode(ExitStatus.dataError.rawValue)
       }
     }
   }

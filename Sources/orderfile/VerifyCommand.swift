@@ -52,7 +52,7 @@ struct VerifyCommand: ParsableCommand {
       } else {
         print(VerificationTextRenderer.render(verification))
       }
-      if !verification.passed { throw ExitCode(ExitStatus.gateFailed) }
+      if !verification.passed { throw ExitCode(ExitStatus.gateFailed.rawValue) }
     }
   }
 }

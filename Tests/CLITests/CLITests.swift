@@ -133,6 +133,17 @@ struct CLITests {
     #expect(missing.standardError.contains("none.trace: cannot read trace"))
   }
 
+  @Test("an output that cannot be written (a socket) is exit 74, not 66: the input was fine")
+  func unwritableOutput() throws {
+    let fixture = try TracedBinary(called: ["main"])
+    let socket = try UnixSocket(path: fixture.directory.file("out.sock"))
+    let result = try orderfile(["generate", fixture.trace, "-o", socket.path])
+    #expect(result.status == 74, "\(result.standardError)")
+    let lines = result.standardError.split(separator: "\n")
+    #expect(lines.count == 1)
+    #expect(lines.first?.hasPrefix("orderfile: error: \(socket.path): open failed") == true, "\(lines)")
+  }
+
   @Test("a binary whose build-id differs from the trace's is an error, not a silent wrong answer")
   func buildIDMismatch() throws {
     let fixture = try TracedBinary(called: ["main"], buildIDOverride: [0xaa, 0xbb, 0xcc, 0xdd])

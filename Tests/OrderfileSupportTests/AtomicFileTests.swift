@@ -38,4 +38,16 @@ struct AtomicFileTests {
     let directory = try TemporaryDirectory()
     #expect(throws: SupportError.self) { try AtomicFile.write("x", to: directory.path) }
   }
+
+  @Test("a destination that cannot be opened for writing (a socket) is a write error, exit 74")
+  func socketRefused() throws {
+    let directory = try TemporaryDirectory()
+    let socket = try UnixSocket(path: directory.file("sock"))
+    #expect {
+      try AtomicFile.write("main\n", to: socket.path)
+    } throws: { error in
+      guard case .cannotWrite(let path, _, _)? = error as? SupportError else { return false }
+      return path == socket.path && ExitStatus.of(error) == .ioError
+    }
+  }
 }
