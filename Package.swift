@@ -40,9 +40,11 @@ let package = Package(
     ),
     .target(
       name: "OrderfileMerge",
-      dependencies: [
-        "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileLayout", "OrderfileSupport",
-      ]
+      dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileSupport"]
+    ),
+    .target(
+      name: "OrderfileDiff",
+      dependencies: ["OrderfileOrdering", "OrderfileLayout", "OrderfileSupport"]
     ),
     .target(
       name: "OrderfileProfile",
@@ -52,7 +54,7 @@ let package = Package(
       name: "orderfile",
       dependencies: [
         "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileLayout", "OrderfileMerge",
-        "OrderfileProfile", "OrderfileSupport",
+        "OrderfileDiff", "OrderfileProfile", "OrderfileSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -81,6 +83,10 @@ let package = Package(
     .testTarget(
       name: "OrderfileMergeTests",
       dependencies: ["OrderfileMerge", "_OrderfileTestSupport"]
+    ),
+    .testTarget(
+      name: "OrderfileDiffTests",
+      dependencies: ["OrderfileDiff", "_OrderfileTestSupport"]
     ),
     .testTarget(
       name: "OrderfileProfileTests",

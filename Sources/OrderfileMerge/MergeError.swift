@@ -1,7 +1,7 @@
 import Foundation
 import OrderfileSupport
 
-/// Why traces could not be merged or two orderfiles compared.
+/// Why traces could not be merged.
 public enum MergeError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
   /// A `TRACE:WEIGHT` argument whose weight is not a positive number.
   case badWeight(argument: String, weight: String)

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import OrderfileSupport
 import OrderfileLayout
-import OrderfileMerge
+import OrderfileDiff
 
 struct DiffCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

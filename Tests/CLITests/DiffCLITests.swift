@@ -3,7 +3,7 @@ import OrderfileSupport
 import Testing
 import _OrderfileTestSupport
 
-private let fixtures = PackagePaths.fixtures + "/merge"
+private let fixtures = PackagePaths.fixtures + "/diff"
 
 /// The launch page counts of `estimate --json`: the ordered count per page size, and faults.
 private func estimatedPages(_ arguments: [String]) throws -> (pages: [UInt64: Int], faults: Int) {

@@ -1,4 +1,4 @@
-import OrderfileMerge
+import OrderfileOrdering
 import Testing
 
 /// Kendall's τ by counting every pair, to check the O(n log n) version against.

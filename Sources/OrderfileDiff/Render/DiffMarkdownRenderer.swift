@@ -1,6 +1,6 @@
-import OrderfileSupport
 import Foundation
 import OrderfileLayout
+import OrderfileSupport
 
 /// A diff report as GitHub/GitLab-flavoured Markdown, the body of a merge request.
 ///

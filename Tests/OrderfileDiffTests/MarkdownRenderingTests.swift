@@ -1,7 +1,8 @@
 import Foundation
-import OrderfileMerge
+import OrderfileDiff
 import OrderfileLayout
 import Testing
+import _OrderfileTestSupport
 
 /// Renders Markdown the way a forge does (Python-Markdown with tables) and prints, as JSON,
 /// each table's rows as lists of cell texts, and any paragraph that still holds a `|`.

@@ -32,7 +32,7 @@ public struct RankCorrelation: Codable, Sendable, Equatable {
   }
 
   /// The correlation of a sequence of distinct base ranks listed in head order.
-  init(ranksInHeadOrder sequence: [Int]) {
+  package init(ranksInHeadOrder sequence: [Int]) {
     let n = sequence.count
     guard n >= 2 else {
       self.init(commonEntries: n, kendallTau: 1, spearmanRho: 1)
@@ -54,7 +54,7 @@ public struct RankCorrelation: Codable, Sendable, Equatable {
   }
 
   /// Replaces distinct integers by their positions in sorted order.
-  static func denseRanks(_ values: [Int]) -> [Int] {
+  package static func denseRanks(_ values: [Int]) -> [Int] {
     var ranks = [Int](repeating: 0, count: values.count)
     for (rank, index) in values.indices.sorted(by: { values[$0] < values[$1] }).enumerated() {
       ranks[index] = rank

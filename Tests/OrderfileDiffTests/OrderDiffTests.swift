@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OrderfileMerge
+@testable import OrderfileDiff
 
 private func words(_ text: String) -> [String] { text.split(separator: " ").map(String.init) }
 

@@ -3,23 +3,23 @@ import OrderfileSupport
 import Testing
 import _OrderfileTestSupport
 
-@testable import OrderfileMerge
+@testable import OrderfileDiff
 
 /// The fixture directory with two known orderfiles and their expected reports.
-let mergeFixtures = PackagePaths.fixtures + "/merge"
+let diffFixtures = PackagePaths.fixtures + "/diff"
 
 /// The report of the two fixture orderfiles, named as `orderfile diff base.order head.order`
 /// names them when run in the fixture directory.
 func fixtureReport() throws -> DiffReport {
   try OrderfileComparison(
-    basePath: mergeFixtures + "/base.order", headPath: mergeFixtures + "/head.order", baseLabel: "base.order",
+    basePath: diffFixtures + "/base.order", headPath: diffFixtures + "/head.order", baseLabel: "base.order",
     headLabel: "head.order"
   ).run()
 }
 
 /// Compares `actual` with the snapshot file, or rewrites the file when ORDERFILE_UPDATE_SNAPSHOTS=1.
 func expectSnapshot(_ actual: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-  let path = mergeFixtures + "/" + name
+  let path = diffFixtures + "/" + name
   if ProcessInfo.processInfo.environment["ORDERFILE_UPDATE_SNAPSHOTS"] == "1" {
     try AtomicFile.write(actual, to: path)
     return
@@ -69,7 +69,7 @@ struct DiffSnapshotTests {
   @Test("identical orderfiles say no change and list nothing")
   func identical() throws {
     let report = try OrderfileComparison(
-      basePath: mergeFixtures + "/base.order", headPath: mergeFixtures + "/base.order"
+      basePath: diffFixtures + "/base.order", headPath: diffFixtures + "/base.order"
     ).run()
     let markdown = DiffMarkdownRenderer().render(report)
     #expect(markdown.contains("No change: both list the same 28 entries in the same order."))
@@ -80,7 +80,7 @@ struct DiffSnapshotTests {
   @Test("the README's example report is the snapshot's")
   func readmeExample() throws {
     let readme = try FileReading.text(atPath: PackagePaths.root + "/README.md")
-    let snapshot = Set(try FileReading.text(atPath: mergeFixtures + "/expected.md").split(separator: "\n"))
+    let snapshot = Set(try FileReading.text(atPath: diffFixtures + "/expected.md").split(separator: "\n"))
     let start = try #require(readme.range(of: "```markdown\n| entries (base → head)"))
     let block = readme[start.lowerBound...].dropFirst("```markdown\n".count)
     let end = try #require(block.range(of: "```"))

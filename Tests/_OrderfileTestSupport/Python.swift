@@ -3,11 +3,11 @@ import OrderfileSupport
 import _OrderfileTestSupport
 
 /// python3 with the modules a test needs, installed with pip when missing.
-enum Python {
+public enum Python {
   private static let installed = Locked<Set<String>>([])
 
   /// Makes sure `python3` can import `module`, installing `package` from PyPI if it cannot.
-  static func require(module: String, package: String) throws {
+  public static func require(module: String, package: String) throws {
     try installed.withLock { done in
       if done.contains(module) { return }
       if try !canImport(module) {
@@ -28,12 +28,12 @@ enum Python {
     }
   }
 
-  static func canImport(_ module: String) throws -> Bool {
+  public static func canImport(_ module: String) throws -> Bool {
     try ProcessRunner.run("python3", ["-c", "import \(module)"]).succeeded
   }
 
   /// Runs a python3 script with `input` on its stdin (as a file) and returns its stdout.
-  static func run(_ script: String, input: String) throws -> String {
+  public static func run(_ script: String, input: String) throws -> String {
     let directory = try TemporaryDirectory("orderfile-python")
     let inputPath = directory.file("input")
     try AtomicFile.write(input, to: inputPath)

@@ -1,3 +1,5 @@
+import OrderfileOrdering
+
 /// What changed between two orders of function names.
 ///
 /// An entry is *added* when only the head has it, *removed* when only the base has it, and
