@@ -1,5 +1,5 @@
 import OrderfileLayout
-import OrderfileSupport
+import OrderfileOrdering
 
 /// Reads two orderfiles, compares them and, given a trace and a binary, estimates the launch
 /// pages under each with `LaunchEstimation`, the code behind `orderfile estimate`.
@@ -39,8 +39,8 @@ public struct OrderfileComparison {
   }
 
   public func run() throws -> DiffReport {
-    let base = OrderfileText(path: basePath, text: try FileReading.text(atPath: basePath))
-    let head = OrderfileText(path: headPath, text: try FileReading.text(atPath: headPath))
+    let base = try Orderfile.read(path: basePath)
+    let head = try Orderfile.read(path: headPath)
     let diff = OrderDiff(base: base.names, head: head.names)
     var pages: PageComparison?
     if let estimate {

@@ -48,7 +48,7 @@ public struct LaunchEstimation {
       recorded = try ELFSymbolizer(path: path)
     }
     let launch = OrderBuilder().order(trace: trace, module: moduleIndex, symbolizer: recorded)
-    let order = try orderPath.map { OrderfileText(path: $0, text: try FileReading.text(atPath: $0)) }
+    let order = try orderPath.map { try Orderfile.read(path: $0) }
     let measured = MeasuredFaults(
       minorFaults: trace.header.minorFaults, majorFaults: trace.header.majorFaults,
       textResidentBytes: traceModule.textResidentBytes)
@@ -67,7 +67,7 @@ public struct LaunchEstimation {
   /// The simulation keeps functions outside the order in the binary's present order. That
   /// is link order only in a binary linked without an orderfile; in one linked with another
   /// orderfile, the launch functions this order leaves out keep that orderfile's places.
-  static func caution(launch: [String], missing: [String], order: OrderfileText, binary: ELFSymbolizer)
+  static func caution(launch: [String], missing: [String], order: Orderfile, binary: ELFSymbolizer)
     -> ReorderedBinaryCaution?
   {
     let named = Set(order.names)

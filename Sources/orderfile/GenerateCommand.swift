@@ -99,7 +99,7 @@ struct GenerateCommand: ParsableCommand {
           var name = (order.module.path as NSString).lastPathComponent
           if name.isEmpty || !used.insert(name).inserted { name += "-\(order.module.index)" }
           let path = outputDir + "/" + name + "." + format.fileExtension
-          try AtomicFile.write(OrderfileRenderer.render(order.functions, as: format), to: path)
+          try AtomicFile.write(format.render(order.functions.map(\.symbol)), to: path)
           written[order.module.path] = path
         }
       } else {
@@ -107,7 +107,7 @@ struct GenerateCommand: ParsableCommand {
           throw ValidationError(
             "\(generation.orders.count) modules selected: use --module to pick one, or --output-dir for one orderfile each")
         }
-        let text = OrderfileRenderer.render(order.functions, as: format)
+        let text = format.render(order.functions.map(\.symbol))
         if let output {
           try AtomicFile.write(text, to: output)
           written[order.module.path] = output

@@ -194,7 +194,7 @@ extension MergeInvocation {
   func previousOrders() throws -> (String) throws -> PreviousOrder? {
     guard let previous else { return { _ in nil } }
     func read(_ path: String) throws -> PreviousOrder {
-      PreviousOrder(source: path, names: OrderfileText(path: path, text: try FileReading.text(atPath: path)).names)
+      PreviousOrder(source: path, names: try Orderfile.read(path: path).names)
     }
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: previous, isDirectory: &isDirectory), isDirectory.boolValue {

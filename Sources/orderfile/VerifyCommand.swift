@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OrderfileLayout
+import OrderfileOrdering
 import OrderfileSupport
 import OrderfileSymbolization
 
@@ -40,7 +41,7 @@ struct VerifyCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      let orderfile = OrderfileText(path: order, text: try FileReading.text(atPath: order))
+      let orderfile = try Orderfile.read(path: order)
       guard !orderfile.lines.isEmpty else { throw LayoutError.emptyOrderfile(path: order) }
       let symbolizer = try ELFSymbolizer(path: binary)
       let verifier = LayoutVerifier(threshold: GenerateCommand.parseRate(threshold) ?? 0.95)

@@ -51,10 +51,7 @@ public struct Merge: Sendable {
 
     /// The merged order as orderfile text.
     public func render(as format: OrderfileFormat) -> String {
-      OrderfileRenderer.render(
-        symbols.enumerated().map {
-          OrderedFunction(symbol: $0.element, firstCallNanoseconds: 0, threadID: 0, recordIndex: $0.offset)
-        }, as: format)
+      format.render(symbols)
     }
 
     /// The lowest match rate of any run.
