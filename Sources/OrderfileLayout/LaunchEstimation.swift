@@ -41,11 +41,8 @@ public struct LaunchEstimation {
     if let buildID = binary.buildID, buildID.bytes == traceModule.buildID {
       recorded = binary
     } else {
-      let path = try BinaryLocator.locate(
-        recordedPath: traceModule.path,
-        buildID: traceModule.buildID.isEmpty ? nil : BuildID(traceModule.buildID),
-        searchDirectories: searchPaths)
-      recorded = try ELFSymbolizer(path: path)
+      recorded = try BinaryResolver(searchPaths: searchPaths).symbolizer(
+        recordedPath: traceModule.path, buildID: traceModule.buildID)
     }
     let launch = OrderBuilder().order(trace: trace, module: moduleIndex, symbolizer: recorded)
     let order = try orderPath.map { try Orderfile.read(path: $0) }

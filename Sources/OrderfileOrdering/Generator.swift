@@ -37,20 +37,16 @@ public struct Generation: Sendable {
 /// Resolves each recorded module to its binary, symbolizes it and builds its order.
 public struct Generator {
   public var selection: ModuleSelection
-  /// Files or directories to look in for binaries, by build-id.
-  public var searchPaths: [String]
+  /// Finds and opens each module's binary.
+  public var binaries: BinaryResolver
   public var builder: OrderBuilder
-  /// Opens a binary; tests replace it with a fake.
-  public var openSymbolizer: (String) throws -> any Symbolizer
 
   public init(
-    selection: ModuleSelection = .all, searchPaths: [String] = [], builder: OrderBuilder = OrderBuilder(),
-    openSymbolizer: @escaping (String) throws -> any Symbolizer = { try ELFSymbolizer(path: $0) }
+    selection: ModuleSelection = .all, binaries: BinaryResolver = BinaryResolver(), builder: OrderBuilder = OrderBuilder()
   ) {
     self.selection = selection
-    self.searchPaths = searchPaths
+    self.binaries = binaries
     self.builder = builder
-    self.openSymbolizer = openSymbolizer
   }
 
   public func generate(_ trace: Trace) throws -> Generation {
@@ -68,10 +64,7 @@ public struct Generator {
         skipped.append(SkippedModule(path: module.path, launchRecords: launchRecords[module.index]))
         continue
       }
-      let binary = try BinaryLocator.locate(
-        recordedPath: module.path, buildID: module.buildID.isEmpty ? nil : BuildID(module.buildID),
-        searchDirectories: searchPaths)
-      let symbolizer = try openSymbolizer(binary)
+      let symbolizer = try binaries.symbolizer(recordedPath: module.path, buildID: module.buildID)
       orders.append(builder.order(trace: trace, module: module.index, symbolizer: symbolizer))
     }
     return Generation(trace: trace, orders: orders, skipped: skipped)

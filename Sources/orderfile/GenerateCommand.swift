@@ -87,7 +87,7 @@ struct GenerateCommand: ParsableCommand {
       let selection: ModuleSelection =
         if let module { .named(module) } else if outputDir != nil { .all } else { .mainExecutable }
       let generator = Generator(
-        selection: selection, searchPaths: binaries + debugDirectories,
+        selection: selection, binaries: BinaryResolver(searchPaths: binaries + debugDirectories),
         builder: OrderBuilder(includePostWindow: includePostWindow, resolveSourceLocations: list))
       let generation = try generator.generate(trace)
 

@@ -4,6 +4,7 @@ import OrderfileLayout
 import OrderfileMerge
 import OrderfileOrdering
 import OrderfileSupport
+import OrderfileSymbolization
 
 struct MergeCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -141,7 +142,7 @@ struct MergeInvocation {
     let selection: ModuleSelection =
       if let module { .named(module) } else if outputDir != nil { .all } else { .mainExecutable }
     let merger = TraceMerger(
-      selection: selection, searchPaths: searchPaths,
+      selection: selection, binaries: BinaryResolver(searchPaths: searchPaths),
       builder: OrderBuilder(includePostWindow: includePostWindow), allowMixedBuilds: allowMixedBuilds,
       previousOrder: try previousOrders())
     let merge = try merger.merge(inputs)

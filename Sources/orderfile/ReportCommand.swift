@@ -3,6 +3,7 @@ import Foundation
 import OrderfileLayout
 import OrderfileProfile
 import OrderfileSupport
+import OrderfileSymbolization
 import OrderfileTrace
 
 struct ReportCommand: ParsableCommand {
@@ -59,7 +60,7 @@ struct ReportCommand: ParsableCommand {
   func run() throws {
     try reportingErrors {
       let trace = try TraceReader.read(path: self.trace)
-      let symbols = SymbolTable(trace: trace, searchPaths: binaries)
+      let symbols = SymbolTable(trace: trace, binaries: BinaryResolver(searchPaths: binaries))
       for module in symbols.unavailable { Diagnostics.warning("not symbolized: \(module.module): \(module.reason)") }
       let profile = ProfileBuilder().build(trace: trace, symbols: symbols)
 

@@ -53,7 +53,7 @@ private func trace(_ path: String, _ names: String, buildID: [UInt8] = []) -> Tr
 private func merger(_ traces: [Trace], allowMixedBuilds: Bool = false) -> TraceMerger {
   let byPath = Dictionary(uniqueKeysWithValues: traces.map { ($0.path, $0) })
   return TraceMerger(
-    selection: .mainExecutable, allowMixedBuilds: allowMixedBuilds, openSymbolizer: { _ in symbolizer },
+    selection: .mainExecutable, binaries: BinaryResolver(open: { _ in symbolizer }), allowMixedBuilds: allowMixedBuilds,
     readTrace: { path in
       guard let trace = byPath[path] else { throw TraceError.unreadable(path: path, message: "no such fixture") }
       return trace

@@ -12,12 +12,10 @@ import OrderfileTrace
 /// functions look rare.
 public struct TraceMerger {
   public var selection: ModuleSelection
-  /// Files or directories to look in for binaries, by build-id.
-  public var searchPaths: [String]
+  /// Finds and opens each module's binary, once for all runs.
+  public var binaries: BinaryResolver
   public var builder: OrderBuilder
   public var allowMixedBuilds: Bool
-  /// Opens a binary; each path is opened once for all runs. Tests replace it with a fake.
-  public var openSymbolizer: (String) throws -> any Symbolizer
   /// Reads a trace; tests replace it to merge traces built in memory.
   public var readTrace: (String) throws -> Trace
   /// The order a module's merge replaces, by module name, if any: functions whose runs
@@ -25,17 +23,15 @@ public struct TraceMerger {
   public var previousOrder: (String) throws -> PreviousOrder?
 
   public init(
-    selection: ModuleSelection = .all, searchPaths: [String] = [], builder: OrderBuilder = OrderBuilder(),
-    allowMixedBuilds: Bool = false,
-    openSymbolizer: @escaping (String) throws -> any Symbolizer = { try ELFSymbolizer(path: $0) },
+    selection: ModuleSelection = .all, binaries: BinaryResolver = BinaryResolver(),
+    builder: OrderBuilder = OrderBuilder(), allowMixedBuilds: Bool = false,
     readTrace: @escaping (String) throws -> Trace = { try TraceReader.read(path: $0) },
     previousOrder: @escaping (String) throws -> PreviousOrder? = { _ in nil }
   ) {
     self.selection = selection
-    self.searchPaths = searchPaths
+    self.binaries = binaries
     self.builder = builder
     self.allowMixedBuilds = allowMixedBuilds
-    self.openSymbolizer = openSymbolizer
     self.readTrace = readTrace
     self.previousOrder = previousOrder
   }
@@ -48,14 +44,12 @@ public struct TraceMerger {
     let selections = try runSelections(runs)
     try checkBuilds(runs, selections: selections)
 
-    let cache = SymbolizerCache(open: openSymbolizer)
     var grouped: [String: [(run: Merge.Run, order: ModuleOrder)]] = [:]
     var skipped: [String: Int] = [:]
     var skippedPaths: [String: String] = [:]
     for (run, selection) in zip(runs, selections) {
       guard let selection else { continue }
-      let generator = Generator(
-        selection: selection, searchPaths: searchPaths, builder: builder, openSymbolizer: cache.symbolizer)
+      let generator = Generator(selection: selection, binaries: binaries, builder: builder)
       let generation = try generator.generate(run.trace)
       let keys = Self.moduleKeys(run.trace)
       for order in generation.orders {
@@ -185,22 +179,5 @@ public struct PreviousOrder: Sendable, Equatable {
   public init(source: String, names: [String]) {
     self.source = source
     self.names = names
-  }
-}
-
-/// Opens each binary once, however many runs refer to it.
-final class SymbolizerCache {
-  let open: (String) throws -> any Symbolizer
-  var opened: [String: any Symbolizer] = [:]
-
-  init(open: @escaping (String) throws -> any Symbolizer) {
-    self.open = open
-  }
-
-  func symbolizer(_ path: String) throws -> any Symbolizer {
-    if let symbolizer = opened[path] { return symbolizer }
-    let symbolizer = try open(path)
-    opened[path] = symbolizer
-    return symbolizer
   }
 }
