@@ -34,6 +34,7 @@ let package = Package(
       name: "OrderfileOrdering",
       dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileSupport"]
     ),
+    .target(name: "OrderfileBuild", dependencies: ["OrderfileOrdering", "OrderfileSupport"]),
     .target(
       name: "OrderfileLayout",
       dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileSupport"]
@@ -54,7 +55,7 @@ let package = Package(
       name: "orderfile",
       dependencies: [
         "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileLayout", "OrderfileMerge",
-        "OrderfileDiff", "OrderfileProfile", "OrderfileSupport",
+        "OrderfileDiff", "OrderfileProfile", "OrderfileBuild", "OrderfileSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -75,6 +76,10 @@ let package = Package(
     .testTarget(
       name: "OrderfileOrderingTests",
       dependencies: ["OrderfileOrdering", "_OrderfileTestSupport"]
+    ),
+    .testTarget(
+      name: "OrderfileBuildTests",
+      dependencies: ["OrderfileBuild", "_OrderfileTestSupport"]
     ),
     .testTarget(
       name: "OrderfileLayoutTests",

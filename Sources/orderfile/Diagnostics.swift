@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OrderfileBuild
 import OrderfileOrdering
 import OrderfileSupport
 
