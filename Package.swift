@@ -34,6 +34,7 @@ let package = Package(
       name: "OrderfileOrdering",
       dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileSupport"]
     ),
+    .target(name: "OrderfileRecording", dependencies: ["OrderfileSupport"]),
     .target(name: "OrderfileBuild", dependencies: ["OrderfileOrdering", "OrderfileSupport"]),
     .target(
       name: "OrderfileLayout",
@@ -55,7 +56,7 @@ let package = Package(
       name: "orderfile",
       dependencies: [
         "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileLayout", "OrderfileMerge",
-        "OrderfileDiff", "OrderfileProfile", "OrderfileBuild", "OrderfileSupport",
+        "OrderfileDiff", "OrderfileProfile", "OrderfileBuild", "OrderfileRecording", "OrderfileSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -80,6 +81,10 @@ let package = Package(
     .testTarget(
       name: "OrderfileBuildTests",
       dependencies: ["OrderfileBuild", "_OrderfileTestSupport"]
+    ),
+    .testTarget(
+      name: "OrderfileRecordingTests",
+      dependencies: ["OrderfileRecording", "OrderfileTrace", "_OrderfileTestSupport"]
     ),
     .testTarget(
       name: "OrderfileLayoutTests",

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OrderfileRecording
 import OrderfileTrace
 
 struct RecordCommand: ParsableCommand {
@@ -49,7 +50,7 @@ struct RecordCommand: ParsableCommand {
     try reportingErrors {
       let words = command.first == "--" ? Array(command.dropFirst()) : command
       guard let program = words.first else { throw ValidationError("no program given") }
-      let recorder = LaunchRecorder(output: output, timeLimitMilliseconds: timeLimit, capacity: capacity)
+      let recorder = RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimit, capacity: capacity)
       let recording = try recorder.record(program: program, arguments: Array(words.dropFirst()))
       let trace = try TraceReader.read(path: recording.tracePath)
       if !quiet {

@@ -1,48 +1,14 @@
 import Foundation
 import OrderfileSupport
 
-/// Why a recording run produced no usable trace.
-public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
-  /// The program ran but wrote no trace for its own pid.
-  case noTrace(program: String, status: Int32)
-  /// The scratch directory for the run could not be made.
-  case scratch(message: String)
-
-  public var errorDescription: String? {
-    switch self {
-    case .noTrace(let program, let status):
-      return
-        "\(program) exited with status \(status) and wrote no trace: is it compiled with -finstrument-functions and linked with the runtime (see 'orderfile flags --instrument')?"
-    case .scratch(let message):
-      return "cannot create a scratch directory: \(message)"
-    }
-  }
-
-  public var exitStatus: ExitStatus {
-    switch self {
-    case .noTrace: return .dataError
-    case .scratch: return .ioError
-    }
-  }
-}
-
-/// What one recording run left behind.
-public struct Recording: Sendable {
-  /// The program's exit status (128 + signal when a signal ended it).
-  public var status: Int32
-  /// Where the program's own trace was written.
-  public var tracePath: String
-  /// Traces of processes the program forked, moved beside the main one as `<trace>.<pid>`.
-  public var childTraces: [String]
-}
-
-/// Runs a program once with the runtime's environment set and collects its trace.
+/// Runs a program linked with the runtime once, with the runtime's environment set, and
+/// collects its trace.
 ///
 /// The runtime writes to a private scratch directory with the pid in each
 /// file name, so a program that forks or executes other instrumented programs
 /// cannot overwrite its own trace. The program's trace is then moved into
 /// place in one rename.
-public struct LaunchRecorder {
+public struct RuntimeRecorder: Recorder {
   public var output: String
   public var timeLimitMilliseconds: Int?
   public var capacity: Int?
