@@ -42,9 +42,11 @@ struct OutputOptions: ParsableArguments {
   var json = false
 }
 
+/// Writes a rendered document to stdout as it is.
+func printReport(_ text: String) {
+  FileHandle.standardOutput.write(Data(text.utf8))
+}
+
 func printJSON<T: Encodable>(_ value: T) throws {
-  let encoder = JSONEncoder()
-  encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-  let data = try encoder.encode(value)
-  print(String(decoding: data, as: UTF8.self))
+  printReport(try JSONRenderer().render(value))
 }

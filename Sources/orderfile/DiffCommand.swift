@@ -117,9 +117,9 @@ struct DiffCommand: ParsableCommand {
       }
       let text: String
       if output.json {
-        text = try DiffJSONRenderer.render(report)
+        text = try JSONRenderer().render(report)
       } else if csv {
-        text = DiffCSVRenderer.render(report)
+        text = DiffCSVRenderer().render(report)
       } else {
         text = DiffMarkdownRenderer(limit: limit).render(report)
       }

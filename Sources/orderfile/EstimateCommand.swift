@@ -72,13 +72,13 @@ struct EstimateCommand: ParsableCommand {
       let estimate = try estimation.run()
       if let caution = estimate.reorderedBinary { Diagnostics.warning(caution.message(binary: binary)) }
       if let svg { try AtomicFile.write(PageStripRenderer().render(estimate), to: svg) }
-      if let html { try AtomicFile.write(EstimateHTMLRenderer.render(estimate), to: html) }
+      if let html { try AtomicFile.write(EstimateHTMLRenderer().render(estimate), to: html) }
       if output.json {
         try printJSON(estimate)
       } else if markdown {
-        print(EstimateMarkdownRenderer.render(estimate))
+        printReport(EstimateMarkdownRenderer().render(estimate))
       } else {
-        print(EstimateTextRenderer.render(estimate))
+        printReport(EstimateTextRenderer().render(estimate))
       }
     }
   }

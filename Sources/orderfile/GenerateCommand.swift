@@ -120,14 +120,18 @@ struct GenerateCommand: ParsableCommand {
       if outputOptions.json {
         try printJSON(report)
       } else {
-        let text = report.renderText(listFunctions: list)
+        let text = GenerationTextRenderer(listFunctions: list).render(report)
         // With no output file the orderfile itself is on stdout: keep the report off it.
-        if output == nil && outputDir == nil { Diagnostics.write(text) } else { print(text) }
+        if output == nil && outputDir == nil {
+          FileHandle.standardError.write(Data(text.utf8))
+        } else {
+          printReport(text)
+        }
       }
 
       if let minMatch, let rate = Self.parseRate(minMatch), generation.matchRate < rate {
         Diagnostics.write(
-          "orderfile: error: match rate \(GenerationReport.percent(generation.matchRate)) is below --min-match \(GenerationReport.percent(rate))"
+          "orderfile: error: match rate \(TextFormatting.percent(generation.matchRate)) is below --min-match \(TextFormatting.percent(rate))"
         )
         throw ExitCode(ExitStatus.gateFailed.rawValue)
       }

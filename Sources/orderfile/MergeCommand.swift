@@ -175,14 +175,18 @@ struct MergeInvocation {
     if json {
       try printJSON(report)
     } else {
-      let text = MergeTextRenderer.render(report, listFunctions: list)
+      let text = MergeTextRenderer(listFunctions: list).render(report)
       // With no output file the orderfile itself is on stdout: keep the report off it.
-      if output == nil && outputDir == nil { Diagnostics.write(text) } else { print(text) }
+      if output == nil && outputDir == nil {
+        FileHandle.standardError.write(Data(text.utf8))
+      } else {
+        printReport(text)
+      }
     }
 
     if let minMatch, merge.matchRate < minMatch {
       Diagnostics.write(
-        "orderfile: error: match rate \(GenerationReport.percent(merge.matchRate)) (the lowest of any run) is below --min-match \(GenerationReport.percent(minMatch))"
+        "orderfile: error: match rate \(TextFormatting.percent(merge.matchRate)) (the lowest of any run) is below --min-match \(TextFormatting.percent(minMatch))"
       )
       throw ExitCode(ExitStatus.gateFailed.rawValue)
     }

@@ -65,27 +65,27 @@ struct ReportCommand: ParsableCommand {
       let profile = ProfileBuilder().build(trace: trace, symbols: symbols)
 
       if let chromeTrace {
-        try AtomicFile.write(ChromeTraceExporter().export(profile: profile, trace: trace, symbols: symbols), to: chromeTrace)
+        try AtomicFile.write(ChromeTraceExporter(trace: trace, symbols: symbols).render(profile), to: chromeTrace)
       }
       if let folded {
         guard !trace.threads.isEmpty else {
           throw ValidationError(
             "--folded needs a full-mode trace: record with ORDERFILE_MODE=full (see Docs/Runtime.md)")
         }
-        try AtomicFile.write(FoldedStacksExporter(perThread: perThread).export(trace: trace, symbols: symbols), to: folded)
+        try AtomicFile.write(FoldedStacksExporter(symbols: symbols, perThread: perThread).render(trace), to: folded)
       }
       if let html {
         let estimate = try pagesBinary.map {
           try LaunchEstimation(tracePath: self.trace, binaryPath: $0, searchPaths: binaries).run()
         }
-        try AtomicFile.write(ProfileHTMLRenderer().render(profile, estimate: estimate), to: html)
+        try AtomicFile.write(ProfileHTMLRenderer(pages: estimate).render(profile), to: html)
       }
       if output.json {
         try printJSON(profile)
       } else if markdown {
-        print(ProfileMarkdownRenderer.render(profile))
+        printReport(ProfileMarkdownRenderer().render(profile))
       } else {
-        print(ProfileTextRenderer.render(profile))
+        printReport(ProfileTextRenderer().render(profile))
       }
     }
   }

@@ -51,7 +51,7 @@ struct VerifyCommand: ParsableCommand {
       if output.json {
         try printJSON(verification)
       } else {
-        print(VerificationTextRenderer.render(verification))
+        printReport(VerificationTextRenderer().render(verification))
       }
       if !verification.passed { throw ExitCode(ExitStatus.gateFailed.rawValue) }
     }

@@ -48,12 +48,12 @@ struct DiffSnapshotTests {
 
   @Test("JSON matches the snapshot")
   func json() throws {
-    try expectSnapshot(try DiffJSONRenderer.render(try fixtureReport()), named: "expected.json")
+    try expectSnapshot(try JSONRenderer().render(try fixtureReport()), named: "expected.json")
   }
 
   @Test("CSV matches the snapshot")
   func csv() throws {
-    try expectSnapshot(DiffCSVRenderer.render(try fixtureReport()), named: "expected.csv")
+    try expectSnapshot(DiffCSVRenderer().render(try fixtureReport()), named: "expected.csv")
   }
 
   @Test("the Markdown folds the tail into one row and ends with a total")
@@ -74,7 +74,7 @@ struct DiffSnapshotTests {
     let markdown = DiffMarkdownRenderer().render(report)
     #expect(markdown.contains("No change: both list the same 28 entries in the same order."))
     #expect(!markdown.contains("Largest changes"))
-    #expect(DiffCSVRenderer.render(report) == DiffCSVRenderer.header.joined(separator: ",") + "\r\n")
+    #expect(DiffCSVRenderer().render(report) == DiffCSVRenderer.header.joined(separator: ",") + "\r\n")
   }
 
   @Test("the README's example report is the snapshot's")

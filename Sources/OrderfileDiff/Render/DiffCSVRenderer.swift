@@ -1,20 +1,24 @@
+import OrderfileSupport
+
 /// A diff report's changes as CSV (RFC 4180): one row per changed entry, none folded, in
 /// the report's order (largest change first).
 ///
 /// Columns: `kind` (new, deleted, moved), `function`, `base_rank`, `head_rank`, `move`
 /// (head − base, moved entries only) and `magnitude` (the entries the change shifts).
 /// Empty cells stand for "not in that file".
-public enum DiffCSVRenderer {
+public struct DiffCSVRenderer: Renderer {
   public static let header = ["kind", "function", "base_rank", "head_rank", "move", "magnitude"]
 
-  public static func render(_ report: DiffReport) -> String {
-    var lines = [header.joined(separator: ",")]
+  public init() {}
+
+  public func render(_ report: DiffReport) -> String {
+    var lines = [Self.header.joined(separator: ",")]
     for change in report.changes {
       let fields = [
         change.kind.rawValue, change.name, change.baseRank.map(String.init) ?? "",
         change.headRank.map(String.init) ?? "", change.move.map(String.init) ?? "", String(change.magnitude),
       ]
-      lines.append(fields.map(quote).joined(separator: ","))
+      lines.append(fields.map(Self.quote).joined(separator: ","))
     }
     return lines.joined(separator: "\r\n") + "\r\n"
   }

@@ -7,7 +7,7 @@ import OrderfileSupport
 /// Tables and code spans; the only HTML is `<code>` for a name with a `|`, so that no name
 /// can split a table cell. The change table follows bloaty: `[NEW]` and `[DEL]` markers, signed moves,
 /// largest change first, the tail folded into one `[N others]` row, and a total row.
-public struct DiffMarkdownRenderer {
+public struct DiffMarkdownRenderer: Renderer {
   /// Change rows shown before the rest are folded.
   public var limit: Int
 
@@ -23,7 +23,7 @@ public struct DiffMarkdownRenderer {
     lines.append("| entries (base → head) | added | removed | moved | unchanged | churn | Kendall τ | Spearman ρ |")
     lines.append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     lines.append(
-      "| \(summary.baseEntries) → \(summary.headEntries) | \(summary.added) | \(summary.removed) | \(summary.moved) | \(summary.unchanged) | \(Self.percent(summary.churn)) | \(Self.coefficient(summary.correlation.kendallTau)) | \(Self.coefficient(summary.correlation.spearmanRho)) |"
+      "| \(summary.baseEntries) → \(summary.headEntries) | \(summary.added) | \(summary.removed) | \(summary.moved) | \(summary.unchanged) | \(TextFormatting.percent(summary.churn)) | \(Self.coefficient(summary.correlation.kendallTau)) | \(Self.coefficient(summary.correlation.spearmanRho)) |"
     )
     lines.append("")
     if summary.isIdentical {
@@ -63,7 +63,7 @@ public struct DiffMarkdownRenderer {
             return " (largest change \(growth) at \(formatBytes(size)))"
           } ?? ""
         lines.append(
-          "Gate: launch pages may grow by at most \(Self.number(gate.thresholdPercent))%: **\(gate.passed ? "passed" : "failed")**\(worst)."
+          "Gate: launch pages may grow by at most \(TextFormatting.number(gate.thresholdPercent))%: **\(gate.passed ? "passed" : "failed")**\(worst)."
         )
       }
     }
@@ -109,12 +109,5 @@ public struct DiffMarkdownRenderer {
     (value > 0 ? "+" : "") + String(format: "%.1f", value) + suffix
   }
 
-  static func percent(_ share: Double) -> String { String(format: "%.1f%%", share * 100) }
-
   static func coefficient(_ value: Double) -> String { String(format: "%.3f", value) }
-
-  /// "5", "2.5".
-  static func number(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
-  }
 }
