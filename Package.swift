@@ -52,11 +52,20 @@ let package = Package(
       name: "OrderfileProfile",
       dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileLayout", "OrderfileSupport"]
     ),
-    .executableTarget(
-      name: "orderfile",
+    // One request type per command of the tool: what each command does and prints, so
+    // that the executable only parses arguments and writes out what a request returns.
+    .target(
+      name: "OrderfileCommands",
       dependencies: [
         "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileLayout", "OrderfileMerge",
         "OrderfileDiff", "OrderfileProfile", "OrderfileBuild", "OrderfileRecording", "OrderfileSupport",
+      ]
+    ),
+    .executableTarget(
+      name: "orderfile",
+      dependencies: [
+        "OrderfileCommands", "OrderfileOrdering", "OrderfileLayout", "OrderfileMerge", "OrderfileDiff",
+        "OrderfileBuild", "OrderfileRecording", "OrderfileSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -97,6 +106,10 @@ let package = Package(
     .testTarget(
       name: "OrderfileDiffTests",
       dependencies: ["OrderfileDiff", "_OrderfileTestSupport"]
+    ),
+    .testTarget(
+      name: "OrderfileCommandsTests",
+      dependencies: ["OrderfileCommands", "_OrderfileTestSupport"]
     ),
     .testTarget(
       name: "OrderfileProfileTests",

@@ -51,6 +51,21 @@ public enum AtomicFile {
     try write(Array(text.utf8), to: path)
   }
 
+  /// Makes the directory at `path` and any missing parents, like `mkdir -p`.
+  public static func createDirectory(atPath path: String) throws {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+      guard isDirectory.boolValue else {
+        throw SupportError.cannotWrite(path: path, call: "mkdir", message: "not a directory")
+      }
+      return
+    }
+    let parent = (path as NSString).deletingLastPathComponent
+    if !parent.isEmpty && parent != path { try createDirectory(atPath: parent) }
+    // Another process may have made it meanwhile: that is as good.
+    guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw SupportError.writing("mkdir", path: path) }
+  }
+
   /// Writes every byte, retrying on EINTR and short writes.
   private static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws {
     try bytes.withUnsafeBytes { buffer in

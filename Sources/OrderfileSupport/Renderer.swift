@@ -35,4 +35,17 @@ public enum ReportFormat: String, CaseIterable, Sendable {
   case json
   /// RFC 4180 CSV, one row per item.
   case csv
+
+  /// The renderer of this format among a report's: JSON for any report, the given
+  /// renderer for the others, and `text` (the report's default) for a format it has none of.
+  public func renderer<Report: Encodable>(
+    text: any Renderer<Report>, markdown: (any Renderer<Report>)? = nil, csv: (any Renderer<Report>)? = nil
+  ) -> any Renderer<Report> {
+    switch self {
+    case .json: return JSONRenderer()
+    case .markdown: return markdown ?? text
+    case .csv: return csv ?? text
+    case .text: return text
+    }
+  }
 }

@@ -21,6 +21,9 @@ public enum SymbolizationError: LocalizedError, ExitStatusProviding, Equatable, 
   /// A file exists at the recorded path but it is another build (and nothing else matched):
   /// its path, the build-id recorded for it, and the build-id it has now (nil for none).
   case buildIDMismatch(path: String, expected: BuildID, found: BuildID?)
+  /// A line of an address list (`symbolize`'s input) that is not an address: its 1-based
+  /// number and its text.
+  case notAnAddress(line: Int, text: String)
 
   public var errorDescription: String? {
     switch self {
@@ -45,6 +48,8 @@ public enum SymbolizationError: LocalizedError, ExitStatusProviding, Equatable, 
       let actual = found.map { "build-id '\($0)'" } ?? "no build-id"
       return "'\(path)' has \(actual) but build-id '\(expected)' was recorded for it, "
         + "and no file in the search directories has that build-id"
+    case .notAnAddress(let line, let text):
+      return "line \(line): '\(text)' is not a hexadecimal address"
     }
   }
 
@@ -53,7 +58,7 @@ public enum SymbolizationError: LocalizedError, ExitStatusProviding, Equatable, 
   public var exitStatus: ExitStatus {
     switch self {
     case .cannotRead, .binaryNotFound: return .noInput
-    case .notELF, .malformedELF, .unsupportedELFType, .library, .buildIDMismatch: return .dataError
+    case .notELF, .malformedELF, .unsupportedELFType, .library, .buildIDMismatch, .notAnAddress: return .dataError
     }
   }
 }

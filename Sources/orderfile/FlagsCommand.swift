@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import OrderfileBuild
+import OrderfileCommands
 import OrderfileOrdering
 
 struct FlagsCommand: ParsableCommand {
@@ -27,10 +27,12 @@ struct FlagsCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Flags for the release build that applies this orderfile.", valueName: "orderfile"))
   var release: String?
 
-  @Option(help: "The compiler of the instrumented build: \(InstrumentingCompiler.allCases.map(\.rawValue).joined(separator: ", ")).")
+  @Option(
+    help: "The compiler of the instrumented build: \(InstrumentingCompiler.allCases.map(\.rawValue).joined(separator: ", ")).")
   var compiler: InstrumentingCompiler = .clang
 
-  @Option(help: "The orderfile's format, which picks the linker: \(OrderfileFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+  @Option(
+    help: "The orderfile's format, which picks the linker: \(OrderfileFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
   var format: OrderfileFormat = .lld
 
   @Flag(help: "Print only the compile flags, on one line.")
@@ -42,7 +44,7 @@ struct FlagsCommand: ParsableCommand {
   @Option(help: "Print a snippet for this build system: \(BuildSystem.allCases.map(\.rawValue).joined(separator: ", ")).")
   var buildSystem: BuildSystem?
 
-  @OptionGroup var output: OutputOptions
+  @OptionGroup var output: OutputFormatOptions<JSONFlag>
 
   func validate() throws {
     if instrument == (release != nil) {
@@ -52,26 +54,13 @@ struct FlagsCommand: ParsableCommand {
   }
 
   func run() throws {
-    try reportingErrors {
-      let flags = try BuildFlags.forBuild(
-        release.map { .release(orderfile: $0, format: format) } ?? .instrumented(compiler))
-      if output.json {
-        try printJSON(flags)
-      } else if cflags {
-        print(BuildFlags.shellLine(flags.compile))
-      } else if ldflags {
-        print(BuildFlags.shellLine(flags.link))
-      } else if let buildSystem {
-        print(buildSystem.snippet(flags))
-      } else {
-        let what = instrument ? "the instrumented (recording) build" : "the ordered release build"
-        print("# Compile flags for \(what):")
-        print(BuildFlags.shellLine(flags.compile))
-        print("# Link flags for \(what):")
-        print(BuildFlags.shellLine(flags.link))
+    let shape: FlagsRequest.Shape =
+      if output.format == .json { .json } else if cflags { .compile } else if ldflags { .link } else {
+        buildSystem.map { .snippet($0) } ?? .both
       }
+    try Terminal.run {
+      try FlagsRequest(build: release.map { .release(orderfile: $0, format: format) } ?? .instrumented(compiler), shape: shape)
+        .run()
     }
   }
 }
-
-extension BuildSystem: ExpressibleByArgument {}

@@ -1,7 +1,6 @@
 import ArgumentParser
-import Foundation
+import OrderfileCommands
 import OrderfileRecording
-import OrderfileTrace
 
 struct RecordCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -23,7 +22,10 @@ struct RecordCommand: ParsableCommand {
   @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the trace.", valueName: "trace"))
   var output: String
 
-  @Option(help: ArgumentHelp("End the launch window this many milliseconds after process start, for programs that never call orderfile_startup_complete().", valueName: "ms"))
+  @Option(
+    help: ArgumentHelp(
+      "End the launch window this many milliseconds after process start, for programs that never call orderfile_startup_complete().",
+      valueName: "ms"))
   var timeLimit: Int?
 
   @Option(help: ArgumentHelp("Record at most this many distinct functions.", valueName: "count"))
@@ -35,37 +37,21 @@ struct RecordCommand: ParsableCommand {
   @Argument(parsing: .captureForPassthrough, help: "The program and its arguments, after '--'.")
   var command: [String] = []
 
+  /// The program and its arguments, without the `--` that separates them from the options.
+  var words: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
+
   func validate() throws {
     if let timeLimit, timeLimit <= 0 { throw ValidationError("--time-limit must be a positive number of milliseconds") }
     if let capacity, capacity < 1024 { throw ValidationError("--capacity must be at least 1024") }
-    if program == nil { throw ValidationError("give the program to run after '--', e.g. orderfile record -o launch.trace -- ./app") }
-  }
-
-  var program: String? {
-    let words = command.first == "--" ? Array(command.dropFirst()) : command
-    return words.first
+    if words.isEmpty {
+      throw ValidationError("give the program to run after '--', e.g. orderfile record -o launch.trace -- ./app")
+    }
   }
 
   func run() throws {
-    try reportingErrors {
-      let words = command.first == "--" ? Array(command.dropFirst()) : command
-      guard let program = words.first else { throw ValidationError("no program given") }
-      let recorder = RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimit, capacity: capacity)
-      let recording = try recorder.record(program: program, arguments: Array(words.dropFirst()))
-      let trace = try TraceReader.read(path: recording.tracePath)
-      if !quiet {
-        Diagnostics.note(
-          "recorded \(trace.launchRecords.count) launch functions (\(trace.records.count - trace.launchRecords.count) after the window) in \(trace.modules.count) modules to \(recording.tracePath)"
-        )
-        for child in recording.childTraces { Diagnostics.note("a forked child's trace: \(child)") }
-      }
-      if trace.header.droppedCount > 0 {
-        Diagnostics.warning("\(trace.header.droppedCount) first calls were dropped: raise --capacity")
-      }
-      if recording.status != 0 {
-        Diagnostics.warning("\(program) exited with status \(recording.status)")
-        throw ExitCode(recording.status)
-      }
+    let recorder = RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimit, capacity: capacity)
+    try Terminal.run {
+      try RecordRequest(recorder: recorder, program: words[0], arguments: Array(words.dropFirst()), quiet: quiet).run()
     }
   }
 }

@@ -157,7 +157,8 @@ struct CLITests {
   func usageErrors() throws {
     let badRate = try orderfile(["generate", "x.trace", "--min-match", "lots"])
     #expect(badRate.status == 64)
-    #expect(badRate.standardError.contains("--min-match: 'lots' is not a rate"))
+    #expect(badRate.standardError.contains("The value 'lots' is invalid for '--min-match <rate>'"))
+    #expect(badRate.standardError.contains("0.95 or 95%"), "the help line says what a rate looks like")
     let badFormat = try orderfile(["generate", "x.trace", "--format", "gld"])
     #expect(badFormat.status == 64)
     let noProgram = try orderfile(["record", "-o", "x.trace"])

@@ -18,8 +18,9 @@ public struct TraceMerger {
   public var allowMixedBuilds: Bool
   /// Reads a trace; tests replace it to merge traces built in memory.
   public var readTrace: (String) throws -> Trace
-  /// The order a module's merge replaces, by module name, if any: functions whose runs
-  /// agree with their place there keep it (see `MergeRanker`).
+  /// The order a module's merge replaces, by the module's orderfile name (see
+  /// `Merge.Module.fileName`), if any: functions whose runs agree with their place there
+  /// keep it (see `MergeRanker`).
   public var previousOrder: (String) throws -> PreviousOrder?
 
   public init(
@@ -62,11 +63,18 @@ public struct TraceMerger {
       }
     }
 
-    let modules = try grouped.map { key, orders in try mergeModule(key, orders, previous: try previousOrder(key)) }
+    // Main executable first, then by name; each module's orderfile name follows from that
+    // order, and its previous orderfile is looked up under it.
+    let keys = grouped.keys.map { key in (key, grouped[key, default: []].contains { $0.order.module.isMainExecutable }) }
       .sorted { a, b in
-        if a.isMainExecutable != b.isMainExecutable { return a.isMainExecutable }
-        return a.name.utf8.lexicographicallyPrecedes(b.name.utf8)
-      }
+        if a.1 != b.1 { return a.1 }
+        return a.0.utf8.lexicographicallyPrecedes(b.0.utf8)
+      }.map(\.0)
+    let fileNames = OrderfileWriter.fileNames(
+      keys.map { key in grouped[key, default: []].first.map { ($0.order.module.path, $0.order.module.index) } ?? (key, 0) })
+    let modules = try zip(keys, fileNames).map { key, fileName in
+      try mergeModule(key, grouped[key, default: []], fileName: fileName, previous: try previousOrder(fileName))
+    }
     let skippedModules = skipped.keys.filter { grouped[$0] == nil }
       .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
       .map { Merge.Skipped(path: skippedPaths[$0] ?? $0, launchRecords: skipped[$0] ?? 0) }
@@ -74,7 +82,7 @@ public struct TraceMerger {
   }
 
   func mergeModule(
-    _ key: String, _ orders: [(run: Merge.Run, order: ModuleOrder)], previous: PreviousOrder?
+    _ key: String, _ orders: [(run: Merge.Run, order: ModuleOrder)], fileName: String, previous: PreviousOrder?
   ) throws -> Merge.Module {
     let runOrders = orders.map {
       RunOrder(label: $0.run.input.path, weight: $0.run.input.weight, names: $0.order.functions.map(\.symbol.name))
@@ -101,7 +109,7 @@ public struct TraceMerger {
     }
     let first = orders[0].order.module
     return Merge.Module(
-      name: key, path: first.path,
+      name: key, path: first.path, index: first.index, fileName: fileName,
       buildIDs: Set(orders.map(\.order.module.buildIDHex)).sorted(),
       isMainExecutable: orders.contains { $0.order.module.isMainExecutable },
       entries: entries, symbols: entries.compactMap { symbols[$0.name] }, runs: moduleRuns,
