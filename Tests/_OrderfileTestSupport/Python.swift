@@ -1,30 +1,16 @@
 import Foundation
 import OrderfileSupport
-import _OrderfileTestSupport
 
-/// python3 with the modules a test needs, installed with pip when missing.
+/// python3 with the modules a test needs.
+///
+/// Tests never install packages: Scripts/setup-deps (which Scripts/test runs) installs what
+/// they import, and a test whose module is missing fails saying so.
 public enum Python {
-  private static let installed = Locked<Set<String>>([])
-
-  /// Makes sure `python3` can import `module`, installing `package` from PyPI if it cannot.
+  /// Fails unless `python3` can import `module`, which `package` from PyPI provides.
   public static func require(module: String, package: String) throws {
-    try installed.withLock { done in
-      if done.contains(module) { return }
-      if try !canImport(module) {
-        // Debian's python3 refuses system-wide pip installs unless told to; a pyenv one does not.
-        let attempts = [
-          ["-m", "pip", "install", "--quiet", "--user", package],
-          ["-m", "pip", "install", "--quiet", "--user", "--break-system-packages", package],
-          ["-m", "pip", "install", "--quiet", "--break-system-packages", package],
-        ]
-        for arguments in attempts {
-          if try ProcessRunner.run("python3", arguments).succeeded, try canImport(module) { break }
-        }
-        guard try canImport(module) else {
-          throw TestSupportError("python3 cannot import \(module) and 'pip install \(package)' did not help")
-        }
-      }
-      done.insert(module)
+    guard try canImport(module) else {
+      throw TestSupportError(
+        "python3 cannot import \(module): run Scripts/setup-deps, or 'python3 -m pip install \(package)'")
     }
   }
 
