@@ -78,11 +78,7 @@ public struct LaunchEstimation {
 
   func selectModule(_ trace: Trace, binary: ELFSymbolizer) throws -> Int {
     if let module {
-      guard
-        let match = trace.modules.first(where: {
-          $0.path == module || ($0.path as NSString).lastPathComponent == module
-        })
-      else {
+      guard let match = trace.modules.first(where: { $0.isNamed(module) }) else {
         throw OrderingError.noSuchModule(name: module, trace: trace.path, available: trace.modules.map(\.path))
       }
       return match.index

@@ -12,6 +12,13 @@ public enum ModuleSelection: Sendable, Equatable {
   case named(String)
 }
 
+extension TraceModule {
+  /// Whether `name`, as the user gives a module, names this one: its path or its file name.
+  public func isNamed(_ name: String) -> Bool {
+    path == name || (path as NSString).lastPathComponent == name
+  }
+}
+
 /// A module that was recorded but is outside the requested selection.
 public struct SkippedModule: Sendable, Equatable {
   public var path: String
@@ -78,9 +85,7 @@ public struct Generator {
       if let main = trace.modules.first(where: \.isMainExecutable) { return [main.index] }
       return Set(trace.modules.indices)
     case .named(let name):
-      let matches = trace.modules.filter {
-        $0.path == name || ($0.path as NSString).lastPathComponent == name
-      }
+      let matches = trace.modules.filter { $0.isNamed(name) }
       guard !matches.isEmpty else {
         throw OrderingError.noSuchModule(
           name: name, trace: trace.path,

@@ -53,14 +53,18 @@ struct FlagsCommand: ParsableCommand {
     if cflags && ldflags { throw ValidationError("--cflags and --ldflags print one line each: give one") }
   }
 
+  /// The build the flags are for.
+  var build: Build { release.map { .release(orderfile: $0, format: format) } ?? .instrumented(compiler) }
+
+  /// Which flags to print, and how.
+  var shape: FlagsRequest.Shape {
+    if output.format == .json { return .json }
+    if cflags { return .compile }
+    if ldflags { return .link }
+    return buildSystem.map { .snippet($0) } ?? .both
+  }
+
   func run() throws {
-    let shape: FlagsRequest.Shape =
-      if output.format == .json { .json } else if cflags { .compile } else if ldflags { .link } else {
-        buildSystem.map { .snippet($0) } ?? .both
-      }
-    try Terminal.run {
-      try FlagsRequest(build: release.map { .release(orderfile: $0, format: format) } ?? .instrumented(compiler), shape: shape)
-        .run()
-    }
+    try Terminal.run { try FlagsRequest(build: build, shape: shape).run() }
   }
 }

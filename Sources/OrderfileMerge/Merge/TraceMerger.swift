@@ -121,9 +121,7 @@ public struct TraceMerger {
   func runSelections(_ runs: [Merge.Run]) throws -> [ModuleSelection?] {
     guard case .named(let name) = selection else { return runs.map { _ in selection } }
     let selections = runs.map { run -> ModuleSelection? in
-      let matches = run.trace.modules.contains {
-        $0.path == name || ($0.path as NSString).lastPathComponent == name
-      }
+      let matches = run.trace.modules.contains { $0.isNamed(name) }
       return matches ? selection : nil
     }
     guard selections.contains(where: { $0 != nil }) else {
@@ -161,7 +159,7 @@ public struct TraceMerger {
     case .mainExecutable:
       return module.isMainExecutable || !trace.modules.contains(where: \.isMainExecutable)
     case .named(let name):
-      return module.path == name || (module.path as NSString).lastPathComponent == name
+      return module.isNamed(name)
     }
   }
 
