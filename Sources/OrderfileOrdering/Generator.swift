@@ -10,6 +10,16 @@ public enum ModuleSelection: Sendable, Equatable {
   case mainExecutable
   /// The module whose path or file name is this.
   case named(String)
+
+  /// Whether this selection takes `module` of `trace`. A trace without a main executable
+  /// (one recorded from a library's constructor only) has all of its modules taken as main.
+  public func includes(_ module: TraceModule, of trace: Trace) -> Bool {
+    switch self {
+    case .all: return true
+    case .mainExecutable: return module.isMainExecutable || !trace.modules.contains(where: \.isMainExecutable)
+    case .named(let name): return module.isNamed(name)
+    }
+  }
 }
 
 extension TraceModule {
@@ -78,20 +88,11 @@ public struct Generator {
   }
 
   func selectedModules(_ trace: Trace, launchRecords: [Int]) throws -> Set<Int> {
-    switch selection {
-    case .all:
-      return Set(trace.modules.indices)
-    case .mainExecutable:
-      if let main = trace.modules.first(where: \.isMainExecutable) { return [main.index] }
-      return Set(trace.modules.indices)
-    case .named(let name):
-      let matches = trace.modules.filter { $0.isNamed(name) }
-      guard !matches.isEmpty else {
-        throw OrderingError.noSuchModule(
-          name: name, trace: trace.path,
-          available: trace.modules.filter { launchRecords[$0.index] > 0 }.map(\.path))
-      }
-      return Set(matches.map(\.index))
+    let selected = trace.modules.filter { selection.includes($0, of: trace) }
+    if case .named(let name) = selection, selected.isEmpty {
+      throw OrderingError.noSuchModule(
+        name: name, trace: trace.path, available: trace.modules.filter { launchRecords[$0.index] > 0 }.map(\.path))
     }
+    return Set(selected.map(\.index))
   }
 }

@@ -135,9 +135,10 @@ public struct TraceMerger {
   func checkBuilds(_ runs: [Merge.Run], selections: [ModuleSelection?]) throws {
     guard !allowMixedBuilds else { return }
     var first: [String: (trace: String, buildID: String)] = [:]
-    for (run, selection) in zip(runs, selections) where selection != nil {
+    for (run, selection) in zip(runs, selections) {
+      guard let selection else { continue }
       let keys = Self.moduleKeys(run.trace)
-      for module in run.trace.modules where Self.isSelected(module, in: run.trace, by: selection!) {
+      for module in run.trace.modules where selection.includes(module, of: run.trace) {
         let key = keys[module.index]
         guard let seen = first[key] else {
           first[key] = (run.input.path, module.buildIDHex)
@@ -149,17 +150,6 @@ public struct TraceMerger {
             otherBuildID: module.buildIDHex)
         }
       }
-    }
-  }
-
-  static func isSelected(_ module: TraceModule, in trace: Trace, by selection: ModuleSelection) -> Bool {
-    switch selection {
-    case .all:
-      return true
-    case .mainExecutable:
-      return module.isMainExecutable || !trace.modules.contains(where: \.isMainExecutable)
-    case .named(let name):
-      return module.isNamed(name)
     }
   }
 
