@@ -41,7 +41,7 @@ public struct MergeRequest: Sendable {
         var outputs: [String: String] = [:]
         for (module, path) in zip(merge.modules, written) { outputs[module.name] = path }
         return MergeReport(merge, format: orderfiles.format, outputs: outputs, includeFunctions: list)
-      }, matchRate: merge.matchRate, lowestOf: " (the lowest of any run)")
+      }, matchRate: merge.matchRate, matchRateNote: " (the lowest of any run)")
   }
 
   /// The previous order of each module, by its orderfile name: the file itself, or

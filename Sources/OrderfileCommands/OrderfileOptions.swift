@@ -42,9 +42,12 @@ public struct OrderfileOptions: Sendable {
   ///
   /// The report goes to stdout, unless the orderfile itself is printed there: then the
   /// report goes to stderr (and JSON replaces the orderfile on stdout).
+  ///
+  /// - Parameter matchRateNote: what the gate's message says after the match rate, such
+  ///   as which run's rate it is.
   func finish<Report: Encodable>(
     _ orderfiles: [ModuleOrderfile], reportFormat: ReportFormat, text: some Renderer<Report>,
-    report: (_ written: [String?]) -> Report, matchRate: Double, lowestOf what: String = ""
+    report: (_ written: [String?]) -> Report, matchRate: Double, matchRateNote: String = ""
   ) throws -> CommandOutput {
     let written = try OrderfileWriter(format: format, destination: destination).write(orderfiles)
     let report = report(written.paths)
@@ -60,7 +63,7 @@ public struct OrderfileOptions: Sendable {
     }
     if let minMatch, matchRate < minMatch.value {
       output.fail(
-        "match rate \(TextFormatting.percent(matchRate))\(what) is below --min-match \(TextFormatting.percent(minMatch.value))",
+        "match rate \(TextFormatting.percent(matchRate))\(matchRateNote) is below --min-match \(TextFormatting.percent(minMatch.value))",
         status: .gateFailed)
     }
     return output
