@@ -39,15 +39,18 @@ let package = Package(
       name: "OrderfileOrdering",
       dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileSupport"]
     ),
+    .target(name: "OrderfileBuild", dependencies: ["OrderfileOrdering", "OrderfileSupport"]),
     .target(
       name: "OrderfileLayout",
       dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileSupport"]
     ),
     .target(
       name: "OrderfileMerge",
-      dependencies: [
-        "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileLayout", "OrderfileSupport",
-      ]
+      dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileSupport"]
+    ),
+    .target(
+      name: "OrderfileDiff",
+      dependencies: ["OrderfileOrdering", "OrderfileLayout", "OrderfileSupport"]
     ),
     .target(
       name: "OrderfileRecording",
@@ -57,11 +60,20 @@ let package = Package(
       name: "OrderfileProfile",
       dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileLayout", "OrderfileSupport"]
     ),
+    // One request type per command of the tool: what each command does and prints, so
+    // that the executable only parses arguments and writes out what a request returns.
+    .target(
+      name: "OrderfileCommands",
+      dependencies: [
+        "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileLayout", "OrderfileMerge",
+        "OrderfileDiff", "OrderfileProfile", "OrderfileBuild", "OrderfileRecording", "OrderfileSupport",
+      ]
+    ),
     .executableTarget(
       name: "orderfile",
       dependencies: [
-        "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileLayout", "OrderfileMerge",
-        "OrderfileProfile", "OrderfileRecording", "OrderfileSupport",
+        "OrderfileCommands", "OrderfileOrdering", "OrderfileLayout", "OrderfileMerge", "OrderfileDiff",
+        "OrderfileBuild", "OrderfileRecording", "OrderfileSymbolization", "OrderfileSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -69,6 +81,10 @@ let package = Package(
       name: "_OrderfileTestSupport",
       dependencies: ["OrderfileSupport"],
       path: "Tests/_OrderfileTestSupport"
+    ),
+    .testTarget(
+      name: "OrderfileSupportTests",
+      dependencies: ["OrderfileSupport", "_OrderfileTestSupport"]
     ),
     .testTarget(
       name: "OrderfileTraceTests", dependencies: ["OrderfileTrace", "OrderfileTraceFormat", "_OrderfileTestSupport"]
@@ -82,12 +98,24 @@ let package = Package(
       dependencies: ["OrderfileOrdering", "_OrderfileTestSupport"]
     ),
     .testTarget(
+      name: "OrderfileBuildTests",
+      dependencies: ["OrderfileBuild", "_OrderfileTestSupport"]
+    ),
+    .testTarget(
       name: "OrderfileLayoutTests",
       dependencies: ["OrderfileLayout", "_OrderfileTestSupport"]
     ),
     .testTarget(
       name: "OrderfileMergeTests",
       dependencies: ["OrderfileMerge", "_OrderfileTestSupport"]
+    ),
+    .testTarget(
+      name: "OrderfileDiffTests",
+      dependencies: ["OrderfileDiff", "_OrderfileTestSupport"]
+    ),
+    .testTarget(
+      name: "OrderfileCommandsTests",
+      dependencies: ["OrderfileCommands", "_OrderfileTestSupport"]
     ),
     .testTarget(
       name: "OrderfileProfileTests",

@@ -1,8 +1,15 @@
 import OrderfileSupport
 
 /// A self-contained HTML page: the totals table and the page strip. Needs no network.
-public enum EstimateHTMLRenderer {
-  public static func render(_ estimate: Estimate, strip: PageStripRenderer = PageStripRenderer()) -> String {
+public struct EstimateHTMLRenderer: Renderer {
+  /// Draws the page strip below the table.
+  public var strip: PageStripRenderer
+
+  public init(strip: PageStripRenderer = PageStripRenderer()) {
+    self.strip = strip
+  }
+
+  public func render(_ estimate: Estimate) -> String {
     var rows = ""
     for counts in estimate.pages {
       rows += """

@@ -1,8 +1,10 @@
 import OrderfileSupport
 
 /// The estimate as a Markdown table, for merge requests.
-public enum EstimateMarkdownRenderer {
-  public static func render(_ estimate: Estimate) -> String {
+public struct EstimateMarkdownRenderer: Renderer {
+  public init() {}
+
+  public func render(_ estimate: Estimate) -> String {
     var lines: [String] = []
     lines.append("### Launch page estimate for \(TextFormatting.markdownCode(estimate.binary))")
     lines.append("")
@@ -30,7 +32,6 @@ public enum EstimateMarkdownRenderer {
       lines.append("")
       lines.append("**Caution:** " + TextFormatting.markdownCell(caution.message(binary: estimate.binary)) + ".")
     }
-    return lines.joined(separator: "\n")
+    return lines.joined(separator: "\n") + "\n"
   }
-
 }

@@ -1,7 +1,11 @@
+import Foundation
 import OrderfileSupport
+
 /// The estimate as a plain-text table for a terminal.
-public enum EstimateTextRenderer {
-  public static func render(_ estimate: Estimate) -> String {
+public struct EstimateTextRenderer: Renderer {
+  public init() {}
+
+  public func render(_ estimate: Estimate) -> String {
     var lines: [String] = []
     lines.append("binary \(estimate.binary)")
     if let trace = estimate.trace { lines.append("trace  \(trace)") }
@@ -36,7 +40,7 @@ public enum EstimateTextRenderer {
       if let rss = measured.textResidentBytes { parts.append("text resident \(formatBytes(rss))") }
       if !parts.isEmpty { lines.append("measured by the runtime at window end: " + parts.joined(separator: ", ")) }
     }
-    return lines.joined(separator: "\n")
+    return lines.joined(separator: "\n") + "\n"
   }
 }
 

@@ -41,14 +41,11 @@ public struct LaunchEstimation {
     if let buildID = binary.buildID, buildID.bytes == traceModule.buildID {
       recorded = binary
     } else {
-      let path = try BinaryLocator.locate(
-        recordedPath: traceModule.path,
-        buildID: traceModule.buildID.isEmpty ? nil : BuildID(traceModule.buildID),
-        searchDirectories: searchPaths)
-      recorded = try ELFSymbolizer(path: path)
+      recorded = try BinaryResolver(searchPaths: searchPaths).symbolizer(
+        recordedPath: traceModule.path, buildID: traceModule.buildID)
     }
     let launch = OrderBuilder().order(trace: trace, module: moduleIndex, symbolizer: recorded)
-    let order = try orderPath.map { OrderfileText(path: $0, text: try FileReading.text(atPath: $0)) }
+    let order = try orderPath.map { try Orderfile.read(path: $0) }
     let measured = MeasuredFaults(
       minorFaults: trace.header.minorFaults, majorFaults: trace.header.majorFaults,
       textResidentBytes: traceModule.textResidentBytes)
@@ -67,7 +64,7 @@ public struct LaunchEstimation {
   /// The simulation keeps functions outside the order in the binary's present order. That
   /// is link order only in a binary linked without an orderfile; in one linked with another
   /// orderfile, the launch functions this order leaves out keep that orderfile's places.
-  static func caution(launch: [String], missing: [String], order: OrderfileText, binary: ELFSymbolizer)
+  static func caution(launch: [String], missing: [String], order: Orderfile, binary: ELFSymbolizer)
     -> ReorderedBinaryCaution?
   {
     let named = Set(order.names)
@@ -81,11 +78,7 @@ public struct LaunchEstimation {
 
   func selectModule(_ trace: Trace, binary: ELFSymbolizer) throws -> Int {
     if let module {
-      guard
-        let match = trace.modules.first(where: {
-          $0.path == module || ($0.path as NSString).lastPathComponent == module
-        })
-      else {
+      guard let match = trace.modules.first(where: { $0.isNamed(module) }) else {
         throw OrderingError.noSuchModule(name: module, trace: trace.path, available: trace.modules.map(\.path))
       }
       return match.index

@@ -1,7 +1,8 @@
 import Foundation
+import OrderfileSupport
 
 /// Why a layout could not be estimated or verified.
-public enum LayoutError: LocalizedError, Equatable, Sendable {
+public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
   /// The orderfile has no entries.
   case emptyOrderfile(path: String)
 
@@ -11,4 +12,6 @@ public enum LayoutError: LocalizedError, Equatable, Sendable {
       return "\(path): the orderfile has no entries"
     }
   }
+
+  public var exitStatus: ExitStatus { .dataError }
 }

@@ -7,7 +7,7 @@ import OrderfileSupport
 /// when the launch first touched it (dark = early, light = late, in first-call order);
 /// untouched pages are pale grey. The two strips cover the same address range, so the
 /// scatter of the current layout and the packing of the ordered one read at a glance.
-public struct PageStripRenderer {
+public struct PageStripRenderer: Renderer {
   public var pageSize: UInt64
   /// Cells per row before the strip wraps.
   public var columns: Int

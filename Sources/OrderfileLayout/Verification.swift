@@ -59,7 +59,7 @@ public struct LayoutVerifier {
   }
 
   public func verify(
-    order: OrderfileText, symbolizer: any Symbolizer, linker: String?
+    order: Orderfile, symbolizer: any Symbolizer, linker: String?
   ) -> Verification {
     let functions = symbolizer.functions.filter { $0.size > 0 }
     var positions: [String: [Int]] = [:]
@@ -126,7 +126,7 @@ public struct LayoutVerifier {
   }
 
   func diagnose(
-    order: OrderfileText, missing: [String], misplaced: [Int], functions: [FunctionSymbol],
+    order: Orderfile, missing: [String], misplaced: [Int], functions: [FunctionSymbol],
     positions: [String: [Int]], symbolizer: any Symbolizer, linker: String?, presentShare: Double
   ) -> (Verification.Cause?, String?) {
     let linkerName = linker.map { " (\($0))" } ?? ""

@@ -1,17 +1,19 @@
 import Foundation
+import OrderfileSupport
 
 /// A verification as text for a terminal.
-public enum VerificationTextRenderer {
-  public static func render(_ verification: Verification) -> String {
-    func percent(_ share: Double) -> String { String(format: "%.1f%%", share * 100) }
+public struct VerificationTextRenderer: Renderer {
+  public init() {}
+
+  public func render(_ verification: Verification) -> String {
     var lines: [String] = []
     let linker = verification.linker.map { ", linked by \($0)" } ?? ""
     lines.append("binary \(verification.binary)\(linker)")
     lines.append("order  \(verification.order) (\(verification.orderFormat.rawValue) format, \(verification.entries) entries)")
     lines.append(
-      "present:            \(verification.present) of \(verification.entries) (\(percent(verification.presentShare)))")
+      "present:            \(verification.present) of \(verification.entries) (\(TextFormatting.percent(verification.presentShare)))")
     lines.append(
-      "in order, adjacent: \(verification.inOrder) of \(verification.present) (\(percent(verification.inOrderShare)))")
+      "in order, adjacent: \(verification.inOrder) of \(verification.present) (\(TextFormatting.percent(verification.inOrderShare)))")
     if !verification.missing.isEmpty {
       lines.append("not in the binary: " + verification.missing.joined(separator: ", "))
     }
@@ -24,8 +26,8 @@ public enum VerificationTextRenderer {
       }
     }
     let verdict = verification.passed ? "PASS" : "FAIL"
-    lines.append("\(verdict) (threshold \(percent(verification.threshold)) present and in order)")
+    lines.append("\(verdict) (threshold \(TextFormatting.percent(verification.threshold)) present and in order)")
     if let diagnosis = verification.diagnosis { lines.append("likely cause: \(diagnosis)") }
-    return lines.joined(separator: "\n")
+    return lines.joined(separator: "\n") + "\n"
   }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import OrderfileSupport
 
-/// Why traces could not be merged or two orderfiles compared.
-public enum MergeError: LocalizedError, Equatable, Sendable {
+/// Why traces could not be merged.
+public enum MergeError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
   /// A `TRACE:WEIGHT` argument whose weight is not a positive number.
   case badWeight(argument: String, weight: String)
   /// No traces were given.
@@ -11,8 +12,8 @@ public enum MergeError: LocalizedError, Equatable, Sendable {
   case mixedBuilds(module: String, trace: String, buildID: String, otherTrace: String, otherBuildID: String)
   /// The requested module is in none of the traces.
   case noSuchModule(name: String, available: [String])
-  /// Writing a single orderfile, but the selection covers several modules.
-  case severalModules(names: [String])
+  /// With one orderfile per module, `--previous` must name the directory of the previous ones.
+  case previousNotDirectory(path: String)
 
   public var errorDescription: String? {
     switch self {
@@ -25,9 +26,15 @@ public enum MergeError: LocalizedError, Equatable, Sendable {
         "module '\(module)' comes from different builds: build-id \(buildID) in \(trace) but \(otherBuildID) in \(otherTrace); record every run from one build, or pass --allow-mixed-builds to merge by function name"
     case .noSuchModule(let name, let available):
       return "no trace has a module matching '\(name)'; the traces have: \(available.joined(separator: ", "))"
-    case .severalModules(let names):
-      return
-        "\(names.count) modules selected (\(names.joined(separator: ", "))): use --module to pick one, or --output-dir for one orderfile each"
+    case .previousNotDirectory(let path):
+      return "--previous: with --output-dir give the directory of the previous orderfiles, not '\(path)'"
+    }
+  }
+
+  public var exitStatus: ExitStatus {
+    switch self {
+    case .badWeight, .noTraces, .previousNotDirectory: return .usage
+    case .mixedBuilds, .noSuchModule: return .dataError
     }
   }
 }

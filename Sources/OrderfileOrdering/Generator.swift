@@ -10,6 +10,23 @@ public enum ModuleSelection: Sendable, Equatable {
   case mainExecutable
   /// The module whose path or file name is this.
   case named(String)
+
+  /// Whether this selection takes `module` of `trace`. A trace without a main executable
+  /// (one recorded from a library's constructor only) has all of its modules taken as main.
+  public func includes(_ module: TraceModule, of trace: Trace) -> Bool {
+    switch self {
+    case .all: return true
+    case .mainExecutable: return module.isMainExecutable || !trace.modules.contains(where: \.isMainExecutable)
+    case .named(let name): return module.isNamed(name)
+    }
+  }
+}
+
+extension TraceModule {
+  /// Whether `name`, as the user gives a module, names this one: its path or its file name.
+  public func isNamed(_ name: String) -> Bool {
+    path == name || (path as NSString).lastPathComponent == name
+  }
 }
 
 /// A module that was recorded but is outside the requested selection.
@@ -37,20 +54,16 @@ public struct Generation: Sendable {
 /// Resolves each recorded module to its binary, symbolizes it and builds its order.
 public struct Generator {
   public var selection: ModuleSelection
-  /// Files or directories to look in for binaries, by build-id.
-  public var searchPaths: [String]
+  /// Finds and opens each module's binary.
+  public var binaries: BinaryResolver
   public var builder: OrderBuilder
-  /// Opens a binary; tests replace it with a fake.
-  public var openSymbolizer: (String) throws -> any Symbolizer
 
   public init(
-    selection: ModuleSelection = .all, searchPaths: [String] = [], builder: OrderBuilder = OrderBuilder(),
-    openSymbolizer: @escaping (String) throws -> any Symbolizer = { try ELFSymbolizer(path: $0) }
+    selection: ModuleSelection = .all, binaries: BinaryResolver = BinaryResolver(), builder: OrderBuilder = OrderBuilder()
   ) {
     self.selection = selection
-    self.searchPaths = searchPaths
+    self.binaries = binaries
     self.builder = builder
-    self.openSymbolizer = openSymbolizer
   }
 
   public func generate(_ trace: Trace) throws -> Generation {
@@ -68,32 +81,18 @@ public struct Generator {
         skipped.append(SkippedModule(path: module.path, launchRecords: launchRecords[module.index]))
         continue
       }
-      let binary = try BinaryLocator.locate(
-        recordedPath: module.path, buildID: module.buildID.isEmpty ? nil : BuildID(module.buildID),
-        searchDirectories: searchPaths)
-      let symbolizer = try openSymbolizer(binary)
+      let symbolizer = try binaries.symbolizer(recordedPath: module.path, buildID: module.buildID)
       orders.append(builder.order(trace: trace, module: module.index, symbolizer: symbolizer))
     }
     return Generation(trace: trace, orders: orders, skipped: skipped)
   }
 
   func selectedModules(_ trace: Trace, launchRecords: [Int]) throws -> Set<Int> {
-    switch selection {
-    case .all:
-      return Set(trace.modules.indices)
-    case .mainExecutable:
-      if let main = trace.modules.first(where: \.isMainExecutable) { return [main.index] }
-      return Set(trace.modules.indices)
-    case .named(let name):
-      let matches = trace.modules.filter {
-        $0.path == name || ($0.path as NSString).lastPathComponent == name
-      }
-      guard !matches.isEmpty else {
-        throw OrderingError.noSuchModule(
-          name: name, trace: trace.path,
-          available: trace.modules.filter { launchRecords[$0.index] > 0 }.map(\.path))
-      }
-      return Set(matches.map(\.index))
+    let selected = trace.modules.filter { selection.includes($0, of: trace) }
+    if case .named(let name) = selection, selected.isEmpty {
+      throw OrderingError.noSuchModule(
+        name: name, trace: trace.path, available: trace.modules.filter { launchRecords[$0.index] > 0 }.map(\.path))
     }
+    return Set(selected.map(\.index))
   }
 }

@@ -1,11 +1,14 @@
 import Foundation
+import OrderfileSupport
 
 /// Why an order could not be produced.
-public enum OrderingError: LocalizedError, Equatable, Sendable {
+public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
   /// `--module` named no module of the trace.
   case noSuchModule(name: String, trace: String, available: [String])
   /// The trace recorded no launch functions at all.
   case emptyTrace(trace: String)
+  /// One orderfile was asked for (a file or stdout), but the selection covers several modules.
+  case severalModules(names: [String])
 
   public var errorDescription: String? {
     switch self {
@@ -14,6 +17,16 @@ public enum OrderingError: LocalizedError, Equatable, Sendable {
     case .emptyTrace(let trace):
       return
         "\(trace): the trace has no launch records: was the program compiled with -finstrument-functions and linked with the runtime?"
+    case .severalModules(let names):
+      return
+        "\(names.count) modules selected (\(names.joined(separator: ", "))): use --module to pick one, or --output-dir for one orderfile each"
+    }
+  }
+
+  public var exitStatus: ExitStatus {
+    switch self {
+    case .noSuchModule, .emptyTrace: return .dataError
+    case .severalModules: return .usage
     }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OrderfileSupport
 import OrderfileTrace
 
 /// Writes the launch in Chrome's trace-event format, which Perfetto and chrome://tracing open.
@@ -7,13 +8,21 @@ import OrderfileTrace
 /// own; marks are instant events ("i"); first calls are instant events on their thread;
 /// in full mode every call is a begin/end pair ("B"/"E"), properly nested per thread.
 /// Timestamps are microseconds from process start.
-public struct ChromeTraceExporter {
-  public init() {}
+public struct ChromeTraceExporter: Renderer {
+  /// The trace the profile was built from: its threads' calls in full mode.
+  public var trace: Trace
+  /// Names for the trace's addresses.
+  public var symbols: SymbolTable
+
+  public init(trace: Trace, symbols: SymbolTable) {
+    self.trace = trace
+    self.symbols = symbols
+  }
 
   /// The track (tid) that holds the phases; no kernel thread has id 0.
   static let phaseTrack: UInt32 = 0
 
-  public func export(profile: StartupProfile, trace: Trace, symbols: SymbolTable) throws -> String {
+  public func render(_ profile: StartupProfile) throws -> String {
     let pid = Int(profile.pid)
     let origin = trace.header.processStartNanoseconds
     func micros(_ nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1000 }

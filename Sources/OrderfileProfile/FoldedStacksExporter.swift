@@ -1,3 +1,4 @@
+import OrderfileSupport
 import OrderfileTrace
 
 /// Writes full-mode calls as folded stacks for flamegraph.pl: `outer;inner;leaf COUNT`,
@@ -5,16 +6,19 @@ import OrderfileTrace
 ///
 /// A frame's inclusive time is the sum of its line and every line that extends it, so
 /// the flame graph's widths are the calls' inclusive times.
-public struct FoldedStacksExporter {
+public struct FoldedStacksExporter: Renderer {
+  /// Names for the trace's addresses.
+  public var symbols: SymbolTable
   /// Prefix each stack with its thread ("thread 1234").
   public var perThread: Bool
 
-  public init(perThread: Bool = false) {
+  public init(symbols: SymbolTable, perThread: Bool = false) {
+    self.symbols = symbols
     self.perThread = perThread
   }
 
   /// Self time in nanoseconds of every distinct stack, before rendering.
-  public func selfTimes(trace: Trace, symbols: SymbolTable) -> [String: UInt64] {
+  public func selfTimes(_ trace: Trace) -> [String: UInt64] {
     let end = CallTree.endTime(of: trace)
     var totals: [String: UInt64] = [:]
     for thread in trace.threads {
@@ -41,8 +45,8 @@ public struct FoldedStacksExporter {
     return totals
   }
 
-  public func export(trace: Trace, symbols: SymbolTable) -> String {
-    selfTimes(trace: trace, symbols: symbols).sorted { $0.key < $1.key }.map { stack, nanoseconds in
+  public func render(_ trace: Trace) -> String {
+    selfTimes(trace).sorted { $0.key < $1.key }.map { stack, nanoseconds in
       "\(stack) \(nanoseconds)"
     }.joined(separator: "\n") + "\n"
   }

@@ -4,19 +4,23 @@ import OrderfileLayout
 
 /// A self-contained HTML report of the launch: a phase timeline, first calls over time
 /// per thread, and, when an estimate is given, the page strip. No scripts, no network.
-public struct ProfileHTMLRenderer {
+public struct ProfileHTMLRenderer: Renderer {
   public var width = 900
+  /// The launch pages of the release binary, drawn as a page strip when given.
+  public var pages: Estimate?
 
-  public init() {}
+  public init(pages: Estimate? = nil) {
+    self.pages = pages
+  }
 
-  public func render(_ profile: StartupProfile, estimate: Estimate? = nil) -> String {
+  public func render(_ profile: StartupProfile) -> String {
     var body = "<h1>Launch of pid \(profile.pid)</h1>\n"
     body +=
       "<p>Times from process start (known to \(milliseconds(profile.processStartResolutionNanoseconds))). \(profile.firstCalls.count) functions first called by \(profile.threads.count) threads.</p>\n"
     body += "<h2>Phases</h2>\n" + timeline(profile) + phaseTable(profile)
     body += "<h2>First calls over time</h2>\n" + firstCallsChart(profile)
-    if let estimate {
-      body += "<h2>Pages</h2>\n" + PageStripRenderer().render(estimate)
+    if let pages {
+      body += "<h2>Pages</h2>\n" + PageStripRenderer().render(pages)
     }
     if let slowest = profile.slowestFirstCalls, !slowest.isEmpty {
       body += "<h2>Slowest first calls</h2>\n<table><tr><th>function</th><th>thread</th><th>start</th><th>inclusive</th></tr>\n"

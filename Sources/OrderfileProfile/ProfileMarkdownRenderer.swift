@@ -1,8 +1,10 @@
 import OrderfileSupport
 
 /// The profile as Markdown tables, for merge requests.
-public enum ProfileMarkdownRenderer {
-  public static func render(_ profile: StartupProfile) -> String {
+public struct ProfileMarkdownRenderer: Renderer {
+  public init() {}
+
+  public func render(_ profile: StartupProfile) -> String {
     let escape = TextFormatting.markdownCell
     var lines: [String] = []
     lines.append("### Launch phases of pid \(profile.pid)")
@@ -30,6 +32,6 @@ public enum ProfileMarkdownRenderer {
         lines.append("| \(TextFormatting.markdownCode(call.name)) | \(call.thread) | \(milliseconds(call.inclusiveNanoseconds)) |")
       }
     }
-    return lines.joined(separator: "\n")
+    return lines.joined(separator: "\n") + "\n"
   }
 }

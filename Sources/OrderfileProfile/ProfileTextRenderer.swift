@@ -7,8 +7,15 @@ func milliseconds(_ nanoseconds: UInt64) -> String {
 }
 
 /// The profile as text tables for a terminal.
-public enum ProfileTextRenderer {
-  public static func render(_ profile: StartupProfile, functionsPerPhase: Int = 5) -> String {
+public struct ProfileTextRenderer: Renderer {
+  /// The first functions named for each phase.
+  public var functionsPerPhase: Int
+
+  public init(functionsPerPhase: Int = 5) {
+    self.functionsPerPhase = functionsPerPhase
+  }
+
+  public func render(_ profile: StartupProfile) -> String {
     var lines: [String] = []
     lines.append(
       "launch of pid \(profile.pid) (\(profile.trace)); times from process start, known to \(milliseconds(profile.processStartResolutionNanoseconds))"
@@ -58,6 +65,6 @@ public enum ProfileTextRenderer {
       }
     }
     for module in profile.unsymbolizedModules { lines.append("note: not symbolized: \(module)") }
-    return lines.joined(separator: "\n")
+    return lines.joined(separator: "\n") + "\n"
   }
 }

@@ -11,13 +11,10 @@ public final class SymbolTable {
   /// Modules whose binary could not be opened, with the reason.
   public private(set) var unavailable: [(module: String, reason: String)] = []
 
-  public init(trace: Trace, searchPaths: [String], open: (String) throws -> any Symbolizer = { try ELFSymbolizer(path: $0) }) {
+  public init(trace: Trace, binaries: BinaryResolver) {
     for module in trace.modules {
       do {
-        let path = try BinaryLocator.locate(
-          recordedPath: module.path, buildID: module.buildID.isEmpty ? nil : BuildID(module.buildID),
-          searchDirectories: searchPaths)
-        symbolizers[module.index] = try open(path)
+        symbolizers[module.index] = try binaries.symbolizer(recordedPath: module.path, buildID: module.buildID)
       } catch {
         unavailable.append((module.path, (error as? LocalizedError)?.errorDescription ?? "\(error)"))
       }

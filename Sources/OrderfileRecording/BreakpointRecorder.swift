@@ -4,20 +4,28 @@ import OrderfileTrace
 import OrderfileTracer
 
 /// Why a recording without a rebuild failed.
-public enum BreakpointRecordingError: LocalizedError, Equatable, Sendable {
+public enum BreakpointRecordingError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
   /// The tracer could not start the program, or lost it; `message` says what failed and
-  /// whether the program was detached or killed.
-  case tracer(program: String, message: String)
-  /// The program ran but no trace came of it: its executable has no usable symbols.
-  case nothingRecorded(program: String)
+  /// whether the program was detached or killed; `errno` is the failed call's.
+  case tracer(program: String, message: String, errno: Int32)
+  /// The program ran but no trace came of it; `reasons` are the warnings that say why
+  /// (its executable has no usable symbols).
+  case nothingRecorded(program: String, reasons: [String])
 
   public var errorDescription: String? {
     switch self {
-    case .tracer(_, let message):
+    case .tracer(_, let message, _):
       return message
-    case .nothingRecorded(let program):
-      return
-        "\(program): no function of the program was recorded: its executable has no symbol table (see the warning above), or it exited before running any"
+    case .nothingRecorded(let program, let reasons):
+      let why = reasons.isEmpty ? "it exited before calling any of its functions" : reasons.joined(separator: "; ")
+      return "\(program): no function of the program was recorded: \(why)"
+    }
+  }
+
+  public var exitStatus: ExitStatus {
+    switch self {
+    case .tracer(_, _, let error): return error == ENOENT || error == EACCES ? .noInput : .internalError
+    case .nothingRecorded: return .dataError
     }
   }
 }
@@ -33,7 +41,7 @@ public enum BreakpointRecordingError: LocalizedError, Equatable, Sendable {
 /// Traces: the program's first process writes `output` (its final image, when it execs);
 /// every other process image writes `output.<pid>`, and an image a process replaced by
 /// `execve` writes `output.<pid>.<n>` (n = 1 for its first image).
-public struct BreakpointRecorder {
+public struct BreakpointRecorder: Recorder {
   public var output: String
   public var timeLimitMilliseconds: Int?
   /// Function names whose first call ends the launch window (`--until`).
@@ -65,6 +73,30 @@ public struct BreakpointRecorder {
     public var unmatchedUntil: [String]
     /// System libraries left unarmed.
     public var skippedSystemLibraries: [String]
+  }
+
+  /// Runs the program once under the tracer; what it has to say comes back in the recording.
+  public func record(program: String, arguments: [String]) throws -> Recording {
+    var warnings: [String] = []
+    let summary: Summary
+    do {
+      summary = try record(program: program, arguments: arguments) { warnings.append($0) }
+    } catch BreakpointRecordingError.nothingRecorded(let program, _) {
+      throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings)
+    }
+    var recording = summary.recording
+    recording.warnings = warnings
+    recording.notes = [
+      "recorded without a rebuild: \(summary.armed) breakpoints, armed in \(String(format: "%.1f", summary.armingMilliseconds)) ms"
+    ]
+    if !summary.skippedSystemLibraries.isEmpty {
+      recording.notes.append(
+        "\(summary.skippedSystemLibraries.count) system libraries not recorded (--system-libraries records them)")
+    }
+    for name in summary.unmatchedUntil {
+      recording.warnings.append("--until '\(name)' named no function of the recorded modules; the window ended at exit")
+    }
+    return recording
   }
 
   /// Runs the program once under the tracer. Warnings go to `warn` as they happen.
@@ -99,7 +131,7 @@ public struct BreakpointRecorder {
     guard let first = traces.first(where: { $0.trace.header.parentPID == nil && $0.image == 0 })?.pid,
       let main = traces.last(where: { $0.pid == first && $0.isFinalImage })
     else {
-      throw BreakpointRecordingError.nothingRecorded(program: program)
+      throw BreakpointRecordingError.nothingRecorded(program: program, reasons: [])
     }
     // Every trace is encoded before any is written, so a failure leaves no partial set.
     var files: [(path: String, bytes: [UInt8])] = []
@@ -116,7 +148,7 @@ public struct BreakpointRecorder {
       trace.path = path
       files.append((path, TraceEncoder.encode(trace)))
     }
-    if main.trace.records.isEmpty { throw BreakpointRecordingError.nothingRecorded(program: program) }
+    if main.trace.records.isEmpty { throw BreakpointRecordingError.nothingRecorded(program: program, reasons: []) }
     for file in files { try AtomicFile.write(file.bytes, to: file.path) }
     return Recording(status: status, tracePath: output, childTraces: files.map(\.path).filter { $0 != output })
   }
@@ -186,7 +218,7 @@ private final class TracingSession {
       let message = withUnsafeBytes(of: result.message) { raw in
         String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
       }
-      throw BreakpointRecordingError.tracer(program: path, message: message)
+      throw BreakpointRecordingError.tracer(program: path, message: message, errno: Int32(result.error))
     }
     return result
   }

@@ -18,10 +18,10 @@ public enum AtomicFile {
     var existing = stat()
     if stat(path, &existing) == 0, (existing.st_mode & S_IFMT) != S_IFREG {
       if (existing.st_mode & S_IFMT) == S_IFDIR {
-        throw SupportError.system(call: "write", path: path, message: "is a directory")
+        throw SupportError.cannotWrite(path: path, call: "write", message: "is a directory")
       }
       let fd = open(path, O_WRONLY | O_CLOEXEC)
-      guard fd >= 0 else { throw SupportError.fromErrno("open", path: path) }
+      guard fd >= 0 else { throw SupportError.writing("open", path: path) }
       defer { close(fd) }
       try writeAll(bytes, to: fd, path: path)
       return
@@ -30,7 +30,7 @@ public enum AtomicFile {
     let base = (path as NSString).lastPathComponent
     var template = Array(((directory.isEmpty ? "." : directory) + "/.\(base).XXXXXX").utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else { throw SupportError.fromErrno("create", path: path) }
+    guard fd >= 0 else { throw SupportError.writing("create", path: path) }
     let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     var committed = false
     defer {
@@ -39,16 +39,31 @@ public enum AtomicFile {
     do {
       defer { close(fd) }
       try writeAll(bytes, to: fd, path: path)
-      guard fchmod(fd, mode) == 0 else { throw SupportError.fromErrno("chmod", path: path) }
-      guard fsync(fd) == 0 else { throw SupportError.fromErrno("fsync", path: path) }
+      guard fchmod(fd, mode) == 0 else { throw SupportError.writing("chmod", path: path) }
+      guard fsync(fd) == 0 else { throw SupportError.writing("fsync", path: path) }
     }
-    guard rename(temporary, path) == 0 else { throw SupportError.fromErrno("rename", path: path) }
+    guard rename(temporary, path) == 0 else { throw SupportError.writing("rename", path: path) }
     committed = true
   }
 
   /// Replaces the file at `path` with the UTF-8 bytes of `text`.
   public static func write(_ text: String, to path: String) throws {
     try write(Array(text.utf8), to: path)
+  }
+
+  /// Makes the directory at `path` and any missing parents, like `mkdir -p`.
+  public static func createDirectory(atPath path: String) throws {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+      guard isDirectory.boolValue else {
+        throw SupportError.cannotWrite(path: path, call: "mkdir", message: "not a directory")
+      }
+      return
+    }
+    let parent = (path as NSString).deletingLastPathComponent
+    if !parent.isEmpty && parent != path { try createDirectory(atPath: parent) }
+    // Another process may have made it meanwhile: that is as good.
+    guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw SupportError.writing("mkdir", path: path) }
   }
 
   /// Writes every byte, retrying on EINTR and short writes.
@@ -59,7 +74,7 @@ public enum AtomicFile {
         let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
         if written < 0 {
           if errno == EINTR { continue }
-          throw SupportError.fromErrno("write", path: path)
+          throw SupportError.writing("write", path: path)
         }
         offset += written
       }

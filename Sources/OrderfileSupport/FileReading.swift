@@ -9,12 +9,12 @@ public enum FileReading {
   /// The bytes of the file at `path`.
   public static func bytes(atPath path: String) throws -> [UInt8] {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw SupportError.fromErrno("open", path: path) }
+    guard fd >= 0 else { throw SupportError.reading("open", path: path) }
     defer { close(fd) }
     var info = stat()
-    guard fstat(fd, &info) == 0 else { throw SupportError.fromErrno("stat", path: path) }
+    guard fstat(fd, &info) == 0 else { throw SupportError.reading("stat", path: path) }
     if (info.st_mode & S_IFMT) == S_IFDIR {
-      throw SupportError.system(call: "read", path: path, message: "is a directory")
+      throw SupportError.cannotRead(path: path, call: "read", message: "is a directory")
     }
     var result = [UInt8]()
     result.reserveCapacity(Int(info.st_size))
@@ -23,7 +23,7 @@ public enum FileReading {
       let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
       if count < 0 {
         if errno == EINTR { continue }
-        throw SupportError.fromErrno("read", path: path)
+        throw SupportError.reading("read", path: path)
       }
       if count == 0 { break }
       result.append(contentsOf: chunk[0..<count])

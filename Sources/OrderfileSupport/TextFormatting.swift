@@ -1,3 +1,5 @@
+import Foundation
+
 /// Plain-text tables, HTML escaping and Markdown code spans, shared by every renderer.
 public enum TextFormatting {
   /// Rows as aligned columns: the first column left-aligned, the others right-aligned,
@@ -13,6 +15,14 @@ public enum TextFormatting {
         }.joined(separator: "  ")
     }
   }
+
+  /// A number without a needless fraction: "2", "2.5".
+  public static func number(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+  }
+
+  /// A share of 0...1 as a percentage with one decimal: "95.0%".
+  public static func percent(_ share: Double) -> String { String(format: "%.1f%%", share * 100) }
 
   /// The style rules the self-contained HTML reports share: their fonts, tables, and SVG
   /// pictures that scale down to the window instead of running off its edge.

@@ -1,7 +1,8 @@
 import Foundation
+import OrderfileSupport
 
 /// Why a binary could not be read, symbolized or found.
-public enum SymbolizationError: LocalizedError, Equatable, Sendable {
+public enum SymbolizationError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
   /// The file could not be opened or read: its path and the system's reason (from `errno`),
   /// or "is a directory" / "not a regular file".
   case cannotRead(path: String, reason: String)
@@ -20,6 +21,9 @@ public enum SymbolizationError: LocalizedError, Equatable, Sendable {
   /// A file exists at the recorded path but it is another build (and nothing else matched):
   /// its path, the build-id recorded for it, and the build-id it has now (nil for none).
   case buildIDMismatch(path: String, expected: BuildID, found: BuildID?)
+  /// A line of an address list (`symbolize`'s input) that is not an address: its 1-based
+  /// number and its text.
+  case notAnAddress(line: Int, text: String)
 
   public var errorDescription: String? {
     switch self {
@@ -44,6 +48,17 @@ public enum SymbolizationError: LocalizedError, Equatable, Sendable {
       let actual = found.map { "build-id '\($0)'" } ?? "no build-id"
       return "'\(path)' has \(actual) but build-id '\(expected)' was recorded for it, "
         + "and no file in the search directories has that build-id"
+    case .notAnAddress(let line, let text):
+      return "line \(line): '\(text)' is not a hexadecimal address"
+    }
+  }
+
+  /// A binary that is not there or cannot be read is a missing input; one that is there
+  /// but wrong (not ELF, another build) is bad data.
+  public var exitStatus: ExitStatus {
+    switch self {
+    case .cannotRead, .binaryNotFound: return .noInput
+    case .notELF, .malformedELF, .unsupportedELFType, .library, .buildIDMismatch, .notAnAddress: return .dataError
     }
   }
 }

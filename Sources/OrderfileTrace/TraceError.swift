@@ -1,4 +1,5 @@
 import Foundation
+import OrderfileSupport
 
 /// Why a trace file was refused.
 ///
@@ -52,3 +53,11 @@ public enum TraceError: LocalizedError, Equatable, Sendable {
 }
 
 func hex<T: BinaryInteger>(_ value: T) -> String { "0x" + String(value, radix: 16) }
+
+extension TraceError: ExitStatusProviding {
+  /// A trace that cannot be read is a missing input; any other refusal is bad data.
+  public var exitStatus: ExitStatus {
+    if case .unreadable = self { return .noInput }
+    return .dataError
+  }
+}

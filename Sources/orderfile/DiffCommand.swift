@@ -1,7 +1,7 @@
 import ArgumentParser
-import Foundation
-import OrderfileLayout
-import OrderfileMerge
+import OrderfileCommands
+import OrderfileDiff
+import OrderfileSupport
 
 struct DiffCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -43,25 +43,17 @@ struct DiffCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "The binary whose layout to estimate, linked without an orderfile (the release or the instrumented build; with --trace).", valueName: "path"))
+      "The binary whose layout to estimate, linked without an orderfile (the release or the instrumented build; with --trace).",
+      valueName: "path"))
   var binary: String?
 
-  @Option(
-    help: ArgumentHelp(
-      "The trace module that corresponds to --binary (default: matched by build-id or file name).", valueName: "name"))
-  var module: String?
-
-  @Option(
-    name: .customLong("instrumented"),
-    help: ArgumentHelp(
-      "Where to find the instrumented binary the trace recorded, if it moved (repeatable).", valueName: "path"))
-  var instrumented: [String] = []
+  @OptionGroup var traceModule: TraceModuleOptions
 
   @Option(
     help: ArgumentHelp(
       "Exit 1 when the head needs more than this many percent more launch pages than the base, at 4 KiB or 16 KiB: 2 or 2%.",
       valueName: "pct"))
-  var failIfPagesRegress: String?
+  var failIfPagesRegress: Percentage?
 
   @Option(
     help: ArgumentHelp("Changes listed in the Markdown before the rest are folded into one row.", valueName: "rows"))
@@ -73,65 +65,30 @@ struct DiffCommand: ParsableCommand {
   @Option(help: ArgumentHelp("How to name the head in the report (default: its path).", valueName: "name"))
   var headLabel: String?
 
-  @Flag(help: "Print the changes as CSV: one row per changed entry, none folded.")
-  var csv = false
-
-  @OptionGroup var output: OutputOptions
+  @OptionGroup var output: OutputFormatOptions<JSONOrCSVFlag>
 
   func validate() throws {
     if (trace == nil) != (binary == nil) {
       throw ValidationError("--trace and --binary go together: give both or neither")
     }
-    if let failIfPagesRegress {
-      guard Self.parsePercent(failIfPagesRegress) != nil else {
-        throw ValidationError(
-          "--fail-if-pages-regress: '\(failIfPagesRegress)' is not a percentage of 0 or more, e.g. 2 or 2%")
-      }
-      if trace == nil { throw ValidationError("--fail-if-pages-regress needs --trace and --binary to estimate pages") }
+    if failIfPagesRegress != nil && trace == nil {
+      throw ValidationError("--fail-if-pages-regress needs --trace and --binary to estimate pages")
     }
     if limit < 1 { throw ValidationError("--limit must be at least 1") }
-    if csv && output.json { throw ValidationError("give --json or --csv, not both") }
-  }
-
-  static func parsePercent(_ text: String) -> Double? {
-    let number = text.hasSuffix("%") ? String(text.dropLast()) : text
-    guard let value = Double(number), value.isFinite, value >= 0 else { return nil }
-    return value
   }
 
   func run() throws {
-    try reportingErrors {
+    try Terminal.run {
+      let estimate = trace.flatMap { trace in
+        binary.map {
+          OrderfileComparison.EstimateInputs(
+            tracePath: trace, binaryPath: $0, module: traceModule.module, searchPaths: traceModule.instrumented)
+        }
+      }
       let comparison = OrderfileComparison(
-        basePath: base, headPath: head, baseLabel: baseLabel, headLabel: headLabel,
-        estimate: trace.flatMap { trace in
-          binary.map {
-            OrderfileComparison.EstimateInputs(
-              tracePath: trace, binaryPath: $0, module: module, searchPaths: instrumented)
-          }
-        },
-        gateThresholdPercent: failIfPagesRegress.flatMap(Self.parsePercent))
-      let report = try comparison.run()
-      if let caution = report.pages?.reorderedBinary, let binary {
-        Diagnostics.warning(caution.message(binary: binary))
-      }
-      let text: String
-      if output.json {
-        text = try DiffJSONRenderer.render(report)
-      } else if csv {
-        text = DiffCSVRenderer.render(report)
-      } else {
-        text = DiffMarkdownRenderer(limit: limit).render(report)
-      }
-      FileHandle.standardOutput.write(Data(text.utf8))
-
-      if let gate = report.gate, !gate.passed {
-        let growth = gate.worstPercent.map { String(format: "%+.1f%%", $0) } ?? "from 0"
-        let size = gate.worstPageSize.map { " at \(formatBytes($0)) pages" } ?? ""
-        Diagnostics.write(
-          "orderfile: error: launch pages grow \(growth)\(size), more than --fail-if-pages-regress allows (\(String(format: "%g", gate.thresholdPercent))%)"
-        )
-        throw ExitCode(ExitStatus.gateFailed)
-      }
+        basePath: base, headPath: head, baseLabel: baseLabel, headLabel: headLabel, estimate: estimate,
+        gateThresholdPercent: failIfPagesRegress?.value)
+      return try DiffRequest(comparison: comparison, reportFormat: output.format, limit: limit).run()
     }
   }
 }

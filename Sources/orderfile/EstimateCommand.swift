@@ -1,7 +1,6 @@
 import ArgumentParser
-import Foundation
+import OrderfileCommands
 import OrderfileLayout
-import OrderfileSupport
 
 struct EstimateCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -37,49 +36,37 @@ struct EstimateCommand: ParsableCommand {
   @Option(help: ArgumentHelp("The orderfile to simulate (lld or gold format).", valueName: "orderfile"))
   var order: String?
 
-  @Option(help: ArgumentHelp("The trace module that corresponds to --binary (default: matched by build-id or file name).", valueName: "name"))
-  var module: String?
+  @OptionGroup var traceModule: TraceModuleOptions
 
-  @Option(name: .customLong("instrumented"), help: ArgumentHelp("Where to find the instrumented binary the trace recorded, if it moved (repeatable).", valueName: "path"))
-  var instrumented: [String] = []
-
-  @Option(help: ArgumentHelp("The fault-around window in KiB (Linux default 64; fault_around_bytes in debugfs).", valueName: "KiB"))
+  @Option(
+    help: ArgumentHelp(
+      "The fault-around window in KiB (Linux default 64; fault_around_bytes in debugfs).", valueName: "KiB"))
   var faultAround: Int = 64
 
-  @Flag(help: "Print the report as Markdown, for a merge request.")
-  var markdown = false
-
-  @Option(help: ArgumentHelp("Also draw the text segment as a strip of pages, before and after ordering, into this SVG file.", valueName: "file"))
+  @Option(
+    help: ArgumentHelp(
+      "Also draw the text segment as a strip of pages, before and after ordering, into this SVG file.",
+      valueName: "file"))
   var svg: String?
 
-  @Option(help: ArgumentHelp("Also write a self-contained HTML page with the totals and the page strip.", valueName: "file"))
+  @Option(
+    help: ArgumentHelp("Also write a self-contained HTML page with the totals and the page strip.", valueName: "file"))
   var html: String?
 
-  @OptionGroup var output: OutputOptions
+  @OptionGroup var output: OutputFormatOptions<MarkdownOrJSONFlag>
 
   func validate() throws {
     if faultAround <= 0 || faultAround & (faultAround - 1) != 0 {
       throw ValidationError("--fault-around must be a power of two number of KiB, e.g. 64")
     }
-    if markdown && output.json { throw ValidationError("give --json or --markdown, not both") }
   }
 
   func run() throws {
-    try reportingErrors {
+    try Terminal.run {
       let estimation = LaunchEstimation(
-        tracePath: trace, binaryPath: binary, orderPath: order, module: module, searchPaths: instrumented,
-        estimator: Estimator(faultAroundBytes: UInt64(faultAround) * 1024))
-      let estimate = try estimation.run()
-      if let caution = estimate.reorderedBinary { Diagnostics.warning(caution.message(binary: binary)) }
-      if let svg { try AtomicFile.write(PageStripRenderer().render(estimate), to: svg) }
-      if let html { try AtomicFile.write(EstimateHTMLRenderer.render(estimate), to: html) }
-      if output.json {
-        try printJSON(estimate)
-      } else if markdown {
-        print(EstimateMarkdownRenderer.render(estimate))
-      } else {
-        print(EstimateTextRenderer.render(estimate))
-      }
+        tracePath: trace, binaryPath: binary, orderPath: order, module: traceModule.module,
+        searchPaths: traceModule.instrumented, estimator: Estimator(faultAroundBytes: UInt64(faultAround) * 1024))
+      return try EstimateRequest(estimation: estimation, reportFormat: output.format, svg: svg, html: html).run()
     }
   }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import OrderfileBuild
+import OrderfileCommands
 import OrderfileOrdering
 
 struct FlagsCommand: ParsableCommand {
@@ -26,10 +27,12 @@ struct FlagsCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Flags for the release build that applies this orderfile.", valueName: "orderfile"))
   var release: String?
 
-  @Option(help: "The compiler of the instrumented build: \(InstrumentingCompiler.allCases.map(\.rawValue).joined(separator: ", ")).")
+  @Option(
+    help: "The compiler of the instrumented build: \(InstrumentingCompiler.allCases.map(\.rawValue).joined(separator: ", ")).")
   var compiler: InstrumentingCompiler = .clang
 
-  @Option(help: "The orderfile's format, which picks the linker: \(OrderfileFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+  @Option(
+    help: "The orderfile's format, which picks the linker: \(OrderfileFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
   var format: OrderfileFormat = .lld
 
   @Flag(help: "Print only the compile flags, on one line.")
@@ -38,14 +41,10 @@ struct FlagsCommand: ParsableCommand {
   @Flag(help: "Print only the link flags, on one line.")
   var ldflags = false
 
-  @Option(help: "Print a snippet for this build system: make, cmake, swiftpm.")
+  @Option(help: "Print a snippet for this build system: \(BuildSystem.allCases.map(\.rawValue).joined(separator: ", ")).")
   var buildSystem: BuildSystem?
 
-  @OptionGroup var output: OutputOptions
-
-  enum BuildSystem: String, ExpressibleByArgument, CaseIterable {
-    case make, cmake, swiftpm
-  }
+  @OptionGroup var output: OutputFormatOptions<JSONFlag>
 
   func validate() throws {
     if instrument == (release != nil) {
@@ -54,82 +53,18 @@ struct FlagsCommand: ParsableCommand {
     if cflags && ldflags { throw ValidationError("--cflags and --ldflags print one line each: give one") }
   }
 
-  func run() throws {
-    try reportingErrors {
-      let flags: BuildFlags
-      if let release {
-        guard FileManager.default.fileExists(atPath: release) else {
-          throw ValidationError("--release: no orderfile at '\(release)'")
-        }
-        let absolute = URL(fileURLWithPath: release).standardizedFileURL.path
-        flags = .release(orderfile: absolute, format: format)
-      } else {
-        let executable =
-          (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        guard
-          let runtime = RuntimeLocation.find(
-            executablePath: executable, environment: ProcessInfo.processInfo.environment)
-        else {
-          throw ValidationError(
-            "cannot find libOrderfileRuntime.so and orderfile.h near \(executable); build the runtime with 'Scripts/build-runtime <dir of orderfile>' or set ORDERFILE_RUNTIME_DIR and ORDERFILE_INCLUDE_DIR"
-          )
-        }
-        flags = .instrumented(compiler: compiler, runtime: runtime)
-      }
-      if output.json {
-        try printJSON(flags)
-      } else if cflags {
-        print(BuildFlags.shellLine(flags.compile))
-      } else if ldflags {
-        print(BuildFlags.shellLine(flags.link))
-      } else if let buildSystem {
-        print(snippet(flags, for: buildSystem))
-      } else {
-        let what = instrument ? "the instrumented (recording) build" : "the ordered release build"
-        print("# Compile flags for \(what):")
-        print(BuildFlags.shellLine(flags.compile))
-        print("# Link flags for \(what):")
-        print(BuildFlags.shellLine(flags.link))
-      }
-    }
+  /// The build the flags are for.
+  var build: Build { release.map { .release(orderfile: $0, format: format) } ?? .instrumented(compiler) }
+
+  /// Which flags to print, and how.
+  var shape: FlagsRequest.Shape {
+    if output.format == .json { return .json }
+    if cflags { return .compile }
+    if ldflags { return .link }
+    return buildSystem.map { .snippet($0) } ?? .both
   }
 
-  func snippet(_ flags: BuildFlags, for system: BuildSystem) -> String {
-    let compile = BuildFlags.shellLine(flags.compile)
-    let link = BuildFlags.shellLine(flags.link)
-    switch system {
-    case .make:
-      return """
-        # GNU Make: add to the flags of the targets on the launch path.
-        CFLAGS   += \(compile)
-        CXXFLAGS += \(compile)
-        LDFLAGS  += \(link)
-        """
-    case .cmake:
-      let quotedCompile = flags.compile.map { "\"\($0)\"" }.joined(separator: " ")
-      let quotedLink = flags.link.map { "\"\($0)\"" }.joined(separator: " ")
-      return """
-        # CMake: add to the targets on the launch path (or pass -DCMAKE_C_FLAGS=... at configure time).
-        target_compile_options(app PRIVATE \(quotedCompile))
-        target_link_options(app PRIVATE \(quotedLink))
-        """
-    case .swiftpm:
-      let cc = flags.compile.flatMap { ["-Xcc", $0] }
-      var ld: [String] = []
-      for flag in flags.link {
-        if flag.hasPrefix("-fuse-ld=") {
-          ld += ["-Xswiftc", "-use-ld=" + flag.dropFirst("-fuse-ld=".count)]
-        } else if flag.hasPrefix("-Wl,") {
-          ld += flag.dropFirst(4).split(separator: ",").flatMap { ["-Xlinker", String($0)] }
-        } else {
-          ld += ["-Xlinker", flag]
-        }
-      }
-      return """
-        # SwiftPM: C targets take -Xcc flags, the link takes -Xlinker flags.
-        # (Swift code itself is not instrumented by these flags; see Docs/Reference.md.)
-        swift build -c release \(BuildFlags.shellLine(cc + ld))
-        """
-    }
+  func run() throws {
+    try Terminal.run { try FlagsRequest(build: build, shape: shape).run() }
   }
 }

@@ -1,9 +1,6 @@
 import ArgumentParser
-import Foundation
-import OrderfileOrdering
-import OrderfileSupport
-import OrderfileSymbolization
-import OrderfileTrace
+import OrderfileCommands
+import OrderfileMerge
 
 struct GenerateCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -12,7 +9,8 @@ struct GenerateCommand: ParsableCommand {
     discussion: """
       Each recorded module (the executable, each instrumented shared library)
       gets its own orderfile. With -o, the main executable's (or --module's)
-      is written; with --output-dir, one per module, named <module>.<ext>.
+      is written; with --output-dir, one per module, named <module>.<ext>
+      (<module>-<index>.<ext> for a second module of the same file name).
       Without either, the orderfile goes to stdout and the report to stderr.
 
       Binaries are found by the path recorded in the trace or by GNU build-id
@@ -29,108 +27,24 @@ struct GenerateCommand: ParsableCommand {
       """
   )
 
-  @Argument(help: ArgumentHelp("The trace written by 'orderfile record' or the runtime; several traces are merged as 'orderfile merge' does (TRACE:WEIGHT weights one).", valueName: "trace"))
-  var traces: [String]
+  // A transform, not ExpressibleByArgument: a bad weight is reported with its reason.
+  @Argument(
+    help: ArgumentHelp(
+      "The trace written by 'orderfile record' or the runtime; several traces are merged as 'orderfile merge' does (TRACE:WEIGHT weights one).",
+      valueName: "trace"),
+    transform: WeightedTrace.init(argument:))
+  var traces: [WeightedTrace]
 
-  @Option(name: .shortAndLong, help: ArgumentHelp("Write the orderfile of one module here.", valueName: "orderfile"))
-  var output: String?
-
-  @Option(help: ArgumentHelp("Write one orderfile per recorded module into this directory.", valueName: "dir"))
-  var outputDir: String?
-
-  @Option(help: ArgumentHelp("The module to write with -o: a path or file name (default: the main executable).", valueName: "name"))
-  var module: String?
-
-  @Option(help: "The orderfile format: \(OrderfileFormat.allCases.map(\.rawValue).joined(separator: ", ")) (lld and mold: --symbol-ordering-file, gold: --section-ordering-file, ld64: -order_file).")
-  var format: OrderfileFormat = .lld
-
-  @Option(name: .customLong("binary"), help: ArgumentHelp("A binary or a directory of binaries to match by build-id (repeatable).", valueName: "path"))
-  var binaries: [String] = []
-
-  @Option(name: .customLong("debug-dir"), help: ArgumentHelp("A debug directory (with .build-id/xx/… files) to search (repeatable).", valueName: "dir"))
-  var debugDirectories: [String] = []
-
-  @Option(help: ArgumentHelp("Fail (exit 1) when fewer recorded functions than this share become entries: 0.95 or 95%.", valueName: "rate"))
-  var minMatch: String?
-
-  @Flag(help: "Also order functions first called after the launch window closed.")
-  var includePostWindow = false
+  @OptionGroup var orderfiles: OrderfileOptionGroup
 
   @Flag(help: "List every entry with its first-call time, thread, demangled name and source line.")
   var list = false
 
-  @OptionGroup var outputOptions: OutputOptions
-
-  func validate() throws {
-    if output != nil && outputDir != nil { throw ValidationError("give -o or --output-dir, not both") }
-    if outputDir != nil && module != nil { throw ValidationError("--module selects the one module for -o; --output-dir writes them all") }
-    if let minMatch, Self.parseRate(minMatch) == nil {
-      throw ValidationError("--min-match: '\(minMatch)' is not a rate between 0 and 1 (or 0% and 100%)")
-    }
-    if traces.count > 1 { _ = try MergeInvocation.parseInputs(traces) }
-  }
-
-  static func parseRate(_ text: String) -> Double? {
-    let percent = text.hasSuffix("%")
-    guard let value = Double(percent ? String(text.dropLast()) : text) else { return nil }
-    let rate = percent ? value / 100 : value
-    return (0...1).contains(rate) ? rate : nil
-  }
+  @OptionGroup var output: OutputFormatOptions<JSONFlag>
 
   func run() throws {
-    if traces.count > 1 {
-      try reportingErrors { try MergeInvocation(generate: self, traces: traces).run() }
-      return
-    }
-    try reportingErrors {
-      let trace = try TraceReader.read(path: traces[0])
-      let selection: ModuleSelection =
-        if let module { .named(module) } else if outputDir != nil { .all } else { .mainExecutable }
-      let generator = Generator(
-        selection: selection, searchPaths: binaries + debugDirectories,
-        builder: OrderBuilder(includePostWindow: includePostWindow, resolveSourceLocations: list))
-      let generation = try generator.generate(trace)
-
-      var written: [String: String] = [:]
-      if let outputDir {
-        try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
-        var used = Set<String>()
-        for order in generation.orders {
-          var name = (order.module.path as NSString).lastPathComponent
-          if name.isEmpty || !used.insert(name).inserted { name += "-\(order.module.index)" }
-          let path = outputDir + "/" + name + "." + format.fileExtension
-          try AtomicFile.write(OrderfileRenderer.render(order.functions, as: format), to: path)
-          written[order.module.path] = path
-        }
-      } else {
-        guard generation.orders.count == 1, let order = generation.orders.first else {
-          throw ValidationError(
-            "\(generation.orders.count) modules selected: use --module to pick one, or --output-dir for one orderfile each")
-        }
-        let text = OrderfileRenderer.render(order.functions, as: format)
-        if let output {
-          try AtomicFile.write(text, to: output)
-          written[order.module.path] = output
-        } else if !outputOptions.json {
-          FileHandle.standardOutput.write(Data(text.utf8))
-        }
-      }
-
-      let report = GenerationReport(generation, format: format, outputs: written, includeFunctions: list)
-      if outputOptions.json {
-        try printJSON(report)
-      } else {
-        let text = report.renderText(listFunctions: list)
-        // With no output file the orderfile itself is on stdout: keep the report off it.
-        if output == nil && outputDir == nil { Diagnostics.write(text) } else { print(text) }
-      }
-
-      if let minMatch, let rate = Self.parseRate(minMatch), generation.matchRate < rate {
-        Diagnostics.write(
-          "orderfile: error: match rate \(GenerationReport.percent(generation.matchRate)) is below --min-match \(GenerationReport.percent(rate))"
-        )
-        throw ExitCode(ExitStatus.gateFailed)
-      }
+    try Terminal.run {
+      try GenerateRequest(traces: traces, orderfiles: orderfiles.options, list: list, reportFormat: output.format).run()
     }
   }
 }

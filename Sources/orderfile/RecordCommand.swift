@@ -1,9 +1,6 @@
 import ArgumentParser
-import Foundation
+import OrderfileCommands
 import OrderfileRecording
-import OrderfileSymbolization
-import OrderfileSupport
-import OrderfileTrace
 
 struct RecordCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -17,7 +14,8 @@ struct RecordCommand: ParsableCommand {
       puts a one-byte breakpoint on the entry of every function of the
       program's own files and removes each on its first hit. Any language
       with a symbol table works; system libraries are left alone unless
-      --system-libraries is given. Needs ptrace.
+      --system-libraries is given. Needs ptrace. See
+      Docs/RecordingWithoutRebuild.md.
 
       Instrumented (--instrumented, the default when the executable calls
       the recording hooks): the program is built with the flags from
@@ -42,10 +40,13 @@ struct RecordCommand: ParsableCommand {
   @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the trace.", valueName: "trace"))
   var output: String
 
-  @Option(help: ArgumentHelp("End the launch window this many milliseconds after process start, for programs that never call orderfile_startup_complete().", valueName: "ms"))
+  @Option(
+    help: ArgumentHelp(
+      "End the launch window this many milliseconds after process start, for programs that never call orderfile_startup_complete().",
+      valueName: "ms"))
   var timeLimit: Int?
 
-  @Option(help: ArgumentHelp("Record at most this many distinct functions.", valueName: "count"))
+  @Option(help: ArgumentHelp("Instrumented: record at most this many distinct functions.", valueName: "count"))
   var capacity: Int?
 
   @Flag(help: "Record the unmodified release binary with first-entry breakpoints (the default unless the executable is instrumented).")
@@ -54,7 +55,10 @@ struct RecordCommand: ParsableCommand {
   @Flag(help: "Record with the runtime of an instrumented build.")
   var instrumented = false
 
-  @Option(help: ArgumentHelp("Without a rebuild: end the launch window at the first call of this function (linkage or demangled name; repeatable).", valueName: "function"))
+  @Option(
+    help: ArgumentHelp(
+      "Without a rebuild: end the launch window at the first call of this function (linkage or demangled name; repeatable).",
+      valueName: "function"))
   var until: [String] = []
 
   @Flag(help: "Without a rebuild: record system libraries (libc, libstdc++) too.")
@@ -66,80 +70,40 @@ struct RecordCommand: ParsableCommand {
   @Argument(parsing: .captureForPassthrough, help: "The program and its arguments, after '--'.")
   var command: [String] = []
 
+  /// The program and its arguments, without the `--` that separates them from the options.
+  var words: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
+
   func validate() throws {
     if let timeLimit, timeLimit <= 0 { throw ValidationError("--time-limit must be a positive number of milliseconds") }
     if let capacity, capacity < 1024 { throw ValidationError("--capacity must be at least 1024") }
-    if program == nil { throw ValidationError("give the program to run after '--', e.g. orderfile record -o launch.trace -- ./app") }
+    if words.isEmpty {
+      throw ValidationError("give the program to run after '--', e.g. orderfile record -o launch.trace -- ./app")
+    }
     if noRebuild && instrumented { throw ValidationError("give at most one of --no-rebuild and --instrumented") }
     if instrumented && (!until.isEmpty || systemLibraries) {
-      throw ValidationError("--until and --system-libraries record without a rebuild; an instrumented program ends its window with orderfile_startup_complete()")
+      throw ValidationError(
+        "--until and --system-libraries record without a rebuild; an instrumented program ends its window with orderfile_startup_complete()")
     }
-    if until.contains(where: { $0.isEmpty }) { throw ValidationError("--until needs a function name") }
-  }
-
-  var program: String? {
-    let words = command.first == "--" ? Array(command.dropFirst()) : command
-    return words.first
+    if noRebuild && capacity != nil { throw ValidationError("--capacity is for --instrumented: without a rebuild every function is recorded") }
+    if until.contains(where: \.isEmpty) { throw ValidationError("--until needs a function name") }
   }
 
   func run() throws {
-    try reportingErrors {
-      let words = command.first == "--" ? Array(command.dropFirst()) : command
-      guard let program = words.first else { throw ValidationError("no program given") }
-      if try usesBreakpoints(program) {
-        try recordWithoutRebuild(program: program, arguments: Array(words.dropFirst()))
-        return
-      }
-      let recorder = LaunchRecorder(output: output, timeLimitMilliseconds: timeLimit, capacity: capacity)
-      let recording = try recorder.record(program: program, arguments: Array(words.dropFirst()))
-      let trace = try TraceReader.read(path: recording.tracePath)
-      if !quiet {
-        Diagnostics.note(
-          "recorded \(trace.launchRecords.count) launch functions (\(trace.records.count - trace.launchRecords.count) after the window) in \(trace.modules.count) modules to \(recording.tracePath)"
-        )
-        for child in recording.childTraces { Diagnostics.note("a forked child's trace: \(child)") }
-      }
-      if trace.header.droppedCount > 0 {
-        Diagnostics.warning("\(trace.header.droppedCount) first calls were dropped: raise --capacity")
-      }
-      if recording.status != 0 {
-        Diagnostics.warning("\(program) exited with status \(recording.status)")
-        throw ExitCode(recording.status)
-      }
+    try Terminal.run {
+      try RecordRequest(recorder: recorder(), program: words[0], arguments: Array(words.dropFirst()), quiet: quiet).run()
     }
   }
 
-  /// --no-rebuild, --instrumented, or else whether the executable calls the recording hooks.
-  private func usesBreakpoints(_ program: String) throws -> Bool {
-    if noRebuild || !until.isEmpty || systemLibraries { return true }
-    if instrumented { return false }
-    let path = ProcessRunner.resolve(program)
-    guard FileManager.default.isExecutableFile(atPath: path) else { return false }
-    return !(try BinaryLocator.isInstrumented(fileAt: path))
-  }
-
-  private func recordWithoutRebuild(program: String, arguments: [String]) throws {
-    let recorder = BreakpointRecorder(
-      output: output, timeLimitMilliseconds: timeLimit, untilFunctions: until,
-      includeSystemLibraries: systemLibraries)
-    let summary = try recorder.record(program: program, arguments: arguments) { Diagnostics.warning($0) }
-    let recording = summary.recording
-    let trace = try TraceReader.read(path: recording.tracePath)
-    if !quiet {
-      Diagnostics.note(
-        "recorded \(trace.launchRecords.count) launch functions (\(trace.records.count - trace.launchRecords.count) after the window) in \(trace.modules.count) modules to \(recording.tracePath), without a rebuild (\(summary.armed) breakpoints, armed in \(String(format: "%.1f", summary.armingMilliseconds)) ms)"
-      )
-      for child in recording.childTraces { Diagnostics.note("another process image's trace: \(child)") }
-      if !summary.skippedSystemLibraries.isEmpty {
-        Diagnostics.note("\(summary.skippedSystemLibraries.count) system libraries not recorded (--system-libraries records them)")
-      }
-    }
-    for name in summary.unmatchedUntil {
-      Diagnostics.warning("--until '\(name)' named no function of the recorded modules; the window ended at exit")
-    }
-    if recording.status != 0 {
-      Diagnostics.warning("\(program) exited with status \(recording.status)")
-      throw ExitCode(recording.status)
+  private func recorder() throws -> any Recorder {
+    let mode: RecordingMode =
+      noRebuild || !until.isEmpty || systemLibraries
+      ? .noRebuild : instrumented ? .instrumented : try RecordingMode.automatic(for: words[0])
+    switch mode {
+    case .instrumented:
+      return RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimit, capacity: capacity)
+    case .noRebuild:
+      return BreakpointRecorder(
+        output: output, timeLimitMilliseconds: timeLimit, untilFunctions: until, includeSystemLibraries: systemLibraries)
     }
   }
 }

@@ -1,9 +1,5 @@
 import ArgumentParser
-import Foundation
-import OrderfileLayout
-import OrderfileProfile
-import OrderfileSupport
-import OrderfileTrace
+import OrderfileCommands
 
 struct ReportCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -28,11 +24,7 @@ struct ReportCommand: ParsableCommand {
   @Argument(help: "The trace.")
   var trace: String
 
-  @Option(name: .customLong("binary"), help: ArgumentHelp("A binary or a directory of binaries to match by build-id (repeatable).", valueName: "path"))
-  var binaries: [String] = []
-
-  @Flag(help: "Print the report as Markdown.")
-  var markdown = false
+  @OptionGroup var search: BinarySearchOptions
 
   @Option(help: ArgumentHelp("Write Chrome trace-event JSON (Perfetto, chrome://tracing).", valueName: "file"))
   var chromeTrace: String?
@@ -49,43 +41,18 @@ struct ReportCommand: ParsableCommand {
   @Option(help: ArgumentHelp("With --html: the release binary whose page strip to include.", valueName: "path"))
   var pagesBinary: String?
 
-  @OptionGroup var output: OutputOptions
+  @OptionGroup var output: OutputFormatOptions<MarkdownOrJSONFlag>
 
   func validate() throws {
-    if markdown && output.json { throw ValidationError("give --json or --markdown, not both") }
     if pagesBinary != nil && html == nil { throw ValidationError("--pages-binary only applies to --html") }
   }
 
   func run() throws {
-    try reportingErrors {
-      let trace = try TraceReader.read(path: self.trace)
-      let symbols = SymbolTable(trace: trace, searchPaths: binaries)
-      for module in symbols.unavailable { Diagnostics.warning("not symbolized: \(module.module): \(module.reason)") }
-      let profile = ProfileBuilder().build(trace: trace, symbols: symbols)
-
-      if let chromeTrace {
-        try AtomicFile.write(ChromeTraceExporter().export(profile: profile, trace: trace, symbols: symbols), to: chromeTrace)
-      }
-      if let folded {
-        guard !trace.threads.isEmpty else {
-          throw ValidationError(
-            "--folded needs a full-mode trace: record with ORDERFILE_MODE=full (see Docs/Runtime.md)")
-        }
-        try AtomicFile.write(FoldedStacksExporter(perThread: perThread).export(trace: trace, symbols: symbols), to: folded)
-      }
-      if let html {
-        let estimate = try pagesBinary.map {
-          try LaunchEstimation(tracePath: self.trace, binaryPath: $0, searchPaths: binaries).run()
-        }
-        try AtomicFile.write(ProfileHTMLRenderer().render(profile, estimate: estimate), to: html)
-      }
-      if output.json {
-        try printJSON(profile)
-      } else if markdown {
-        print(ProfileMarkdownRenderer.render(profile))
-      } else {
-        print(ProfileTextRenderer.render(profile))
-      }
+    try Terminal.run {
+      try ReportRequest(
+        trace: trace, searchPaths: search.binaries, reportFormat: output.format, chromeTrace: chromeTrace,
+        folded: folded, perThread: perThread, html: html, pagesBinary: pagesBinary
+      ).run()
     }
   }
 }

@@ -1,8 +1,6 @@
 import ArgumentParser
-import Foundation
-import OrderfileLayout
+import OrderfileCommands
 import OrderfileSupport
-import OrderfileSymbolization
 
 struct VerifyCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -27,32 +25,15 @@ struct VerifyCommand: ParsableCommand {
   @Option(help: ArgumentHelp("The orderfile it was linked with.", valueName: "orderfile"))
   var order: String
 
-  @Option(help: ArgumentHelp("The least share of entries present, and in order, that passes: 0.95 or 95%.", valueName: "rate"))
-  var threshold: String = "0.95"
+  @Option(
+    help: ArgumentHelp("The least share of entries present, and in order, that passes: 0.95 or 95%.", valueName: "rate"))
+  var threshold = Rate(0.95)
 
-  @OptionGroup var output: OutputOptions
-
-  func validate() throws {
-    if GenerateCommand.parseRate(threshold) == nil {
-      throw ValidationError("--threshold: '\(threshold)' is not a rate between 0 and 1 (or 0% and 100%)")
-    }
-  }
+  @OptionGroup var output: OutputFormatOptions<JSONFlag>
 
   func run() throws {
-    try reportingErrors {
-      let orderfile = OrderfileText(path: order, text: try FileReading.text(atPath: order))
-      guard !orderfile.lines.isEmpty else { throw LayoutError.emptyOrderfile(path: order) }
-      let symbolizer = try ELFSymbolizer(path: binary)
-      let verifier = LayoutVerifier(threshold: GenerateCommand.parseRate(threshold) ?? 0.95)
-      let verification = verifier.verify(
-        order: orderfile, symbolizer: symbolizer,
-        linker: try BinaryLocator.linker(ofFileAt: binary))
-      if output.json {
-        try printJSON(verification)
-      } else {
-        print(VerificationTextRenderer.render(verification))
-      }
-      if !verification.passed { throw ExitCode(ExitStatus.gateFailed) }
+    try Terminal.run {
+      try VerifyRequest(binary: binary, order: order, threshold: threshold, reportFormat: output.format).run()
     }
   }
 }

@@ -133,6 +133,17 @@ struct CLITests {
     #expect(missing.standardError.contains("none.trace: cannot read trace"))
   }
 
+  @Test("an output that cannot be written (a socket) is exit 74, not 66: the input was fine")
+  func unwritableOutput() throws {
+    let fixture = try TracedBinary(called: ["main"])
+    let socket = try UnixSocket(path: fixture.directory.file("out.sock"))
+    let result = try orderfile(["generate", fixture.trace, "-o", socket.path])
+    #expect(result.status == 74, "\(result.standardError)")
+    let lines = result.standardError.split(separator: "\n")
+    #expect(lines.count == 1)
+    #expect(lines.first?.hasPrefix("orderfile: error: \(socket.path): open failed") == true, "\(lines)")
+  }
+
   @Test("a binary whose build-id differs from the trace's is an error, not a silent wrong answer")
   func buildIDMismatch() throws {
     let fixture = try TracedBinary(called: ["main"], buildIDOverride: [0xaa, 0xbb, 0xcc, 0xdd])
@@ -146,7 +157,8 @@ struct CLITests {
   func usageErrors() throws {
     let badRate = try orderfile(["generate", "x.trace", "--min-match", "lots"])
     #expect(badRate.status == 64)
-    #expect(badRate.standardError.contains("--min-match: 'lots' is not a rate"))
+    #expect(badRate.standardError.contains("The value 'lots' is invalid for '--min-match <rate>'"))
+    #expect(badRate.standardError.contains("0.95 or 95%"), "the help line says what a rate looks like")
     let badFormat = try orderfile(["generate", "x.trace", "--format", "gld"])
     #expect(badFormat.status == 64)
     let noProgram = try orderfile(["record", "-o", "x.trace"])

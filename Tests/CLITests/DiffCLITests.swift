@@ -3,7 +3,7 @@ import OrderfileSupport
 import Testing
 import _OrderfileTestSupport
 
-private let fixtures = PackagePaths.fixtures + "/merge"
+private let fixtures = PackagePaths.fixtures + "/diff"
 
 /// The launch page counts of `estimate --json`: the ordered count per page size, and faults.
 private func estimatedPages(_ arguments: [String]) throws -> (pages: [UInt64: Int], faults: Int) {
@@ -113,9 +113,11 @@ struct DiffCLITests {
       "diff", "a.order", "b.order", "--trace", "t", "--binary", "b", "--fail-if-pages-regress", "lots",
     ])
     #expect(badPercent.status == 64)
-    #expect(badPercent.standardError.contains("--fail-if-pages-regress: 'lots' is not a percentage"))
+    #expect(badPercent.standardError.contains("The value 'lots' is invalid for '--fail-if-pages-regress <pct>'"))
+    #expect(badPercent.standardError.contains("2 or 2%"), "the help line says what a percentage looks like")
     let both = try orderfile(["diff", "a.order", "b.order", "--json", "--csv"])
     #expect(both.status == 64)
+    #expect(both.standardError.contains("give --json or --csv, not both"))
     let missing = try orderfile(["diff", fixtures + "/base.order", "/nonexistent/head.order"])
     #expect(missing.status == 66)
     #expect(missing.standardError.split(separator: "\n").count == 1)

@@ -172,4 +172,46 @@ struct MergeCLITests {
     #expect(result.standardError.split(separator: "\n").count == 1)
     #expect(!FileManager.default.fileExists(atPath: output))
   }
+
+  @Test("modules that share a file name get <name> and <name>-<index> orderfiles, from generate and merge alike")
+  func modulesSharingAFileName() throws {
+    let directory = try TemporaryDirectory("orderfile-merge")
+    let first = try ManyFunctions(directory: directory, subdirectory: "a")
+    let second = try ManyFunctions(directory: directory, subdirectory: "b", variant: 2)
+    let header = TraceHeader(
+      versionMajor: 1, versionMinor: 0, pid: 77, parentPID: nil, forkRecordIndex: nil, recordCapacity: 1024,
+      moduleCapacity: 2, processStartNanoseconds: 100, processStartResolutionNanoseconds: 10_000_000,
+      traceStartNanoseconds: 200, timeLimitNanoseconds: nil, droppedCount: 0, isClosed: true,
+      windowReason: .exit, windowEndNanoseconds: 900, endNanoseconds: 900, minorFaults: nil, majorFaults: nil)
+    let modules = [
+      TraceModule(
+        index: 0, path: first.binary, buildID: first.buildID, loadBase: 0x5555_0000_0000, textRange: 0..<0x100_0000,
+        isMainExecutable: true),
+      TraceModule(
+        index: 1, path: second.binary, buildID: second.buildID, loadBase: 0x7777_0000_0000,
+        textRange: 0..<0x100_0000, isMainExecutable: false),
+    ]
+    let calls: [(module: Int, address: UInt64?)] = [
+      (0, first.addresses["main"]), (0, first.addresses["f0"]), (1, second.addresses["f1"]), (1, second.addresses["f2"]),
+    ]
+    let records = try calls.enumerated().map { index, call in
+      FirstCall(
+        module: call.module, address: try #require(call.address), timeNanoseconds: 300 + UInt64(index), threadID: 77,
+        phase: .launch)
+    }
+    let traces = try ["1.trace", "2.trace"].map { name in
+      let path = directory.file(name)
+      try AtomicFile.write(
+        TraceEncoder.encode(Trace(path: path, header: header, modules: modules, records: records)), to: path)
+      return path
+    }
+    for (command, inputs) in [("generate", [traces[0]]), ("merge", traces)] {
+      let orders = directory.file(command + "-orders")
+      let result = try orderfile([command] + inputs + ["--output-dir", orders])
+      #expect(result.status == 0, "\(command): \(result.standardError)")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: orders).sorted() == ["tool-1.order", "tool.order"])
+      #expect(try FileReading.text(atPath: orders + "/tool.order") == "main\nf0\n", "\(command)")
+      #expect(try FileReading.text(atPath: orders + "/tool-1.order") == "f1\nf2\n", "\(command)")
+    }
+  }
 }

@@ -134,8 +134,13 @@ struct NoRebuildEndToEndTests {
     let recorded = try orderfile(["record", "--no-rebuild", "-o", work.file("launch.trace"), "--", binary])
     #expect(!recorded.succeeded)
     let lines = recorded.standardError.split(separator: "\n")
-    #expect(lines.contains { $0.contains("\(binary) has no symbol table") && $0.contains("--strip-debug") }, "\(lines)")
-    #expect(lines.contains { $0.hasPrefix("orderfile: error:") && $0.contains("no function of the program was recorded") })
+    // One line: what failed, which file has no symbols, and how to keep them.
+    #expect(lines.count == 1, "\(lines)")
+    #expect(lines.contains {
+      $0.hasPrefix("orderfile: error:") && $0.contains("no function of the program was recorded")
+        && $0.contains("\(binary) has no symbol table") && $0.contains("--strip-debug")
+    }, "\(lines)")
+    #expect(recorded.status == 65)
     #expect(!FileManager.default.fileExists(atPath: work.file("launch.trace")))
   }
 }

@@ -100,25 +100,3 @@ struct PageMathTests {
     #expect(PageMath.lowerBound(bytes: 4097, pageSize: 4096) == 2)
   }
 }
-
-@Suite("Reading orderfiles back")
-struct OrderfileTextTests {
-  @Test func lld() {
-    let text = OrderfileText(path: "a", text: "main\n_ZN1a1bEv\n\nfoo.part.0\n")
-    #expect(text.format == .lld)
-    #expect(text.names == ["main", "_ZN1a1bEv", "foo.part.0"])
-  }
-
-  @Test func gold() {
-    let text = OrderfileText(path: "a", text: ".text.main\n.text.startup.init\n.text.foo.isra.0\n")
-    #expect(text.format == .gold)
-    #expect(text.names == ["main", "init", "foo.isra.0"])
-  }
-
-  @Test("a gold file's lines for one function's possible sections read as one name")
-  func goldSectionsOfOneFunction() {
-    let text = OrderfileText(path: "a", text: ".text.main\n.text.hot.main\n.text.startup.main\n.text.a\n.text.hot.a\n")
-    #expect(text.format == .gold)
-    #expect(text.names == ["main", "a"])
-  }
-}

@@ -4,6 +4,7 @@ import OrderfileOrdering
 import OrderfileSymbolization
 import OrderfileTrace
 import Testing
+import _OrderfileTestSupport
 
 /// A symbolizer over a hand-written symbol table.
 final class TableSymbolizer: Symbolizer, @unchecked Sendable {
@@ -53,7 +54,7 @@ private func trace(_ path: String, _ names: String, buildID: [UInt8] = []) -> Tr
 private func merger(_ traces: [Trace], allowMixedBuilds: Bool = false) -> TraceMerger {
   let byPath = Dictionary(uniqueKeysWithValues: traces.map { ($0.path, $0) })
   return TraceMerger(
-    selection: .mainExecutable, allowMixedBuilds: allowMixedBuilds, openSymbolizer: { _ in symbolizer },
+    selection: .mainExecutable, binaries: BinaryResolver(open: { _ in symbolizer }), allowMixedBuilds: allowMixedBuilds,
     readTrace: { path in
       guard let trace = byPath[path] else { throw TraceError.unreadable(path: path, message: "no such fixture") }
       return trace
@@ -75,8 +76,8 @@ struct TraceMergerTests {
     let module = try #require(merge.modules.first)
     #expect(merge.modules.count == 1)
     #expect(module.entries.map(\.name) == ["main", "a", "b", "c", "d", "e", "rare"])
-    #expect(module.render(as: .lld) == "main\na\nb\nc\nd\ne\nrare\n")
-    #expect(module.render(as: .gold).hasPrefix(".text.main\n.text.hot.main\n.text.startup.main\n.text.a\n"))
+    #expect(module.orderfile(.lld).text == "main\na\nb\nc\nd\ne\nrare\n")
+    #expect(module.orderfile(.gold).text.hasPrefix(".text.main\n.text.hot.main\n.text.startup.main\n.text.a\n"))
     #expect(module.runs.map(\.trace) == ["1.trace", "2.trace", "3.trace", "4.trace"])
     #expect(module.runs[0].agreement.kendallTau == 1)
     #expect(module.runs[2].agreement.kendallTau < 1)
@@ -91,7 +92,7 @@ struct TraceMergerTests {
     func rendered(_ inputs: [WeightedTrace]) throws -> (String, MergeReport) {
       let merge = try merger(traces).merge(inputs)
       return (
-        merge.modules[0].render(as: .lld),
+        merge.modules[0].orderfile(.lld).text,
         MergeReport(merge, format: .lld, outputs: [:], includeFunctions: true)
       )
     }
@@ -131,5 +132,38 @@ struct TraceMergerTests {
   @Test("no traces is an error, not an empty orderfile")
   func noTraces() {
     #expect(throws: MergeError.noTraces) { try merger([]).merge([]) }
+  }
+
+  @Test("two modules of one file name get the orderfile names generate gives them: <name> and <name>-<index>")
+  func modulesSharingAFileName() throws {
+    let directory = try TemporaryDirectory()
+    for folder in ["a", "b"] {
+      try FileManager.default.createDirectory(atPath: directory.file(folder), withIntermediateDirectories: true)
+      try FileManager.default.createSymbolicLink(atPath: directory.file(folder + "/tool"), withDestinationPath: someELFFile)
+    }
+    var run = trace("1.trace", "main a b")
+    run.modules = [
+      TraceModule(
+        index: 0, path: directory.file("a/tool"), buildID: [], loadBase: 0, textRange: 0..<0x10000,
+        isMainExecutable: true),
+      TraceModule(
+        index: 1, path: directory.file("b/tool"), buildID: [], loadBase: 0x100000, textRange: 0..<0x10000,
+        isMainExecutable: false),
+    ]
+    run.records[2].module = 1
+    final class Asked: @unchecked Sendable { var names: [String] = [] }
+    let asked = Asked()
+    let merger = TraceMerger(
+      selection: .all, binaries: BinaryResolver(open: { _ in symbolizer }), readTrace: { _ in run },
+      previousOrder: { name in
+        asked.names.append(name)
+        return nil
+      })
+    let merge = try merger.merge([WeightedTrace(path: "1.trace")])
+    #expect(merge.modules.map(\.fileName) == ["tool", "tool-1"])
+    #expect(asked.names == ["tool", "tool-1"])
+    #expect(
+      OrderfileWriter.fileNames(merge.modules.map { ($0.orderfile(.lld).modulePath, $0.orderfile(.lld).moduleIndex) })
+        == ["tool", "tool-1"])
   }
 }

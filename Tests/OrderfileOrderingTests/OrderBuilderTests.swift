@@ -91,60 +91,6 @@ struct OrderBuilderTests {
   }
 }
 
-@Suite("Orderfile renderer")
-struct OrderfileRendererTests {
-  let functions = [
-    OrderedFunction(symbol: symbol("main", 0x1000), firstCallNanoseconds: 0, threadID: 1, recordIndex: 0),
-    OrderedFunction(symbol: symbol("_ZN3app4initEv", 0x1040), firstCallNanoseconds: 1, threadID: 1, recordIndex: 1),
-    OrderedFunction(symbol: symbol("helper.isra.0", 0x5000, binding: .local), firstCallNanoseconds: 2, threadID: 1, recordIndex: 2),
-    OrderedFunction(symbol: symbol("parse", 0x1080, binding: .local), firstCallNanoseconds: 3, threadID: 1, recordIndex: 3),
-    OrderedFunction(symbol: symbol("parse", 0x2000, binding: .local), firstCallNanoseconds: 4, threadID: 1, recordIndex: 4),
-  ]
-
-  @Test("lld: one linkage name a line, clones verbatim, a shared local name once")
-  func lld() {
-    #expect(OrderfileRenderer.render(functions, as: .lld) == "main\n_ZN3app4initEv\nhelper.isra.0\nparse\n")
-  }
-
-  @Test("gold: each function's .text, .text.hot and .text.startup sections, a shared local name once")
-  func gold() {
-    #expect(
-      OrderfileRenderer.render(functions, as: .gold)
-        == """
-        .text.main
-        .text.hot.main
-        .text.startup.main
-        .text._ZN3app4initEv
-        .text.hot._ZN3app4initEv
-        .text.startup._ZN3app4initEv
-        .text.helper.isra.0
-        .text.hot.helper.isra.0
-        .text.startup.helper.isra.0
-        .text.parse
-        .text.hot.parse
-        .text.startup.parse
-
-        """)
-  }
-
-  @Test("gold: an input section name kept in the binary is used as it is")
-  func goldKeepsRealSectionName() {
-    var main = symbol("main", 0x1000)
-    main.sectionName = ".text.startup.main"
-    #expect(OrderfileRenderer.entries(for: main, format: .gold) == [".text.startup.main"])
-  }
-
-  @Test("ld64: Mach-O names with a leading underscore")
-  func ld64() {
-    #expect(OrderfileRenderer.render(functions, as: .ld64) == "_main\n__ZN3app4initEv\n_helper.isra.0\n_parse\n")
-  }
-
-  @Test("an empty order renders as an empty file")
-  func empty() {
-    #expect(OrderfileRenderer.render([], as: .lld) == "")
-  }
-}
-
 @Suite("Clone names")
 struct CloneNameTests {
   @Test(arguments: [

@@ -108,7 +108,7 @@ struct FullModeTests {
 
   @Test("folded stacks are exactly the call tree's stacks with self times in nanoseconds")
   func foldedStacks() {
-    let folded = FoldedStacksExporter().export(trace: fullModeTrace(), symbols: symbols)
+    let folded = FoldedStacksExporter(symbols: symbols).render(fullModeTrace())
     #expect(
       folded == """
         main 140000
@@ -137,7 +137,7 @@ struct FullModeTests {
   func chromeTrace() throws {
     let trace = fullModeTrace()
     let profile = ProfileBuilder().build(trace: trace, symbols: symbols)
-    let json = try ChromeTraceExporter().export(profile: profile, trace: trace, symbols: symbols)
+    let json = try ChromeTraceExporter(trace: trace, symbols: symbols).render(profile)
     try ChromeTraceValidator.validate(json)
     let document = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
     let events = document?["traceEvents"] as? [[String: Any]] ?? []

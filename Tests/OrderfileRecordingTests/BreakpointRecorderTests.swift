@@ -195,7 +195,7 @@ struct BreakpointRecorderTests {
     let work = try TemporaryDirectory("orderfile-bp-stripped")
     let binary = try build(["sequence.c"], in: work, flags: ["-s"], output: "stripped")
     let warnings = WarningLog()
-    #expect(throws: BreakpointRecordingError.nothingRecorded(program: "/bin/sh")) {
+    #expect(throws: BreakpointRecordingError.nothingRecorded(program: "/bin/sh", reasons: [])) {
       try record(binary, output: work.file("launch.trace"), programOutput: work.file("out"), warnings: warnings)
     }
     #expect(warnings.lines.contains { $0.hasPrefix(binary + " has no symbol table") && $0.contains("debug file") }, "\(warnings.lines)")

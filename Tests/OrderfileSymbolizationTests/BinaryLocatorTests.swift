@@ -129,4 +129,24 @@ struct BinaryLocatorTests {
     #expect(try BinaryLocator.buildID(ofFileAt: output) == nil)
     #expect(try ELFSymbolizer(path: output).buildID == nil)
   }
+
+  @Test("the resolver finds a module's binary in its search paths and opens each file once")
+  func resolverOpensOnce() throws {
+    let (path, id) = try fixture("gcc-pie-dwarf5")
+    let directory = try TemporaryDirectory()
+    try copy(path, to: directory.file("moved"))
+    final class Count: @unchecked Sendable { var value = 0 }
+    let opens = Count()
+    let resolver = BinaryResolver(searchPaths: [directory.path]) {
+      opens.value += 1
+      return try ELFSymbolizer(path: $0)
+    }
+    let first = try resolver.symbolizer(recordedPath: "/nonexistent/program", buildID: id.bytes)
+    let second = try resolver.symbolizer(recordedPath: "/nonexistent/program", buildID: id.bytes)
+    #expect(first.path == directory.file("moved"))
+    #expect(first === second)
+    #expect(opens.value == 1)
+    // No recorded build-id: the recorded path is taken as it is.
+    #expect(try resolver.locate(recordedPath: path, buildID: []) == path)
+  }
 }

@@ -35,6 +35,11 @@ public struct Merge: Sendable {
     public var name: String
     /// The path the module was loaded from, as the first run (in canonical order) recorded it.
     public var path: String
+    /// The module's index in that run's trace.
+    public var index: Int
+    /// The name of its orderfile in a directory, without the extension: the file name, or
+    /// `<name>-<index>` when another merged module has the same file name.
+    public var fileName: String
     /// The distinct build-ids the runs recorded, sorted; more than one only with mixed builds allowed.
     public var buildIDs: [String]
     public var isMainExecutable: Bool
@@ -49,12 +54,9 @@ public struct Merge: Sendable {
     /// The order this merge replaced and kept stable against, if one was given.
     public var previous: PreviousOrder?
 
-    /// The merged order as orderfile text.
-    public func render(as format: OrderfileFormat) -> String {
-      OrderfileRenderer.render(
-        symbols.enumerated().map {
-          OrderedFunction(symbol: $0.element, firstCallNanoseconds: 0, threadID: 0, recordIndex: $0.offset)
-        }, as: format)
+    /// The merged order as an orderfile to write.
+    public func orderfile(_ format: OrderfileFormat) -> ModuleOrderfile {
+      ModuleOrderfile(modulePath: path, moduleIndex: index, text: format.render(symbols))
     }
 
     /// The lowest match rate of any run.

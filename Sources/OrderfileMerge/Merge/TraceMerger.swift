@@ -12,30 +12,27 @@ import OrderfileTrace
 /// functions look rare.
 public struct TraceMerger {
   public var selection: ModuleSelection
-  /// Files or directories to look in for binaries, by build-id.
-  public var searchPaths: [String]
+  /// Finds and opens each module's binary, once for all runs.
+  public var binaries: BinaryResolver
   public var builder: OrderBuilder
   public var allowMixedBuilds: Bool
-  /// Opens a binary; each path is opened once for all runs. Tests replace it with a fake.
-  public var openSymbolizer: (String) throws -> any Symbolizer
   /// Reads a trace; tests replace it to merge traces built in memory.
   public var readTrace: (String) throws -> Trace
-  /// The order a module's merge replaces, by module name, if any: functions whose runs
-  /// agree with their place there keep it (see `MergeRanker`).
+  /// The order a module's merge replaces, by the module's orderfile name (see
+  /// `Merge.Module.fileName`), if any: functions whose runs agree with their place there
+  /// keep it (see `MergeRanker`).
   public var previousOrder: (String) throws -> PreviousOrder?
 
   public init(
-    selection: ModuleSelection = .all, searchPaths: [String] = [], builder: OrderBuilder = OrderBuilder(),
-    allowMixedBuilds: Bool = false,
-    openSymbolizer: @escaping (String) throws -> any Symbolizer = { try ELFSymbolizer(path: $0) },
+    selection: ModuleSelection = .all, binaries: BinaryResolver = BinaryResolver(),
+    builder: OrderBuilder = OrderBuilder(), allowMixedBuilds: Bool = false,
     readTrace: @escaping (String) throws -> Trace = { try TraceReader.read(path: $0) },
     previousOrder: @escaping (String) throws -> PreviousOrder? = { _ in nil }
   ) {
     self.selection = selection
-    self.searchPaths = searchPaths
+    self.binaries = binaries
     self.builder = builder
     self.allowMixedBuilds = allowMixedBuilds
-    self.openSymbolizer = openSymbolizer
     self.readTrace = readTrace
     self.previousOrder = previousOrder
   }
@@ -48,14 +45,12 @@ public struct TraceMerger {
     let selections = try runSelections(runs)
     try checkBuilds(runs, selections: selections)
 
-    let cache = SymbolizerCache(open: openSymbolizer)
     var grouped: [String: [(run: Merge.Run, order: ModuleOrder)]] = [:]
     var skipped: [String: Int] = [:]
     var skippedPaths: [String: String] = [:]
     for (run, selection) in zip(runs, selections) {
       guard let selection else { continue }
-      let generator = Generator(
-        selection: selection, searchPaths: searchPaths, builder: builder, openSymbolizer: cache.symbolizer)
+      let generator = Generator(selection: selection, binaries: binaries, builder: builder)
       let generation = try generator.generate(run.trace)
       let keys = Self.moduleKeys(run.trace)
       for order in generation.orders {
@@ -68,11 +63,18 @@ public struct TraceMerger {
       }
     }
 
-    let modules = try grouped.map { key, orders in try mergeModule(key, orders, previous: try previousOrder(key)) }
+    // Main executable first, then by name; each module's orderfile name follows from that
+    // order, and its previous orderfile is looked up under it.
+    let keys = grouped.keys.map { key in (key, grouped[key, default: []].contains { $0.order.module.isMainExecutable }) }
       .sorted { a, b in
-        if a.isMainExecutable != b.isMainExecutable { return a.isMainExecutable }
-        return a.name.utf8.lexicographicallyPrecedes(b.name.utf8)
-      }
+        if a.1 != b.1 { return a.1 }
+        return a.0.utf8.lexicographicallyPrecedes(b.0.utf8)
+      }.map(\.0)
+    let fileNames = OrderfileWriter.fileNames(
+      keys.map { key in grouped[key, default: []].first.map { ($0.order.module.path, $0.order.module.index) } ?? (key, 0) })
+    let modules = try zip(keys, fileNames).map { key, fileName in
+      try mergeModule(key, grouped[key, default: []], fileName: fileName, previous: try previousOrder(fileName))
+    }
     let skippedModules = skipped.keys.filter { grouped[$0] == nil }
       .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
       .map { Merge.Skipped(path: skippedPaths[$0] ?? $0, launchRecords: skipped[$0] ?? 0) }
@@ -80,7 +82,7 @@ public struct TraceMerger {
   }
 
   func mergeModule(
-    _ key: String, _ orders: [(run: Merge.Run, order: ModuleOrder)], previous: PreviousOrder?
+    _ key: String, _ orders: [(run: Merge.Run, order: ModuleOrder)], fileName: String, previous: PreviousOrder?
   ) throws -> Merge.Module {
     let runOrders = orders.map {
       RunOrder(label: $0.run.input.path, weight: $0.run.input.weight, names: $0.order.functions.map(\.symbol.name))
@@ -107,7 +109,7 @@ public struct TraceMerger {
     }
     let first = orders[0].order.module
     return Merge.Module(
-      name: key, path: first.path,
+      name: key, path: first.path, index: first.index, fileName: fileName,
       buildIDs: Set(orders.map(\.order.module.buildIDHex)).sorted(),
       isMainExecutable: orders.contains { $0.order.module.isMainExecutable },
       entries: entries, symbols: entries.compactMap { symbols[$0.name] }, runs: moduleRuns,
@@ -119,9 +121,7 @@ public struct TraceMerger {
   func runSelections(_ runs: [Merge.Run]) throws -> [ModuleSelection?] {
     guard case .named(let name) = selection else { return runs.map { _ in selection } }
     let selections = runs.map { run -> ModuleSelection? in
-      let matches = run.trace.modules.contains {
-        $0.path == name || ($0.path as NSString).lastPathComponent == name
-      }
+      let matches = run.trace.modules.contains { $0.isNamed(name) }
       return matches ? selection : nil
     }
     guard selections.contains(where: { $0 != nil }) else {
@@ -135,9 +135,10 @@ public struct TraceMerger {
   func checkBuilds(_ runs: [Merge.Run], selections: [ModuleSelection?]) throws {
     guard !allowMixedBuilds else { return }
     var first: [String: (trace: String, buildID: String)] = [:]
-    for (run, selection) in zip(runs, selections) where selection != nil {
+    for (run, selection) in zip(runs, selections) {
+      guard let selection else { continue }
       let keys = Self.moduleKeys(run.trace)
-      for module in run.trace.modules where Self.isSelected(module, in: run.trace, by: selection!) {
+      for module in run.trace.modules where selection.includes(module, of: run.trace) {
         let key = keys[module.index]
         guard let seen = first[key] else {
           first[key] = (run.input.path, module.buildIDHex)
@@ -149,17 +150,6 @@ public struct TraceMerger {
             otherBuildID: module.buildIDHex)
         }
       }
-    }
-  }
-
-  static func isSelected(_ module: TraceModule, in trace: Trace, by selection: ModuleSelection) -> Bool {
-    switch selection {
-    case .all:
-      return true
-    case .mainExecutable:
-      return module.isMainExecutable || !trace.modules.contains(where: \.isMainExecutable)
-    case .named(let name):
-      return module.path == name || (module.path as NSString).lastPathComponent == name
     }
   }
 
@@ -185,22 +175,5 @@ public struct PreviousOrder: Sendable, Equatable {
   public init(source: String, names: [String]) {
     self.source = source
     self.names = names
-  }
-}
-
-/// Opens each binary once, however many runs refer to it.
-final class SymbolizerCache {
-  let open: (String) throws -> any Symbolizer
-  var opened: [String: any Symbolizer] = [:]
-
-  init(open: @escaping (String) throws -> any Symbolizer) {
-    self.open = open
-  }
-
-  func symbolizer(_ path: String) throws -> any Symbolizer {
-    if let symbolizer = opened[path] { return symbolizer }
-    let symbolizer = try open(path)
-    opened[path] = symbolizer
-    return symbolizer
   }
 }

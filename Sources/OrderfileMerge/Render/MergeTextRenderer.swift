@@ -1,10 +1,18 @@
 import Foundation
+import OrderfileSupport
 
 /// A merge report as text for a terminal.
-public enum MergeTextRenderer {
-  public static func render(_ report: MergeReport, listFunctions: Bool) -> String {
+public struct MergeTextRenderer: Renderer {
+  /// List every entry with its statistics.
+  public var listFunctions: Bool
+
+  public init(listFunctions: Bool = false) {
+    self.listFunctions = listFunctions
+  }
+
+  public func render(_ report: MergeReport) -> String {
     var lines: [String] = []
-    let weights = report.runs.map { formatWeight($0.weight) }
+    let weights = report.runs.map { TextFormatting.number($0.weight) }
     let weighting = Set(weights).count == 1 ? "weight \(weights[0]) each" : "weights " + weights.joined(separator: ", ")
     lines.append("merged \(report.runs.count) runs (\(weighting))")
     for run in report.runs {
@@ -32,7 +40,7 @@ public enum MergeTextRenderer {
       }
       for run in module.runs {
         lines.append(
-          "  \(run.trace): \(run.entries) entries, \(percent(run.matchRate)) matched, agreement with the merged order τ \(String(format: "%.3f", run.kendallTau))"
+          "  \(run.trace): \(run.entries) entries, \(TextFormatting.percent(run.matchRate)) matched, agreement with the merged order τ \(String(format: "%.3f", run.kendallTau))"
         )
       }
       for ambiguous in module.ambiguousNames {
@@ -56,14 +64,7 @@ public enum MergeTextRenderer {
         "not emitted: \(skipped.path) (\(skipped.launchRecords) launch records over all runs) is outside the requested module; use --module or --output-dir"
       )
     }
-    lines.append("match rate \(percent(report.matchRate)) (the lowest of any run)")
-    return lines.joined(separator: "\n")
-  }
-
-  static func percent(_ rate: Double) -> String { String(format: "%.1f%%", rate * 100) }
-
-  /// "1", "2.5".
-  static func formatWeight(_ weight: Double) -> String {
-    weight == weight.rounded() && abs(weight) < 1e15 ? String(Int(weight)) : String(weight)
+    lines.append("match rate \(TextFormatting.percent(report.matchRate)) (the lowest of any run)")
+    return lines.joined(separator: "\n") + "\n"
   }
 }

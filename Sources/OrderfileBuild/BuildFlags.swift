@@ -1,0 +1,66 @@
+import Foundation
+import OrderfileOrdering
+
+/// The two builds the tool gives flags for.
+public enum Build: Sendable, Equatable {
+  /// The instrumented build that records a launch.
+  case instrumented(InstrumentingCompiler)
+  /// The release build that applies the orderfile at this path.
+  case release(orderfile: String, format: OrderfileFormat)
+}
+
+/// The flags that build a program for recording, and the flags that apply an order.
+public struct BuildFlags: Sendable, Equatable, Codable {
+  public var compile: [String]
+  public var link: [String]
+
+  public init(compile: [String], link: [String]) {
+    self.compile = compile
+    self.link = link
+  }
+
+  /// Flags for the instrumented (recording) build.
+  public static func instrumented(compiler: InstrumentingCompiler, runtime: RuntimeLocation) -> BuildFlags {
+    BuildFlags(
+      compile: [compiler.instrumentFlag, "-DORDERFILE_INSTRUMENTED", "-I\(runtime.includeDirectory)"],
+      link: [
+        "-L\(runtime.libraryDirectory)", "-lOrderfileRuntime", "-Wl,-rpath,\(runtime.libraryDirectory)",
+      ])
+  }
+
+  /// Flags for the release build that the orderfile at `orderfile` reorders.
+  public static func release(orderfile: String, format: OrderfileFormat) -> BuildFlags {
+    BuildFlags(
+      compile: format.compileFlags,
+      link: [format.linkerSelection].compactMap { $0 } + [format.linkerFlag(path: orderfile)])
+  }
+
+  /// The flags for `build`. The release flags name the orderfile by its absolute path, so
+  /// they work from any directory; the instrumented flags name the runtime found near the
+  /// tool at `executablePath` (see `RuntimeLocation.find`).
+  public static func forBuild(
+    _ build: Build, executablePath: String = RuntimeLocation.runningTool,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws -> BuildFlags {
+    switch build {
+    case .release(let orderfile, let format):
+      guard FileManager.default.fileExists(atPath: orderfile) else { throw BuildError.noOrderfile(path: orderfile) }
+      return .release(orderfile: URL(fileURLWithPath: orderfile).standardizedFileURL.path, format: format)
+    case .instrumented(let compiler):
+      guard let runtime = RuntimeLocation.find(executablePath: executablePath, environment: environment) else {
+        throw BuildError.runtimeNotFound(near: executablePath)
+      }
+      return .instrumented(compiler: compiler, runtime: runtime)
+    }
+  }
+
+  /// Shell-quoted, space-separated.
+  public static func shellLine(_ flags: [String]) -> String {
+    flags.map(shellQuote).joined(separator: " ")
+  }
+
+  static func shellQuote(_ word: String) -> String {
+    let safe = word.allSatisfy { $0.isLetter || $0.isNumber || "-_=+/.,:@%".contains($0) }
+    return safe && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+  }
+}

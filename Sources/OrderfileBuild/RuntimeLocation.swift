@@ -1,0 +1,45 @@
+import Foundation
+
+/// Where the runtime's header and shared library are.
+public struct RuntimeLocation: Sendable, Equatable, Codable {
+  public var includeDirectory: String
+  public var libraryDirectory: String
+
+  public init(includeDirectory: String, libraryDirectory: String) {
+    self.includeDirectory = includeDirectory
+    self.libraryDirectory = libraryDirectory
+  }
+
+  /// The running tool's executable, where the runtime is looked for.
+  public static var runningTool: String {
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+  }
+
+  /// Finds the runtime next to the running tool.
+  ///
+  /// Looks at `ORDERFILE_RUNTIME_DIR` / `ORDERFILE_INCLUDE_DIR` first, then
+  /// beside the executable (`libOrderfileRuntime.so`), `../lib`, and for the
+  /// header `../include` and the package sources when run from a SwiftPM build
+  /// directory (`<package>/.build/<triple>/<config>/orderfile`).
+  public static func find(executablePath: String, environment: [String: String]) -> RuntimeLocation? {
+    let fileManager = FileManager.default
+    let binDirectory = (executablePath as NSString).deletingLastPathComponent
+    let libraryCandidates =
+      [environment["ORDERFILE_RUNTIME_DIR"]].compactMap { $0 } + [binDirectory, binDirectory + "/../lib"]
+    let includeCandidates =
+      [environment["ORDERFILE_INCLUDE_DIR"]].compactMap { $0 } + [
+        binDirectory + "/../include",
+        binDirectory + "/../../../Sources/OrderfileRuntime/include",
+        binDirectory + "/../../Sources/OrderfileRuntime/include",
+      ]
+    guard
+      let library = libraryCandidates.first(where: {
+        fileManager.fileExists(atPath: $0 + "/libOrderfileRuntime.so")
+      }),
+      let include = includeCandidates.first(where: { fileManager.fileExists(atPath: $0 + "/orderfile.h") })
+    else { return nil }
+    return RuntimeLocation(
+      includeDirectory: (include as NSString).standardizingPath,
+      libraryDirectory: (library as NSString).standardizingPath)
+  }
+}

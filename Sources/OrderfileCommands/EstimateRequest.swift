@@ -1,0 +1,31 @@
+import OrderfileLayout
+import OrderfileSupport
+
+/// `orderfile estimate`: the pages a launch touches now and under an orderfile.
+public struct EstimateRequest {
+  public var estimation: LaunchEstimation
+  /// Text, Markdown or JSON.
+  public var reportFormat: ReportFormat
+  /// Also draw the page strip into this SVG file.
+  public var svg: String?
+  /// Also write a self-contained HTML page here.
+  public var html: String?
+
+  public init(estimation: LaunchEstimation, reportFormat: ReportFormat = .text, svg: String? = nil, html: String? = nil) {
+    self.estimation = estimation
+    self.reportFormat = reportFormat
+    self.svg = svg
+    self.html = html
+  }
+
+  public func run() throws -> CommandOutput {
+    let estimate = try estimation.run()
+    var output = CommandOutput()
+    if let caution = estimate.reorderedBinary { output.warning(caution.message(binary: estimation.binaryPath)) }
+    if let svg { try AtomicFile.write(PageStripRenderer().render(estimate), to: svg) }
+    if let html { try AtomicFile.write(EstimateHTMLRenderer().render(estimate), to: html) }
+    let renderer = reportFormat.renderer(text: EstimateTextRenderer(), markdown: EstimateMarkdownRenderer())
+    output.print(try renderer.render(estimate))
+    return output
+  }
+}

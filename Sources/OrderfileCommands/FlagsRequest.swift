@@ -1,0 +1,57 @@
+import OrderfileBuild
+import OrderfileSupport
+
+/// `orderfile flags`: the compile and link flags of the recording or the release build.
+public struct FlagsRequest: Sendable {
+  /// Which of the flags to print, and how.
+  public enum Shape: Sendable, Equatable {
+    /// Both lines, each under a comment saying what it is.
+    case both
+    /// The compile flags, on one line.
+    case compile
+    /// The link flags, on one line.
+    case link
+    /// A snippet for a build system.
+    case snippet(BuildSystem)
+    /// JSON: `compile` and `link` arrays.
+    case json
+  }
+
+  public var build: Build
+  public var shape: Shape
+
+  public init(build: Build, shape: Shape = .both) {
+    self.build = build
+    self.shape = shape
+  }
+
+  public func run() throws -> CommandOutput {
+    let flags = try BuildFlags.forBuild(build)
+    var output = CommandOutput()
+    switch shape {
+    case .json:
+      output.print(try JSONRenderer().render(flags))
+    case .compile:
+      output.print(BuildFlags.shellLine(flags.compile) + "\n")
+    case .link:
+      output.print(BuildFlags.shellLine(flags.link) + "\n")
+    case .snippet(let system):
+      output.print(system.snippet(flags) + "\n")
+    case .both:
+      let what: String
+      switch build {
+      case .instrumented: what = "the instrumented (recording) build"
+      case .release: what = "the ordered release build"
+      }
+      output.print(
+        """
+        # Compile flags for \(what):
+        \(BuildFlags.shellLine(flags.compile))
+        # Link flags for \(what):
+        \(BuildFlags.shellLine(flags.link))
+
+        """)
+    }
+    return output
+  }
+}

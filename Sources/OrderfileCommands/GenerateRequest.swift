@@ -1,0 +1,44 @@
+import OrderfileMerge
+import OrderfileOrdering
+import OrderfileSupport
+import OrderfileTrace
+
+/// `orderfile generate`: one trace's launch order as orderfiles, or several traces merged.
+public struct GenerateRequest: Sendable {
+  public var traces: [WeightedTrace]
+  public var orderfiles: OrderfileOptions
+  /// List every entry in the report.
+  public var list: Bool
+  /// Text or JSON.
+  public var reportFormat: ReportFormat
+
+  public init(traces: [WeightedTrace], orderfiles: OrderfileOptions, list: Bool = false, reportFormat: ReportFormat = .text) {
+    self.traces = traces
+    self.orderfiles = orderfiles
+    self.list = list
+    self.reportFormat = reportFormat
+  }
+
+  public func run() throws -> CommandOutput {
+    guard traces.count == 1, let input = traces.first else {
+      return try MergeRequest(traces: traces, orderfiles: orderfiles, list: list, reportFormat: reportFormat).run()
+    }
+    let trace = try TraceReader.read(path: input.path)
+    let generator = Generator(
+      selection: orderfiles.selection, binaries: orderfiles.binaries,
+      builder: OrderBuilder(includePostWindow: orderfiles.includePostWindow, resolveSourceLocations: list))
+    let generation = try generator.generate(trace)
+    let files = generation.orders.map {
+      ModuleOrderfile(
+        modulePath: $0.module.path, moduleIndex: $0.module.index,
+        text: orderfiles.format.render($0.functions.map(\.symbol)))
+    }
+    return try orderfiles.finish(
+      files, reportFormat: reportFormat, text: GenerationTextRenderer(listFunctions: list),
+      report: { written in
+        var outputs: [String: String] = [:]
+        for (order, path) in zip(generation.orders, written) { outputs[order.module.path] = path }
+        return GenerationReport(generation, format: orderfiles.format, outputs: outputs, includeFunctions: list)
+      }, matchRate: generation.matchRate)
+  }
+}

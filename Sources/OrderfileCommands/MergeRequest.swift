@@ -1,0 +1,66 @@
+import Foundation
+import OrderfileMerge
+import OrderfileOrdering
+import OrderfileSupport
+
+/// `orderfile merge`: the traces of several launches as one orderfile per module.
+public struct MergeRequest: Sendable {
+  public var traces: [WeightedTrace]
+  public var orderfiles: OrderfileOptions
+  /// The orderfile this merge replaces, or with a directory destination the directory of them.
+  public var previous: String?
+  /// Merge runs of different builds of a module, matching functions by name.
+  public var allowMixedBuilds: Bool
+  /// List every entry in the report.
+  public var list: Bool
+  /// Text or JSON.
+  public var reportFormat: ReportFormat
+
+  public init(
+    traces: [WeightedTrace], orderfiles: OrderfileOptions, previous: String? = nil, allowMixedBuilds: Bool = false,
+    list: Bool = false, reportFormat: ReportFormat = .text
+  ) {
+    self.traces = traces
+    self.orderfiles = orderfiles
+    self.previous = previous
+    self.allowMixedBuilds = allowMixedBuilds
+    self.list = list
+    self.reportFormat = reportFormat
+  }
+
+  public func run() throws -> CommandOutput {
+    let merger = TraceMerger(
+      selection: orderfiles.selection, binaries: orderfiles.binaries,
+      builder: OrderBuilder(includePostWindow: orderfiles.includePostWindow), allowMixedBuilds: allowMixedBuilds,
+      previousOrder: try previousOrders())
+    let merge = try merger.merge(traces)
+    return try orderfiles.finish(
+      merge.modules.map { $0.orderfile(orderfiles.format) }, reportFormat: reportFormat,
+      text: MergeTextRenderer(listFunctions: list),
+      report: { written in
+        var outputs: [String: String] = [:]
+        for (module, path) in zip(merge.modules, written) { outputs[module.name] = path }
+        return MergeReport(merge, format: orderfiles.format, outputs: outputs, includeFunctions: list)
+      }, matchRate: merge.matchRate, matchRateNote: " (the lowest of any run)")
+  }
+
+  /// The previous order of each module, by its orderfile name: the file itself, or
+  /// `<dir>/<name>.<ext>` when `previous` is a directory (a module without one there has none).
+  func previousOrders() throws -> (String) throws -> PreviousOrder? {
+    guard let previous else { return { _ in nil } }
+    func read(_ path: String) throws -> PreviousOrder {
+      PreviousOrder(source: path, names: try Orderfile.read(path: path).names)
+    }
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: previous, isDirectory: &isDirectory), isDirectory.boolValue {
+      let format = orderfiles.format
+      return { name in
+        let path = previous + "/" + name + "." + format.fileExtension
+        return FileManager.default.fileExists(atPath: path) ? try read(path) : nil
+      }
+    }
+    if case .directory = orderfiles.destination { throw MergeError.previousNotDirectory(path: previous) }
+    let order = try read(previous)
+    return { _ in order }
+  }
+}

@@ -1,0 +1,71 @@
+import OrderfileOrdering
+import OrderfileSupport
+import OrderfileSymbolization
+
+/// What `generate` and `merge` share: where the orderfiles go, which modules, in which
+/// format, where binaries are found, and the `--min-match` gate.
+public struct OrderfileOptions: Sendable {
+  public var destination: OrderfileDestination
+  /// The one module to write (path or file name); nil for the main executable, or for
+  /// every module when writing a directory.
+  public var module: String?
+  public var format: OrderfileFormat
+  /// Binaries and debug directories to match by build-id.
+  public var searchPaths: [String]
+  /// Fail (exit 1) when the match rate is below this.
+  public var minMatch: Rate?
+  /// Also order functions first called after the launch window closed.
+  public var includePostWindow: Bool
+
+  public init(
+    destination: OrderfileDestination = .standardOutput, module: String? = nil, format: OrderfileFormat = .lld,
+    searchPaths: [String] = [], minMatch: Rate? = nil, includePostWindow: Bool = false
+  ) {
+    self.destination = destination
+    self.module = module
+    self.format = format
+    self.searchPaths = searchPaths
+    self.minMatch = minMatch
+    self.includePostWindow = includePostWindow
+  }
+
+  /// The modules that get an orderfile.
+  public var selection: ModuleSelection {
+    if let module { return .named(module) }
+    if case .directory = destination { return .all }
+    return .mainExecutable
+  }
+
+  var binaries: BinaryResolver { BinaryResolver(searchPaths: searchPaths) }
+
+  /// Writes `orderfiles`, then the report built from where they went, then checks the gate.
+  ///
+  /// The report goes to stdout, unless the orderfile itself is printed there: then the
+  /// report goes to stderr (and JSON replaces the orderfile on stdout).
+  ///
+  /// - Parameter matchRateNote: what the gate's message says after the match rate, such
+  ///   as which run's rate it is.
+  func finish<Report: Encodable>(
+    _ orderfiles: [ModuleOrderfile], reportFormat: ReportFormat, text: some Renderer<Report>,
+    report: (_ written: [String?]) -> Report, matchRate: Double, matchRateNote: String = ""
+  ) throws -> CommandOutput {
+    let written = try OrderfileWriter(format: format, destination: destination).write(orderfiles)
+    let report = report(written.paths)
+    let rendered = try reportFormat.renderer(text: text).render(report)
+    var output = CommandOutput()
+    if reportFormat == .json {
+      output.print(rendered)
+    } else if let orderfile = written.standardOutput {
+      output.print(orderfile)
+      output.printToStandardError(rendered)
+    } else {
+      output.print(rendered)
+    }
+    if let minMatch, matchRate < minMatch.value {
+      output.fail(
+        "match rate \(TextFormatting.percent(matchRate))\(matchRateNote) is below --min-match \(TextFormatting.percent(minMatch.value))",
+        status: .gateFailed)
+    }
+    return output
+  }
+}

@@ -1,0 +1,63 @@
+import OrderfileLayout
+import OrderfileProfile
+import OrderfileSupport
+import OrderfileSymbolization
+import OrderfileTrace
+
+/// `orderfile report`: a launch's phases, first calls per thread and module, and exports.
+public struct ReportRequest: Sendable {
+  public var trace: String
+  /// Binaries and directories of binaries to match by build-id.
+  public var searchPaths: [String]
+  /// Text, Markdown or JSON.
+  public var reportFormat: ReportFormat
+  /// Write Chrome trace-event JSON here.
+  public var chromeTrace: String?
+  /// Write folded stacks here (full-mode traces).
+  public var folded: String?
+  /// Start each folded stack with its thread.
+  public var perThread: Bool
+  /// Write a self-contained HTML report here.
+  public var html: String?
+  /// The release binary whose page strip the HTML report includes.
+  public var pagesBinary: String?
+
+  public init(
+    trace: String, searchPaths: [String] = [], reportFormat: ReportFormat = .text, chromeTrace: String? = nil,
+    folded: String? = nil, perThread: Bool = false, html: String? = nil, pagesBinary: String? = nil
+  ) {
+    self.trace = trace
+    self.searchPaths = searchPaths
+    self.reportFormat = reportFormat
+    self.chromeTrace = chromeTrace
+    self.folded = folded
+    self.perThread = perThread
+    self.html = html
+    self.pagesBinary = pagesBinary
+  }
+
+  public func run() throws -> CommandOutput {
+    let trace = try TraceReader.read(path: self.trace)
+    let symbols = SymbolTable(trace: trace, binaries: BinaryResolver(searchPaths: searchPaths))
+    var output = CommandOutput()
+    for module in symbols.unavailable { output.warning("not symbolized: \(module.module): \(module.reason)") }
+    let profile = ProfileBuilder().build(trace: trace, symbols: symbols)
+
+    if let chromeTrace {
+      try AtomicFile.write(ChromeTraceExporter(trace: trace, symbols: symbols).render(profile), to: chromeTrace)
+    }
+    if let folded {
+      guard !trace.threads.isEmpty else { throw ProfileError.notFullMode(trace: self.trace) }
+      try AtomicFile.write(FoldedStacksExporter(symbols: symbols, perThread: perThread).render(trace), to: folded)
+    }
+    if let html {
+      let pages = try pagesBinary.map {
+        try LaunchEstimation(tracePath: self.trace, binaryPath: $0, searchPaths: searchPaths).run()
+      }
+      try AtomicFile.write(ProfileHTMLRenderer(pages: pages).render(profile), to: html)
+    }
+    let renderer = reportFormat.renderer(text: ProfileTextRenderer(), markdown: ProfileMarkdownRenderer())
+    output.print(try renderer.render(profile))
+    return output
+  }
+}

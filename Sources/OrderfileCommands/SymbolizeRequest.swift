@@ -1,0 +1,27 @@
+import OrderfileSupport
+import OrderfileSymbolization
+
+/// `orderfile symbolize`: the function, and optionally the source line, at each address.
+public struct SymbolizeRequest: Sendable {
+  public var binary: String
+  /// Print C++ and Swift names demangled.
+  public var demangle: Bool
+  /// Also print each address's `file:line`.
+  public var sourceLines: Bool
+
+  public init(binary: String, demangle: Bool = true, sourceLines: Bool = false) {
+    self.binary = binary
+    self.demangle = demangle
+    self.sourceLines = sourceLines
+  }
+
+  /// Looks up the addresses of `input`, one a line (stdin's bytes).
+  public func run(input: [UInt8]) throws -> CommandOutput {
+    let lookup = AddressLookup(symbolizer: try ELFSymbolizer(path: binary), demangle: demangle, sourceLines: sourceLines)
+    let result = lookup.lookUp(input)
+    var output = CommandOutput()
+    output.print(result.text)
+    if let bad = result.badLine { output.fail(bad.errorDescription ?? "\(bad)", status: bad.exitStatus) }
+    return output
+  }
+}

@@ -1,0 +1,34 @@
+import OrderfileLayout
+import OrderfileOrdering
+import OrderfileSupport
+import OrderfileSymbolization
+
+/// `orderfile verify`: does a relinked binary follow its orderfile?
+public struct VerifyRequest: Sendable {
+  public var binary: String
+  public var order: String
+  /// The least share of entries present, and in order, that passes.
+  public var threshold: Rate
+  /// Text or JSON.
+  public var reportFormat: ReportFormat
+
+  public init(binary: String, order: String, threshold: Rate = Rate(0.95), reportFormat: ReportFormat = .text) {
+    self.binary = binary
+    self.order = order
+    self.threshold = threshold
+    self.reportFormat = reportFormat
+  }
+
+  public func run() throws -> CommandOutput {
+    let orderfile = try Orderfile.read(path: order)
+    guard !orderfile.lines.isEmpty else { throw LayoutError.emptyOrderfile(path: order) }
+    let symbolizer = try ELFSymbolizer(path: binary)
+    let verification = LayoutVerifier(threshold: threshold.value).verify(
+      order: orderfile, symbolizer: symbolizer, linker: try BinaryLocator.linker(ofFileAt: binary))
+    var output = CommandOutput()
+    output.print(try reportFormat.renderer(text: VerificationTextRenderer()).render(verification))
+    // The verdict and its reason are the report's last lines: no second line on stderr.
+    if !verification.passed { output.end(with: .gateFailed) }
+    return output
+  }
+}

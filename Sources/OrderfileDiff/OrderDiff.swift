@@ -1,0 +1,120 @@
+import OrderfileOrdering
+
+/// What changed between two orders of function names.
+///
+/// An entry is *added* when only the head has it, *removed* when only the base has it, and
+/// *moved* when both have it but it is not part of the longest run of entries the two keep
+/// in the same relative order (the fewest entries that, taken out and put back elsewhere,
+/// turn one order into the other). An entry pushed down by an insertion above it therefore
+/// does not count as moved; two entries that swap places count as one move.
+public struct OrderDiff: Sendable, Equatable {
+  public var summary: DiffSummary
+  /// Every change, largest first (see `OrderChange.magnitude`).
+  public var changes: [OrderChange]
+
+  /// Compares `base` with `head`. A name listed twice counts at its first line.
+  public init(base: [String], head: [String]) {
+    let base = Self.distinct(base)
+    let head = Self.distinct(head)
+    var baseRank: [String: Int] = [:]
+    for (index, name) in base.enumerated() { baseRank[name] = index }
+    var headRank: [String: Int] = [:]
+    for (index, name) in head.enumerated() { headRank[name] = index }
+
+    var changes: [OrderChange] = []
+    // Base ranks of the common entries, in head order, and their head ranks.
+    var sequence: [Int] = []
+    var sequenceHeadRanks: [Int] = []
+    for (index, name) in head.enumerated() {
+      if let rank = baseRank[name] {
+        sequence.append(rank)
+        sequenceHeadRanks.append(index)
+      } else {
+        changes.append(
+          OrderChange(
+            kind: .new, name: name, baseRank: nil, headRank: index + 1, move: nil, magnitude: head.count - index - 1))
+      }
+    }
+    for (index, name) in base.enumerated() where headRank[name] == nil {
+      changes.append(
+        OrderChange(
+          kind: .deleted, name: name, baseRank: index + 1, headRank: nil, move: nil, magnitude: base.count - index - 1))
+    }
+    let kept = Self.longestIncreasing(sequence)
+    // Ranks among the common entries only, so that insertions and deletions elsewhere do not
+    // count as movement: a move is the number of common entries an entry jumped over.
+    let commonBaseRank = RankCorrelation.denseRanks(sequence)
+    var moved = 0
+    for (position, rank) in sequence.enumerated() where !kept.contains(position) {
+      moved += 1
+      let move = position - commonBaseRank[position]
+      changes.append(
+        OrderChange(
+          kind: .moved, name: base[rank], baseRank: rank + 1, headRank: sequenceHeadRanks[position] + 1, move: move,
+          magnitude: abs(move)))
+    }
+    changes.sort(by: OrderChange.precedes)
+
+    let added = head.count - sequence.count
+    let removed = base.count - sequence.count
+    let union = sequence.count + added + removed
+    summary = DiffSummary(
+      baseEntries: base.count, headEntries: head.count, added: added, removed: removed, moved: moved,
+      unchanged: sequence.count - moved,
+      churn: union == 0 ? 0 : Double(added + removed + moved) / Double(union),
+      correlation: RankCorrelation(ranksInHeadOrder: sequence))
+    self.changes = changes
+  }
+
+  static func distinct(_ names: [String]) -> [String] {
+    var seen = Set<String>()
+    return names.filter { seen.insert($0).inserted }
+  }
+
+  /// Positions of one longest strictly increasing subsequence of `values` (patience sorting,
+  /// O(n log n)); among equally long ones, the one this algorithm meets first, which is
+  /// fixed by the input.
+  static func longestIncreasing(_ values: [Int]) -> Set<Int> {
+    // tails[k]: position of the smallest tail of an increasing run of length k + 1.
+    var tails: [Int] = []
+    var previous = [Int](repeating: -1, count: values.count)
+    for (position, value) in values.enumerated() {
+      var low = 0
+      var high = tails.count
+      while low < high {
+        let middle = (low + high) / 2
+        if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+      }
+      if low > 0 { previous[position] = tails[low - 1] }
+      if low == tails.count { tails.append(position) } else { tails[low] = position }
+    }
+    var result = Set<Int>()
+    var position = tails.last ?? -1
+    while position >= 0 {
+      result.insert(position)
+      position = previous[position]
+    }
+    return result
+  }
+}
+
+/// The counts of a diff, the first thing a reviewer reads.
+public struct DiffSummary: Codable, Sendable, Equatable {
+  public var baseEntries: Int
+  public var headEntries: Int
+  /// Entries only in the head.
+  public var added: Int
+  /// Entries only in the base.
+  public var removed: Int
+  /// Entries in both but out of their shared order.
+  public var moved: Int
+  /// Entries in both, in their shared order.
+  public var unchanged: Int
+  /// (added + removed + moved) ÷ entries in either: 0 for the same order.
+  public var churn: Double
+  /// Rank correlation of the entries both have.
+  public var correlation: RankCorrelation
+
+  /// True when the two orders list the same entries in the same order.
+  public var isIdentical: Bool { added == 0 && removed == 0 && moved == 0 }
+}

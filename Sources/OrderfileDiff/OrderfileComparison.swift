@@ -1,0 +1,59 @@
+import OrderfileLayout
+import OrderfileOrdering
+
+/// Reads two orderfiles, compares them and, given a trace and a binary, estimates the launch
+/// pages under each with `LaunchEstimation`, the code behind `orderfile estimate`.
+public struct OrderfileComparison {
+  /// What the page estimate needs: the same inputs as `orderfile estimate`.
+  public struct EstimateInputs: Sendable {
+    public var tracePath: String
+    public var binaryPath: String
+    public var module: String?
+    public var searchPaths: [String]
+
+    public init(tracePath: String, binaryPath: String, module: String? = nil, searchPaths: [String] = []) {
+      self.tracePath = tracePath
+      self.binaryPath = binaryPath
+      self.module = module
+      self.searchPaths = searchPaths
+    }
+  }
+
+  public var basePath: String
+  public var headPath: String
+  public var baseLabel: String?
+  public var headLabel: String?
+  public var estimate: EstimateInputs?
+  public var gateThresholdPercent: Double?
+
+  public init(
+    basePath: String, headPath: String, baseLabel: String? = nil, headLabel: String? = nil,
+    estimate: EstimateInputs? = nil, gateThresholdPercent: Double? = nil
+  ) {
+    self.basePath = basePath
+    self.headPath = headPath
+    self.baseLabel = baseLabel
+    self.headLabel = headLabel
+    self.estimate = estimate
+    self.gateThresholdPercent = gateThresholdPercent
+  }
+
+  public func run() throws -> DiffReport {
+    let base = try Orderfile.read(path: basePath)
+    let head = try Orderfile.read(path: headPath)
+    let diff = OrderDiff(base: base.names, head: head.names)
+    var pages: PageComparison?
+    if let estimate {
+      func run(_ order: String) throws -> Estimate {
+        try LaunchEstimation(
+          tracePath: estimate.tracePath, binaryPath: estimate.binaryPath, orderPath: order, module: estimate.module,
+          searchPaths: estimate.searchPaths
+        ).run()
+      }
+      pages = PageComparison(base: try run(basePath), head: try run(headPath))
+    }
+    return DiffReport(
+      base: baseLabel ?? basePath, head: headLabel ?? headPath, diff: diff, pages: pages,
+      gateThresholdPercent: gateThresholdPercent)
+  }
+}

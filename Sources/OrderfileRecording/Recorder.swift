@@ -1,0 +1,59 @@
+import Foundation
+import OrderfileSupport
+import OrderfileSymbolization
+
+/// A way to run a program once and collect the trace of its launch.
+///
+/// `RuntimeRecorder` runs a program built with the runtime (`orderfile flags
+/// --instrument`); `BreakpointRecorder` runs the unmodified release binary under a tracer.
+/// Both write the same trace format (Docs/TraceFormat.md), so everything after the
+/// recording (generate, merge, report) stays the same.
+public protocol Recorder {
+  /// Runs `program` with `arguments` to its end and collects its trace.
+  ///
+  /// - Returns: where the traces went and how the program ended; a program that fails
+  ///   still returns a recording, since its launch was recorded.
+  /// - Throws: when the program could not be started or left no trace.
+  func record(program: String, arguments: [String]) throws -> Recording
+}
+
+/// What one recording run left behind.
+public struct Recording: Sendable {
+  /// The program's exit status (128 + signal when a signal ended it).
+  public var status: Int32
+  /// Where the program's own trace was written.
+  public var tracePath: String
+  /// Traces of processes the program forked, moved beside the main one as `<trace>.<pid>`.
+  public var childTraces: [String]
+  /// What the recorder has to say about the run beyond the traces (one line each).
+  public var notes: [String]
+  /// What went wrong without stopping the recording, such as a module without symbols.
+  public var warnings: [String]
+
+  public init(
+    status: Int32, tracePath: String, childTraces: [String], notes: [String] = [], warnings: [String] = []
+  ) {
+    self.status = status
+    self.tracePath = tracePath
+    self.childTraces = childTraces
+    self.notes = notes
+    self.warnings = warnings
+  }
+}
+
+/// How `record` records a program.
+public enum RecordingMode: String, Sendable, CaseIterable {
+  /// The runtime of an instrumented build (`RuntimeRecorder`).
+  case instrumented
+  /// The release binary itself, with first-entry breakpoints (`BreakpointRecorder`).
+  case noRebuild
+
+  /// The mode for a program when the user names none: without a rebuild, unless the
+  /// executable calls a recording hook (`-finstrument-functions`, SanitizerCoverage).
+  /// A name that is no executable file is left to the runtime recorder, whose error says so.
+  public static func automatic(for program: String) throws -> RecordingMode {
+    let path = ProcessRunner.resolve(program)
+    guard FileManager.default.isExecutableFile(atPath: path) else { return .instrumented }
+    return try BinaryLocator.isInstrumented(fileAt: path) ? .instrumented : .noRebuild
+  }
+}

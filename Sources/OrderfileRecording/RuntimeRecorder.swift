@@ -1,0 +1,73 @@
+import Foundation
+import OrderfileSupport
+
+/// Runs a program linked with the runtime once, with the runtime's environment set, and
+/// collects its trace.
+///
+/// The runtime writes to a private scratch directory with the pid in each
+/// file name, so a program that forks or executes other instrumented programs
+/// cannot overwrite its own trace. The program's trace is then moved into
+/// place in one rename.
+public struct RuntimeRecorder: Recorder {
+  public var output: String
+  public var timeLimitMilliseconds: Int?
+  public var capacity: Int?
+
+  public init(output: String, timeLimitMilliseconds: Int? = nil, capacity: Int? = nil) {
+    self.output = output
+    self.timeLimitMilliseconds = timeLimitMilliseconds
+    self.capacity = capacity
+  }
+
+  public func record(program: String, arguments: [String]) throws -> Recording {
+    let outputDirectory = (output as NSString).deletingLastPathComponent
+    let scratch = (outputDirectory.isEmpty ? "." : outputDirectory) + "/.orderfile-record-\(getpid())"
+    do {
+      try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    } catch {
+      throw RecordingError.scratch(message: error.localizedDescription)
+    }
+    defer { try? FileManager.default.removeItem(atPath: scratch) }
+
+    var environment = ["ORDERFILE_OUTPUT": scratch + "/trace.%p"]
+    environment["ORDERFILE_DISABLE"] = "0"
+    if let timeLimitMilliseconds { environment["ORDERFILE_TIME_LIMIT_MS"] = String(timeLimitMilliseconds) }
+    if let capacity { environment["ORDERFILE_CAPACITY"] = String(capacity) }
+
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: ProcessRunner.resolve(program))
+    process.arguments = arguments
+    var merged = ProcessInfo.processInfo.environment
+    for (key, value) in environment { merged[key] = value }
+    process.environment = merged
+    do {
+      try process.run()
+    } catch {
+      throw SupportError.launchFailed(program: program, message: error.localizedDescription)
+    }
+    let pid = process.processIdentifier
+    process.waitUntilExit()
+    let status =
+      process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+
+    let own = scratch + "/trace.\(pid)"
+    guard FileManager.default.fileExists(atPath: own) else {
+      throw RecordingError.noTrace(program: program, status: status)
+    }
+    try moveIntoPlace(own, output)
+    var children: [String] = []
+    let others = (try? FileManager.default.contentsOfDirectory(atPath: scratch)) ?? []
+    for name in others.sorted() where name.hasPrefix("trace.") {
+      let destination = output + "." + name.dropFirst("trace.".count)
+      try moveIntoPlace(scratch + "/" + name, destination)
+      children.append(destination)
+    }
+    return Recording(status: status, tracePath: output, childTraces: children)
+  }
+
+  private func moveIntoPlace(_ source: String, _ destination: String) throws {
+    guard rename(source, destination) == 0 else {
+      throw SupportError.writing("rename", path: destination)
+    }
+  }
+}

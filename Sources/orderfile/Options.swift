@@ -1,0 +1,141 @@
+import ArgumentParser
+import OrderfileBuild
+import OrderfileCommands
+import OrderfileOrdering
+import OrderfileSupport
+
+// Library values that parse themselves from an argument.
+extension OrderfileFormat: ExpressibleByArgument {}
+extension InstrumentingCompiler: ExpressibleByArgument {}
+extension BuildSystem: ExpressibleByArgument {}
+extension Rate: ExpressibleByArgument {}
+extension Percentage: ExpressibleByArgument {}
+
+/// Where binaries are found by build-id: `generate`, `merge` and `report`.
+struct BinarySearchOptions: ParsableArguments {
+  @Option(
+    name: .customLong("binary"),
+    help: ArgumentHelp("A binary or a directory of binaries to match by build-id (repeatable).", valueName: "path"))
+  var binaries: [String] = []
+}
+
+/// The options `generate` and `merge` share: where the orderfiles go, which modules, the
+/// format, where binaries are found, and the match-rate gate.
+struct OrderfileOptionGroup: ParsableArguments {
+  @Option(name: .shortAndLong, help: ArgumentHelp("Write the orderfile of one module here.", valueName: "orderfile"))
+  var output: String?
+
+  @Option(help: ArgumentHelp("Write one orderfile per recorded module into this directory.", valueName: "dir"))
+  var outputDir: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "The module to write with -o: a path or file name (default: the main executable).", valueName: "name"))
+  var module: String?
+
+  @Option(
+    help:
+      "The orderfile format: \(OrderfileFormat.allCases.map(\.rawValue).joined(separator: ", ")) (lld and mold: --symbol-ordering-file, gold: --section-ordering-file, ld64: -order_file)."
+  )
+  var format: OrderfileFormat = .lld
+
+  @OptionGroup var search: BinarySearchOptions
+
+  @Option(
+    name: .customLong("debug-dir"),
+    help: ArgumentHelp("A debug directory (with .build-id/xx/… files) to search (repeatable).", valueName: "dir"))
+  var debugDirectories: [String] = []
+
+  @Option(
+    help: ArgumentHelp(
+      "Fail (exit 1) when fewer recorded functions than this share become entries (merging: in any run): 0.95 or 95%.",
+      valueName: "rate"))
+  var minMatch: Rate?
+
+  @Flag(help: "Also order functions first called after the launch window closed.")
+  var includePostWindow = false
+
+  func validate() throws {
+    if output != nil && outputDir != nil { throw ValidationError("give -o or --output-dir, not both") }
+    if outputDir != nil && module != nil {
+      throw ValidationError("--module selects the one module for -o; --output-dir writes them all")
+    }
+  }
+
+  var options: OrderfileOptions {
+    OrderfileOptions(
+      destination: outputDir.map { .directory($0) } ?? output.map { .file($0) } ?? .standardOutput, module: module,
+      format: format, searchPaths: search.binaries + debugDirectories, minMatch: minMatch,
+      includePostWindow: includePostWindow)
+  }
+}
+
+/// Which trace module a layout binary corresponds to, and where the instrumented binary
+/// the trace recorded is: `estimate` and `diff`.
+struct TraceModuleOptions: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "The trace module that corresponds to --binary (default: matched by build-id or file name).",
+      valueName: "name"))
+  var module: String?
+
+  @Option(
+    name: .customLong("instrumented"),
+    help: ArgumentHelp(
+      "Where to find the instrumented binary the trace recorded, if it moved (repeatable).", valueName: "path"))
+  var instrumented: [String] = []
+}
+
+/// A report format a command offers besides its default one, as a flag.
+protocol OutputFormatFlag: EnumerableFlag {
+  var format: ReportFormat { get }
+  /// The format when no flag is given.
+  static var defaultFormat: ReportFormat { get }
+}
+
+/// The output-format flags of a command; the one place that checks that at most one of
+/// them is given.
+struct OutputFormatOptions<Choice: OutputFormatFlag>: ParsableArguments {
+  @Flag var choices: [Choice] = []
+
+  func validate() throws {
+    let given = Set(choices.map(\.format))
+    guard given.count > 1 else { return }
+    let names = Choice.allCases.filter { given.contains($0.format) }.map { "--\($0)" }
+    throw ValidationError("give \(names.joined(separator: " or ")), not both")
+  }
+
+  var format: ReportFormat { choices.last?.format ?? Choice.defaultFormat }
+}
+
+private let jsonHelp = ArgumentHelp("Print the report as JSON (field names are documented in Docs/Reference.md).")
+private let markdownHelp = ArgumentHelp("Print the report as Markdown, for a merge request.")
+
+/// `--json`, text otherwise.
+enum JSONFlag: String, OutputFormatFlag {
+  case json
+
+  var format: ReportFormat { .json }
+  static var defaultFormat: ReportFormat { .text }
+  static func help(for value: JSONFlag) -> ArgumentHelp? { jsonHelp }
+}
+
+/// `--markdown` or `--json`, text otherwise.
+enum MarkdownOrJSONFlag: String, OutputFormatFlag {
+  case markdown, json
+
+  var format: ReportFormat { self == .json ? .json : .markdown }
+  static var defaultFormat: ReportFormat { .text }
+  static func help(for value: MarkdownOrJSONFlag) -> ArgumentHelp? { value == .json ? jsonHelp : markdownHelp }
+}
+
+/// `--json` or `--csv`, Markdown otherwise.
+enum JSONOrCSVFlag: String, OutputFormatFlag {
+  case json, csv
+
+  var format: ReportFormat { self == .json ? .json : .csv }
+  static var defaultFormat: ReportFormat { .markdown }
+  static func help(for value: JSONOrCSVFlag) -> ArgumentHelp? {
+    value == .json ? jsonHelp : "Print the changes as CSV: one row per changed entry, none folded."
+  }
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+import Foundation
+import OrderfileCommands
+
+/// Writes what a command returns: its report to stdout, its diagnostics to stderr, and
+/// ends with its exit status.
+enum Terminal {
+  /// Runs `command`; an error it throws becomes one error line and the error's status.
+  static func run(_ command: () throws -> CommandOutput) throws {
+    let output: CommandOutput
+    do {
+      output = try command()
+    } catch {
+      output = CommandOutput(error: error)
+    }
+    for write in output.writes {
+      let handle = write.stream == .standardOutput ? FileHandle.standardOutput : FileHandle.standardError
+      handle.write(Data(write.text.utf8))
+    }
+    if output.status != .success { throw ExitCode(output.status.rawValue) }
+  }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import OrderfileBuild
+import OrderfileOrdering
+import OrderfileSupport
+import Testing
+import _OrderfileTestSupport
+
+private let runtime = RuntimeLocation(includeDirectory: "/opt/of/include", libraryDirectory: "/opt/of/lib")
+
+@Suite("Build flags")
+struct BuildFlagsTests {
+  @Test("the instrumented build: the compiler's hook flag, the runtime's header and library, an rpath")
+  func instrumented() {
+    let flags = BuildFlags.instrumented(compiler: .clang, runtime: runtime)
+    #expect(flags.compile == ["-finstrument-functions-after-inlining", "-DORDERFILE_INSTRUMENTED", "-I/opt/of/include"])
+    #expect(flags.link == ["-L/opt/of/lib", "-lOrderfileRuntime", "-Wl,-rpath,/opt/of/lib"])
+    #expect(BuildFlags.instrumented(compiler: .gcc, runtime: runtime).compile.first == "-finstrument-functions")
+  }
+
+  @Test("the release build: function sections, the linker and its ordering flag", arguments: OrderfileFormat.allCases)
+  func release(format: OrderfileFormat) {
+    let flags = BuildFlags.release(orderfile: "/src/app.order", format: format)
+    #expect(flags.compile == format.compileFlags)
+    #expect(flags.link.last == format.linkerFlag(path: "/src/app.order"))
+  }
+
+  @Test("the release flags name the orderfile by its absolute path; a missing one is a usage error")
+  func releaseOrderfilePath() throws {
+    let directory = try TemporaryDirectory()
+    let order = directory.file("app.order")
+    try AtomicFile.write("main\n", to: order)
+    let flags = try BuildFlags.forBuild(.release(orderfile: directory.path + "/./app.order", format: .lld))
+    #expect(flags.link == ["-fuse-ld=lld", "-Wl,--symbol-ordering-file=\(order)"])
+    #expect(throws: BuildError.noOrderfile(path: directory.file("none.order"))) {
+      try BuildFlags.forBuild(.release(orderfile: directory.file("none.order"), format: .lld))
+    }
+    #expect(BuildError.noOrderfile(path: "x").exitStatus == .usage)
+  }
+
+  @Test("the runtime is found through the environment, or the lookup fails naming the tool")
+  func runtimeLookup() throws {
+    let directory = try TemporaryDirectory()
+    try AtomicFile.write("", to: directory.file("libOrderfileRuntime.so"))
+    try AtomicFile.write("", to: directory.file("orderfile.h"))
+    let environment = ["ORDERFILE_RUNTIME_DIR": directory.path, "ORDERFILE_INCLUDE_DIR": directory.path]
+    let flags = try BuildFlags.forBuild(.instrumented(.clang), executablePath: "/nowhere/orderfile", environment: environment)
+    #expect(flags.link.first == "-L\(directory.path)")
+    #expect(throws: BuildError.runtimeNotFound(near: "/nowhere/orderfile")) {
+      try BuildFlags.forBuild(.instrumented(.clang), executablePath: "/nowhere/orderfile", environment: [:])
+    }
+  }
+
+  @Test("words with shell metacharacters are quoted, safe ones are not")
+  func shellQuoting() {
+    #expect(BuildFlags.shellLine(["-I/a b", "-DX='1'", "-O2", ""]) == "'-I/a b' '-DX='\\''1'\\''' -O2 ''")
+  }
+}
+
+@Suite("Build-system snippets")
+struct BuildSystemSnippetTests {
+  let flags = BuildFlags(
+    compile: ["-ffunction-sections"], link: ["-fuse-ld=lld", "-Wl,--symbol-ordering-file=/src/app.order", "-lm"])
+
+  @Test("Make adds to CFLAGS, CXXFLAGS and LDFLAGS")
+  func make() {
+    #expect(
+      BuildSystem.make.snippet(flags).split(separator: "\n").dropFirst() == [
+        "CFLAGS   += -ffunction-sections", "CXXFLAGS += -ffunction-sections",
+        "LDFLAGS  += -fuse-ld=lld -Wl,--symbol-ordering-file=/src/app.order -lm",
+      ])
+  }
+
+  @Test("CMake quotes each flag in target_compile_options and target_link_options")
+  func cmake() {
+    let lines = BuildSystem.cmake.snippet(flags).split(separator: "\n")
+    #expect(lines.contains("target_compile_options(app PRIVATE \"-ffunction-sections\")"))
+    #expect(
+      lines.contains(
+        "target_link_options(app PRIVATE \"-fuse-ld=lld\" \"-Wl,--symbol-ordering-file=/src/app.order\" \"-lm\")"))
+  }
+
+  @Test("SwiftPM passes compile flags with -Xcc, the linker with -use-ld and -Wl words with -Xlinker")
+  func swiftpm() {
+    let last = BuildSystem.swiftpm.snippet(flags).split(separator: "\n").last
+    #expect(
+      last
+        == "swift build -c release -Xcc -ffunction-sections -Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=/src/app.order -Xlinker -lm"
+    )
+  }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import OrderfileRecording
+import OrderfileSupport
+import OrderfileTrace
+import Testing
+import _OrderfileTestSupport
+
+/// Tests/Fixtures/runtime/fork_child.c built with clang's instrumentation and the runtime.
+private func buildForkingProgram(in directory: TemporaryDirectory) throws -> String {
+  let runtime = try RuntimeBuilder.libraryDirectory()
+  let sources = PackagePaths.fixtures + "/runtime"
+  let output = directory.file("fork_child")
+  try runChecked(
+    Toolchain.clang,
+    [
+      "-O2", "-fPIE", "-pie", "-finstrument-functions-after-inlining", "-I", sources, "-I",
+      PackagePaths.runtimeInclude, sources + "/fork_child.c", "-o", output, "-L", runtime, "-lOrderfileRuntime",
+      "-Wl,-rpath," + runtime, "-lpthread",
+    ])
+  return output
+}
+
+@Suite("Recording through the runtime")
+struct RuntimeRecorderTests {
+  @Test("the program's trace lands at the output, a forked child's beside it as <trace>.<pid>, no scratch left")
+  func forkingProgram() throws {
+    let directory = try TemporaryDirectory("orderfile-record")
+    let program = try buildForkingProgram(in: directory)
+    let output = directory.file("launch.trace")
+    let recording = try RuntimeRecorder(output: output).record(program: program, arguments: [])
+    #expect(recording.status == 0)
+    #expect(recording.tracePath == output)
+    let parent = try TraceReader.read(path: output)
+    #expect(parent.header.isClosed)
+    #expect(recording.childTraces.count == 1)
+    let child = try #require(recording.childTraces.first)
+    #expect(child.hasPrefix(output + "."))
+    #expect(try TraceReader.read(path: child).header.parentPID == parent.header.pid)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+      == ["fork_child", "launch.trace", (child as NSString).lastPathComponent].sorted())
+  }
+
+  @Test("a program without the runtime leaves no trace: bad data (65), naming the program")
+  func uninstrumented() throws {
+    let directory = try TemporaryDirectory("orderfile-record")
+    #expect {
+      try RuntimeRecorder(output: directory.file("launch.trace")).record(program: "/bin/true", arguments: [])
+    } throws: { error in
+      (error as? RecordingError) == .noTrace(program: "/bin/true", status: 0) && ExitStatus.of(error) == .dataError
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+  }
+
+  @Test("a program that does not exist cannot be started")
+  func missingProgram() throws {
+    let directory = try TemporaryDirectory("orderfile-record")
+    #expect {
+      try RuntimeRecorder(output: directory.file("launch.trace")).record(
+        program: directory.file("no-such-program"), arguments: [])
+    } throws: { error in
+      guard case .launchFailed? = error as? SupportError else { return false }
+      return true
+    }
+  }
+}
