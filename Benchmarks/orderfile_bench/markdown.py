@@ -18,12 +18,14 @@ def cell(text):
     return str(text).replace("|", "\\|")
 
 
+def _row(cells):
+    return "|" + "|".join(f" {c} " if c else " " for c in cells) + "|"
+
+
 def table(headers, aligns, rows):
     """A Markdown table; aligns holds 'l' or 'r' per column."""
-    lines = ["| " + " | ".join(cell(h) for h in headers) + " |",
-             "| " + " | ".join("---:" if a == "r" else "---" for a in aligns) + " |"]
-    for row in rows:
-        lines.append("| " + " | ".join(cell(c) for c in row) + " |")
+    lines = [_row(cell(h) for h in headers), _row("---:" if a == "r" else "---" for a in aligns)]
+    lines.extend(_row(cell(c) for c in row) for row in rows)
     return "\n".join(lines)
 
 

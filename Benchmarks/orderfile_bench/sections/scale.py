@@ -176,7 +176,8 @@ def render_markdown(res, report):
         INSTRUMENT: (f"instrument: compile{jobs} and link",
                      "clang `-O2 -ffunction-sections -finstrument-functions-after-inlining`"),
         RECORD: ("record: `orderfile record`", f"{launch}trace {res.trace_bytes / 2**20:.1f} MiB"),
-        GENERATE: ("generate: `orderfile generate`", f"{entries}{match} (median of {GENERATE_RUNS})"),
+        GENERATE: ("generate: `orderfile generate`", f"{entries}{match} (median of {GENERATE_RUNS})"
+                   if entries else None),
         RELEASE: ("release: compile and two links", "default and ordered"),
         ESTIMATE: ("estimate: `orderfile estimate --order`",
                    f"16 KiB pages: {p.now:,} now, {p.ordered_simulated:,} ordered, lower bound {p.lower_bound:,}"),
@@ -188,7 +189,8 @@ def render_markdown(res, report):
             continue
         label, detail = label_detail[s.step]
         mark = md.bold if s.step == GENERATE else str
-        rows.append([label, mark(f"{s.seconds:.2f} s"), mark(f"{s.peak_kib / 1024:.0f} MiB"), detail])
+        # Reports saved before a figure had its own field have it only in the step's detail.
+        rows.append([label, mark(f"{s.seconds:.2f} s"), mark(f"{s.peak_kib / 1024:.0f} MiB"), detail or s.detail])
     body = [f"{report.provenance()} {res.functions:,} functions in {res.files} files.", "",
             md.table(["step", "time", "peak", ""], ["l", "r", "r", "l"], rows), "",
             f"Goal: {res.generate_seconds:.2f} s and {res.generate_peak_kib / 1024:.0f} MiB, {verdict(res.passed)}."]

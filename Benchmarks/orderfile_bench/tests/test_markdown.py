@@ -69,8 +69,8 @@ class ReplaceBlocksTests(unittest.TestCase):
 
 class TableTests(unittest.TestCase):
     def test_aligns_columns_and_escapes_pipes(self):
-        self.assertEqual(markdown.table(["a", "b"], ["l", "r"], [["x|y", "1"]]),
-                         "| a | b |\n| --- | ---: |\n| x\\|y | 1 |")
+        self.assertEqual(markdown.table(["a", "b"], ["l", "r"], [["x|y", "1"], ["", "2"]]),
+                         "| a | b |\n| --- | ---: |\n| x\\|y | 1 |\n| | 2 |")
 
 
 if __name__ == "__main__":
