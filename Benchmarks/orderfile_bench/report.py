@@ -45,12 +45,12 @@ def load_report(data, registry, path):
     sections = data.get("sections")
     if not isinstance(sections, dict):
         raise BadInput(f"{path}: not a bench report (no 'sections' object)")
-    report = from_json(Report, dict(data, sections={}), path)
+    report = from_json(Report, dict(data, sections={}), f"{path}: report")
     for name, result in sections.items():
         section = registry.get(name)
         if section is None:
             raise BadInput(f"{path}: unknown section '{name}' (sections: {', '.join(registry)})")
-        report.sections[name] = from_json(section.result_type, result, f"{path}: sections.{name}")
+        report.sections[name] = from_json(section.result_type, result, f"{path}: report.sections.{name}")
     return report
 
 
