@@ -223,7 +223,7 @@ def markdown_blocks(report):
     blocks = {}
     for name, result in report.sections.items():
         blocks.update(BY_NAME[name].render_markdown(result, report))
-    return blocks
+    return {name: markdown.wrap_prose(body) for name, body in blocks.items()}
 
 
 def write_json(path, report):

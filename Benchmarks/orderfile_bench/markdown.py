@@ -8,6 +8,7 @@ around a table is written by hand and the figures in it by a run.
 import os
 import re
 import tempfile
+import textwrap
 
 from .common import BadInput
 
@@ -31,6 +32,18 @@ def table(headers, aligns, rows):
 
 def bold(text):
     return f"**{text}**" if text != "" else ""
+
+
+def wrap_prose(text, width=90):
+    """Wraps the prose lines of a block to `width`, as the README's own prose is; table rows
+    and blank lines stay as they are."""
+    out = []
+    for line in text.split("\n"):
+        if line.startswith("|") or len(line) <= width:
+            out.append(line)
+        else:
+            out.extend(textwrap.wrap(line, width=width, break_long_words=False, break_on_hyphens=False))
+    return "\n".join(out)
 
 
 def markers(name):

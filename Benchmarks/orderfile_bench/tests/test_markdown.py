@@ -67,6 +67,16 @@ class ReplaceBlocksTests(unittest.TestCase):
             self.assertEqual(os.listdir(d), ["README.md"])
 
 
+class WrapTests(unittest.TestCase):
+    def test_wraps_prose_but_not_table_rows(self):
+        row = "| " + " | ".join(["cell"] * 30) + " |"
+        text = markdown.wrap_prose(("word " * 30).strip() + "\n\n" + row, width=20)
+        lines = text.split("\n")
+        self.assertTrue(all(len(line) <= 20 for line in lines[:-1]), lines)
+        self.assertEqual(lines[-1], row)
+        self.assertEqual(" ".join(lines[:-2]), ("word " * 30).strip())
+
+
 class TableTests(unittest.TestCase):
     def test_aligns_columns_and_escapes_pipes(self):
         self.assertEqual(markdown.table(["a", "b"], ["l", "r"], [["x|y", "1"], ["", "2"]]),
