@@ -9,14 +9,21 @@ import _OrderfileTestSupport
 /// once, with the tool and runtime the tests already built. No network.
 @Suite("Scripts/bench smoke")
 struct BenchSmokeTests {
-  @Test("the scale section runs end to end and its JSON report says what it measured")
+  @Test("the scale section runs end to end, says what it measured, and writes its README block")
   func scaleSection() throws {
     let runtime = try RuntimeBuilder.libraryDirectory()
+    let work = try TemporaryDirectory("orderfile-bench-smoke")
+    defer { work.remove() }
+    let readme = work.file("README.md")
+    try "Prose.\n<!-- bench:scale -->\nold figures\n<!-- /bench:scale -->\nMore prose.\n"
+      .write(toFile: readme, atomically: true, encoding: .utf8)
+    let saved = work.file("report.json")
     let result = try ProcessRunner.run(
       "/usr/bin/env",
       [
         "python3", PackagePaths.root + "/Scripts/bench", "scale", "--scale-functions", "2000",
         "--orderfile", PackagePaths.orderfileExecutable, "--runtime-dir", runtime, "--json", "--check",
+        "--save", saved, "--update-readme", "--readme", readme,
       ],
       environment: Toolchain.environment)
     #expect(result.status == 0, "bench exited \(result.status): \(result.standardError.suffix(2000))")
@@ -36,6 +43,30 @@ struct BenchSmokeTests {
     let lowerBound = pages["lower_bound"] as? Int ?? 0
     #expect(lowerBound > 0)
     #expect(pages["ordered_measured"] as? Int ?? 0 >= lowerBound)
+
+    // The block between the markers is replaced by the run's table; the prose stays.
+    let updated = try String(contentsOfFile: readme, encoding: .utf8)
+    #expect(!updated.contains("old figures"))
+    #expect(updated.hasPrefix("Prose.\n<!-- bench:scale -->\nRun of "))
+    #expect(updated.hasSuffix("\n<!-- /bench:scale -->\nMore prose.\n"))
+    #expect(updated.contains("\nGoal: "))
+    #expect(updated.contains("| generate: `orderfile generate` | **"))
+
+    // The saved report renders the same block again without measuring: every figure loads back.
+    let again = try ProcessRunner.run(
+      "/usr/bin/env", ["python3", PackagePaths.root + "/Scripts/bench", "--report", saved, "--markdown"])
+    #expect(again.status == 0, "\(again.standardError)")
+    #expect(again.standardOutput.hasPrefix("<!-- bench:scale -->\nRun of "))
+    #expect(updated.contains(again.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)))
+  }
+
+  @Test("the bench package's unit tests pass (Markdown blocks, JSON round trips)")
+  func packageUnitTests() throws {
+    let result = try ProcessRunner.run(
+      "/usr/bin/env", ["python3", "-B", "-m", "unittest", "discover", "-s", "orderfile_bench/tests", "-t", "."],
+      currentDirectory: PackagePaths.root + "/Benchmarks")
+    #expect(result.status == 0, "\(result.standardError.suffix(2000))")
+    #expect(result.standardError.contains("\nOK"), "\(result.standardError.suffix(2000))")
   }
 
   @Test("symbolize, which the symbolization section times, names functions and lines like nm and DWARF")

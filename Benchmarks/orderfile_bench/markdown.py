@@ -1,0 +1,120 @@
+"""The Markdown exporter: tables, and README blocks between marker comments.
+
+A block is the text between a line `<!-- bench:NAME -->` and a line `<!-- /bench:NAME -->`;
+the bench replaces what is between them and leaves everything else as it is, so the prose
+around a table is written by hand and the figures in it by a run.
+"""
+
+import os
+import re
+import tempfile
+import textwrap
+
+from .common import BadInput
+
+_MARKER = re.compile(r"^<!-- (/?)bench:([A-Za-z0-9_-]+) -->$")
+
+
+def cell(text):
+    return str(text).replace("|", "\\|")
+
+
+def _row(cells):
+    return "|" + "|".join(f" {c} " if c else " " for c in cells) + "|"
+
+
+def table(headers, aligns, rows):
+    """A Markdown table; aligns holds 'l' or 'r' per column."""
+    lines = [_row(cell(h) for h in headers), _row("---:" if a == "r" else "---" for a in aligns)]
+    lines.extend(_row(cell(c) for c in row) for row in rows)
+    return "\n".join(lines)
+
+
+def bold(text):
+    return f"**{text}**" if text != "" else ""
+
+
+def wrap_prose(text, width=90):
+    """Wraps the prose lines of a block to `width`, as the README's own prose is; table rows
+    and blank lines stay as they are."""
+    out = []
+    for line in text.split("\n"):
+        if line.startswith("|") or len(line) <= width:
+            out.append(line)
+        else:
+            out.extend(textwrap.wrap(line, width=width, break_long_words=False, break_on_hyphens=False))
+    return "\n".join(out)
+
+
+def markers(name):
+    return f"<!-- bench:{name} -->", f"<!-- /bench:{name} -->"
+
+
+def render_blocks(blocks):
+    """Every block with its markers, as --markdown prints them."""
+    parts = []
+    for name, body in blocks.items():
+        start, end = markers(name)
+        parts.append(f"{start}\n{body.strip()}\n{end}")
+    return "\n\n".join(parts)
+
+
+def replace_blocks(text, blocks, path):
+    """Returns (new text, names of blocks replaced, names of blocks the text has no markers for).
+
+    Raises BadInput, naming `path` and the line, on a marker that is opened twice, closed
+    without being opened, or never closed.
+    """
+    lines = text.split("\n")
+    out, replaced, open_name, open_line = [], [], None, 0
+    for number, line in enumerate(lines, 1):
+        m = _MARKER.match(line.strip())
+        if m and not m.group(1):
+            if open_name is not None:
+                raise BadInput(f"{path}:{number}: block 'bench:{m.group(2)}' opens inside 'bench:{open_name}' "
+                               f"(opened on line {open_line})")
+            if m.group(2) in replaced:
+                raise BadInput(f"{path}:{number}: block 'bench:{m.group(2)}' appears twice")
+            open_name, open_line = m.group(2), number
+            out.append(line)
+            if open_name in blocks:
+                out.extend(blocks[open_name].strip("\n").split("\n"))
+            continue
+        if m:
+            if m.group(2) != open_name:
+                raise BadInput(f"{path}:{number}: '/bench:{m.group(2)}' closes a block that is not open")
+            if open_name in blocks:
+                replaced.append(open_name)
+            open_name = None
+            out.append(line)
+            continue
+        if open_name is None or open_name not in blocks:
+            out.append(line)
+    if open_name is not None:
+        raise BadInput(f"{path}:{open_line}: block 'bench:{open_name}' is never closed")
+    missing = [name for name in blocks if name not in replaced]
+    return "\n".join(out), replaced, missing
+
+
+def update_file(path, blocks):
+    """Replaces the blocks in the file at `path` (written to a temporary file, then renamed).
+    Returns (replaced, missing) as replace_blocks does."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise BadInput(f"{path}: cannot read: {e.strerror}")
+    new, replaced, missing = replace_blocks(text, blocks, path)
+    if new != text:
+        directory = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".bench-", dir=directory)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(new)
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+    return replaced, missing

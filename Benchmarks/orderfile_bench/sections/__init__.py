@@ -1,0 +1,20 @@
+"""The registry of sections, in the order a full run measures them.
+
+To add a section: write a module here that defines its result dataclass, `run(ctx)`,
+`render_text(result)`, `render_markdown(result, report)` and a `SECTION = Section(...)`
+(see section.py), then list its SECTION below. The command line, --help, the JSON
+report, --report and --update-readme pick it up from here. A section that builds or
+records something another section could reuse puts it on the context (context.py).
+"""
+
+from . import instrumentation, overhead, programs, scale, symbolization
+
+SECTIONS = [
+    overhead.SECTION,
+    programs.SECTION,
+    instrumentation.SECTION,
+    symbolization.SECTION,
+    scale.SECTION,
+]
+
+BY_NAME = {s.name: s for s in SECTIONS}
