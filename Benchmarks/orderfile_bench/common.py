@@ -5,6 +5,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUNTIME_SRC = os.path.join(ROOT, "Sources", "OrderfileRuntime")
+TRACE_FORMAT_SRC = os.path.join(ROOT, "Sources", "OrderfileTraceFormat")
 OVERHEAD_SRC = os.path.join(ROOT, "Benchmarks", "overhead")
 PROGRAMS_SRC = os.path.join(ROOT, "Benchmarks", "programs")
 SCALE_SRC = os.path.join(ROOT, "Benchmarks", "scale")

@@ -5,7 +5,7 @@ import os
 import platform
 from dataclasses import dataclass, field
 
-from .common import ROOT, RUNTIME_SRC, BenchError
+from .common import ROOT, RUNTIME_SRC, TRACE_FORMAT_SRC, BenchError
 from .process import run_checked
 
 
@@ -57,21 +57,23 @@ class RuntimeInfo:
     built_with: str
 
 
-def sources_digest(directory):
+def sources_digest(*directories):
+    """The runtime's C sources and the trace format header it writes, as one short digest."""
     h = hashlib.sha256()
-    for base, _, files in sorted(os.walk(directory)):
-        for name in sorted(files):
-            if name.endswith((".c", ".h")):
-                path = os.path.join(base, name)
-                h.update(os.path.relpath(path, directory).encode())
-                with open(path, "rb") as f:
-                    h.update(f.read())
+    for directory in directories:
+        for base, _, files in sorted(os.walk(directory)):
+            for name in sorted(files):
+                if name.endswith((".c", ".h")):
+                    path = os.path.join(base, name)
+                    h.update(os.path.relpath(path, os.path.dirname(directory)).encode())
+                    with open(path, "rb") as f:
+                        h.update(f.read())
     return h.hexdigest()[:12]
 
 
 def build_runtime(given_dir, scratch, cc, environ):
     """libOrderfileRuntime.so: the one in `given_dir` (--runtime-dir), or built into `scratch`."""
-    digest = sources_digest(RUNTIME_SRC)
+    digest = sources_digest(RUNTIME_SRC, TRACE_FORMAT_SRC)
     if given_dir:
         d = os.path.abspath(given_dir)
         if not os.path.exists(os.path.join(d, "libOrderfileRuntime.so")):

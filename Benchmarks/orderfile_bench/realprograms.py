@@ -199,7 +199,7 @@ def record_launch(ctx, program):
     d = os.path.join(b.dir, "launch")
     os.makedirs(d, exist_ok=True)
     trace, order = os.path.join(d, "launch.trace"), os.path.join(d, "orderfile.order")
-    run_checked([tool, "record", "-o", trace, "--", b.exes.instr] + program.launch_args,
+    run_checked([tool, "record", "--instrumented", "-o", trace, "--", b.exes.instr] + program.launch_args,
                 f"recording the launch of {program.name}", env=ctx.env({"LD_LIBRARY_PATH": hooks.rtime}))
     generate = [tool, "generate", trace, "-o", order, "--json"]
     walls, peaks = [], []

@@ -1,8 +1,11 @@
 import Foundation
 import OrderfileOrdering
 
-/// The two builds the tool gives flags for.
+/// The builds the tool gives flags for.
 public enum Build: Sendable, Equatable {
+  /// The release build, recorded as it is (`orderfile record --no-rebuild`) and later
+  /// relinked with its order: one section per function, symbols kept, a build-id.
+  case recordable(format: OrderfileFormat)
   /// The instrumented build that records a launch.
   case instrumented(InstrumentingCompiler)
   /// The release build that applies the orderfile at this path.
@@ -28,6 +31,15 @@ public struct BuildFlags: Sendable, Equatable, Codable {
       ])
   }
 
+  /// Flags for a release build that is recorded without a rebuild: the compile flags the
+  /// order needs, the linker that applies it, and a build-id so traces name their binary.
+  /// Nothing instruments it; only a stripped symbol table would stop the recording.
+  public static func recordable(format: OrderfileFormat) -> BuildFlags {
+    // ld64 writes an LC_UUID of its own; ELF linkers write a build-id only when asked.
+    let buildID = format == .ld64 ? [] : ["-Wl,--build-id"]
+    return BuildFlags(compile: format.compileFlags, link: [format.linkerSelection].compactMap { $0 } + buildID)
+  }
+
   /// Flags for the release build that the orderfile at `orderfile` reorders.
   public static func release(orderfile: String, format: OrderfileFormat) -> BuildFlags {
     BuildFlags(
@@ -43,6 +55,8 @@ public struct BuildFlags: Sendable, Equatable, Codable {
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws -> BuildFlags {
     switch build {
+    case .recordable(let format):
+      return .recordable(format: format)
     case .release(let orderfile, let format):
       guard FileManager.default.fileExists(atPath: orderfile) else { throw BuildError.noOrderfile(path: orderfile) }
       return .release(orderfile: URL(fileURLWithPath: orderfile).standardizedFileURL.path, format: format)

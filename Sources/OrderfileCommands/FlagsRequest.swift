@@ -40,6 +40,7 @@ public struct FlagsRequest: Sendable {
     case .both:
       let what: String
       switch build {
+      case .recordable: what = "the release build, recorded as it is (orderfile record --no-rebuild)"
       case .instrumented: what = "the instrumented (recording) build"
       case .release: what = "the ordered release build"
       }

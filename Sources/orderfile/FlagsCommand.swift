@@ -6,9 +6,15 @@ import OrderfileOrdering
 struct FlagsCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "flags",
-    abstract: "Print the compile and link flags for the recording build or the ordered release build.",
+    abstract: "Print the compile and link flags for the release build, the instrumented build, or the ordered build.",
     discussion: """
-      Recording build (compile the launch path instrumented, link the runtime):
+      Release build, recorded as it is (no instrumentation; then
+      'orderfile record -o launch.trace -- ./app'):
+        orderfile flags
+        make CFLAGS="-O2 -g $(orderfile flags --cflags)" \\
+             LDFLAGS="$(orderfile flags --ldflags)"
+
+      Instrumented build (compile the launch path instrumented, link the runtime):
         orderfile flags --instrument
         make CFLAGS="$(orderfile flags --instrument --cflags)" \\
              LDFLAGS="$(orderfile flags --instrument --ldflags)"
@@ -21,7 +27,7 @@ struct FlagsCommand: ParsableCommand {
       """
   )
 
-  @Flag(help: "Flags for the instrumented build that records a launch.")
+  @Flag(help: "Flags for the instrumented build that records a launch (without it and --release: the release build, recorded as it is).")
   var instrument = false
 
   @Option(help: ArgumentHelp("Flags for the release build that applies this orderfile.", valueName: "orderfile"))
@@ -47,14 +53,17 @@ struct FlagsCommand: ParsableCommand {
   @OptionGroup var output: OutputFormatOptions<JSONFlag>
 
   func validate() throws {
-    if instrument == (release != nil) {
-      throw ValidationError("give exactly one of --instrument or --release <orderfile>")
+    if instrument && release != nil {
+      throw ValidationError("give at most one of --instrument or --release <orderfile>")
     }
     if cflags && ldflags { throw ValidationError("--cflags and --ldflags print one line each: give one") }
   }
 
   /// The build the flags are for.
-  var build: Build { release.map { .release(orderfile: $0, format: format) } ?? .instrumented(compiler) }
+  var build: Build {
+    if let release { return .release(orderfile: release, format: format) }
+    return instrument ? .instrumented(compiler) : .recordable(format: format)
+  }
 
   /// Which flags to print, and how.
   var shape: FlagsRequest.Shape {

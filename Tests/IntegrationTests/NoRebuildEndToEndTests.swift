@@ -29,13 +29,18 @@ struct NoRebuildEndToEndTests {
     let work = try TemporaryDirectory("orderfile-norebuild-\(compiler)")
     let fixtures = PackagePaths.fixtures + "/integration"
     let cc = compiler == "clang" ? Toolchain.clang : Toolchain.gcc
-    // 1. The release build, nothing added: the compiler inlines as it will for the shipped binary.
+    // 1. The release build with the flags `orderfile flags` prints for it, nothing
+    //    instrumented: the compiler inlines as it will for the shipped binary.
+    let printed = try orderfile(["flags", "--cflags"])
+    #expect(printed.succeeded, "\(printed.standardError)")
+    let releaseFlags = printed.standardOutput.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    #expect(releaseFlags == ["-ffunction-sections"])
     let objects = work.file("objects")
     try FileManager.default.createDirectory(atPath: objects, withIntermediateDirectories: true)
     for source in ["main.c", "config.c", "store.c", "ui.c", "plugin.c"] {
       let pic = source == "plugin.c" ? "-fPIC" : "-fPIE"
       try runChecked(
-        cc, ["-O2", "-g", "-ffunction-sections", pic, "-I", fixtures, "-c", fixtures + "/" + source,
+        cc, ["-O2", "-g"] + releaseFlags + [pic, "-I", fixtures, "-c", fixtures + "/" + source,
              "-o", objects + "/" + source + ".o"])
     }
     let release = work.file("release")

@@ -24,6 +24,14 @@ struct BuildFlagsTests {
     #expect(flags.link.last == format.linkerFlag(path: "/src/app.order"))
   }
 
+  @Test("the release build recorded as it is: nothing instrumented, one section per function, lld, a build-id")
+  func recordable() throws {
+    let flags = try BuildFlags.forBuild(.recordable(format: .lld))
+    #expect(flags.compile == ["-ffunction-sections"])
+    #expect(flags.link == ["-fuse-ld=lld", "-Wl,--build-id"])
+    #expect(!flags.compile.contains { $0.contains("instrument") })
+  }
+
   @Test("the release flags name the orderfile by its absolute path; a missing one is a usage error")
   func releaseOrderfilePath() throws {
     let directory = try TemporaryDirectory()

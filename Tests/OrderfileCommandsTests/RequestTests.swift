@@ -12,6 +12,8 @@ private struct FakeRecorder: Recorder {
   var output: String
   var status: Int32
   var dropped: UInt64 = 0
+  var notes: [String] = []
+  var warnings: [String] = []
 
   func record(program: String, arguments: [String]) throws -> Recording {
     let header = TraceHeader(
@@ -27,7 +29,8 @@ private struct FakeRecorder: Recorder {
     ]
     try AtomicFile.write(
       TraceEncoder.encode(Trace(path: output, header: header, modules: [module], records: records)), to: output)
-    return Recording(status: status, tracePath: output, childTraces: [output + ".8"])
+    return Recording(
+      status: status, tracePath: output, childTraces: [output + ".8"], notes: notes, warnings: warnings)
   }
 }
 
@@ -38,13 +41,18 @@ struct RequestTests {
     let directory = try TemporaryDirectory()
     let trace = directory.file("launch.trace")
     let output = try RecordRequest(
-      recorder: FakeRecorder(output: trace, status: 3, dropped: 2), program: "./app"
+      recorder: FakeRecorder(
+        output: trace, status: 3, dropped: 2, notes: ["recorded without a rebuild"],
+        warnings: ["./lib.so has no symbol table"]),
+      program: "./app"
     ).run()
     #expect(output.standardOutput.isEmpty)
     #expect(
       output.standardError == """
         orderfile: recorded 1 launch functions (1 after the window) in 1 modules to \(trace)
-        orderfile: a forked child's trace: \(trace).8
+        orderfile: another process's trace: \(trace).8
+        orderfile: recorded without a rebuild
+        orderfile: warning: ./lib.so has no symbol table
         orderfile: warning: 2 first calls were dropped: raise --capacity
         orderfile: warning: ./app exited with status 3
 

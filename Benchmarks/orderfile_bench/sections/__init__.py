@@ -7,12 +7,13 @@ report, --report and --update-readme pick it up from here. A section that builds
 records something another section could reuse puts it on the context (context.py).
 """
 
-from . import instrumentation, overhead, programs, scale, symbolization
+from . import instrumentation, norebuild, overhead, programs, scale, symbolization
 
 SECTIONS = [
     overhead.SECTION,
     programs.SECTION,
     instrumentation.SECTION,
+    norebuild.SECTION,
     symbolization.SECTION,
     scale.SECTION,
 ]

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -15,13 +16,15 @@ from ..section import Section
 from ..toolchain import instrument_cflags
 
 GOAL_SECONDS = 2.0
+ARM_GOAL_MS = 500.0  # recording without a rebuild: symbols read and breakpoints written
 GOAL_BYTES = 1 << 30
 GENERATE_RUNS = 3
 
 # The steps, in order. The Markdown table leaves out the first (writing the C sources).
-SOURCES, INSTRUMENT, RECORD, GENERATE, RELEASE, ESTIMATE, ESTIMATE_RELINKED = (
+SOURCES, INSTRUMENT, RECORD, GENERATE, RELEASE, ESTIMATE, ESTIMATE_RELINKED, NO_REBUILD = (
     "generate C sources", "instrument: compile + link", "record: orderfile record", "generate: orderfile generate",
-    "release: compile + 2 links", "estimate: orderfile estimate --order", "estimate: relinked binary")
+    "release: compile + 2 links", "estimate: orderfile estimate --order", "estimate: relinked binary",
+    "record --no-rebuild: release binary")
 
 
 @dataclass
@@ -62,6 +65,7 @@ class ScaleResult:
     match_rate: float | None = None
     jobs: int | None = None  # compile jobs in parallel
     launch_functions: int | None = None
+    arming_ms: float | None = None  # record --no-rebuild on the release program: symbols read, breakpoints written
 
 
 def run(ctx):
@@ -104,7 +108,7 @@ def run(ctx):
     step(INSTRUMENT, wall + lwall, max(peak, lpeak),
          f"clang -O2 -ffunction-sections -finstrument-functions-after-inlining, {jobs} jobs")
     trace = os.path.join(d, "scale.trace")
-    wall, peak, _, err = run_measured([tool, "record", "-o", trace, "--", instr], "orderfile record",
+    wall, peak, _, err = run_measured([tool, "record", "--instrumented", "-o", trace, "--", instr], "orderfile record",
                                       env=ctx.env({"LD_LIBRARY_PATH": hooks.rtime}), peak=True)
     said = err.strip().splitlines()[-1].replace("orderfile: ", "") if err.strip() else ""
     step(RECORD, wall, peak, said.split(" to /")[0])
@@ -139,6 +143,15 @@ def run(ctx):
                                        "orderfile estimate (ordered binary)", peak=True)
     measured = {p["pageSize"]: p for p in json.loads(outp)["pages"]}[16384]
     step(ESTIMATE_RELINKED, wall, peak, f"16 KiB pages measured on the ordered binary: {measured['current']:,}")
+    nr_trace = os.path.join(d, "scale-norebuild.trace")
+    wall, peak, _, err = run_measured([tool, "record", "--no-rebuild", "-o", nr_trace, "--", release],
+                                      "orderfile record --no-rebuild", env=ctx.env(), peak=True)
+    armed = re.search(r"(\d+) breakpoints, armed in ([0-9.]+) ms", err)
+    if not armed:
+        raise BenchError(f"orderfile record --no-rebuild did not say how long arming took: {err.strip()}")
+    arming_ms = float(armed.group(2))
+    step(NO_REBUILD, wall, peak, f"{int(armed.group(1)):,} breakpoints, armed in {arming_ms:.0f} ms "
+                                 f"(goal < {ARM_GOAL_MS:.0f} ms: {verdict(arming_ms < ARM_GOAL_MS)})")
     checks = ScaleChecks(seconds=generate_wall < GOAL_SECONDS, memory=generate_peak * 1024 < GOAL_BYTES)
     return ScaleResult(
         goal=f"trace to orderfile (orderfile generate) under {GOAL_SECONDS:.0f} s with peak memory under 1 GiB",
@@ -148,7 +161,7 @@ def run(ctx):
                              ordered_measured=measured["current"], lower_bound=pages["lowerBound"]),
         checks=checks, passed=checks.seconds and checks.memory,
         generate_entries=entries, match_rate=gen["matchRate"], jobs=jobs,
-        launch_functions=estimate["launchFunctions"])
+        launch_functions=estimate["launchFunctions"], arming_ms=arming_ms)
 
 
 def render_text(res):
@@ -182,6 +195,8 @@ def render_markdown(res, report):
         ESTIMATE: ("estimate: `orderfile estimate --order`",
                    f"16 KiB pages: {p.now:,} now, {p.ordered_simulated:,} ordered, lower bound {p.lower_bound:,}"),
         ESTIMATE_RELINKED: ("estimate: the relinked binary", f"{p.ordered_measured:,} pages measured"),
+        NO_REBUILD: ("record without a rebuild: `orderfile record --no-rebuild`",
+                     f"armed in {res.arming_ms:.0f} ms (goal < {ARM_GOAL_MS:.0f} ms)" if res.arming_ms else None),
     }
     rows = []
     for s in res.steps:
