@@ -165,6 +165,17 @@ struct SwiftRustEndToEndTests {
     #expect(entries.last?.hasPrefix("_ZN7rustapp8handlers12editor_apply") == true, "\(entries.suffix(3))")
   }
 
+  @Test("the examples' generated handlers are what Examples/tools/gen-handlers.py writes", arguments: [
+    ("swift", "Examples/swift-app/Sources/SwiftAppCore/Handlers.swift"), ("rust", "Examples/rust-app/src/handlers.rs"),
+  ])
+  func generatedHandlers(language: String, file: String) throws {
+    let work = try TemporaryDirectory("orderfile-handlers")
+    try runChecked(
+      ProcessRunner.resolve("python3"),
+      [PackagePaths.root + "/Examples/tools/gen-handlers.py", language, work.file("handlers")])
+    #expect(try FileReading.text(atPath: work.file("handlers")) == (try FileReading.text(atPath: PackagePaths.root + "/" + file)))
+  }
+
   /// Builds the example for release, records it without a rebuild and from an instrumented
   /// build, and relinks the release build with each order. Returns the default release binary.
   @discardableResult
