@@ -26,13 +26,15 @@ let package = Package(
       pkgConfig: "libdw",
       providers: [.apt(["libdw-dev"])]
     ),
+    // Rust demangling (libiberty's cplus_demangle with DMGL_RUST).
+    .systemLibrary(name: "CLibiberty", providers: [.apt(["libiberty-dev"])]),
     // The ptrace tracer that records unmodified programs (orderfile record --no-rebuild).
     .target(name: "OrderfileTracer", cSettings: [.unsafeFlags(["-O2"])]),
     .target(name: "OrderfileSupport"),
     .target(name: "OrderfileTrace", dependencies: ["OrderfileTraceFormat", "OrderfileSupport"]),
     .target(
       name: "OrderfileSymbolization",
-      dependencies: ["CLibdw", "OrderfileSupport"],
+      dependencies: ["CLibdw", "CLibiberty", "OrderfileSupport"],
       linkerSettings: [.linkedLibrary("stdc++")]
     ),
     .target(

@@ -132,7 +132,8 @@ final class ModulePlanner {
   /// Whether `wanted` names this function: a linkage name, or a demangled one with or
   /// without its parameter list and outer qualifiers (`App::firstFrameDrawn` matches
   /// `App::firstFrameDrawn()` and `ui::App::firstFrameDrawn()`; `App.launch` matches the
-  /// Swift `Demo.App.launch() -> ()`).
+  /// Swift `Demo.App.launch() -> ()`; `handlers::editor_apply` matches the Rust
+  /// `rustapp::handlers::editor_apply`).
   static func name(of function: FunctionSymbol, matches wanted: String) -> Bool {
     // Demangling every symbol is slow; only names that contain the last word can match.
     let lastWord = wanted.split(whereSeparator: { ":.".contains($0) }).last.map(String.init) ?? wanted
@@ -141,6 +142,8 @@ final class ModulePlanner {
       let readable = Demangler.demangle(name)
       if readable == wanted || readable.hasPrefix(wanted + "(") { return true }
       if readable.contains("::" + wanted + "(") || readable.contains("." + wanted + "(") { return true }
+      // Demangled Rust names have no parameter list: rustapp::handlers::editor_apply.
+      if readable.hasSuffix("::" + wanted) { return true }
     }
     return false
   }

@@ -1,4 +1,5 @@
 import CLibdw
+import CLibiberty
 
 #if canImport(Glibc)
   import Glibc
@@ -6,9 +7,16 @@ import CLibdw
 
 /// Turns linkage names into readable ones, for reports.
 public enum Demangler {
-  /// The demangled form of a C++ (`_Z…`) or Swift (`$s…`, `_$s…`, `$S…`, `_$S…`, `_T0…`)
-  /// name; any other name, or one the demangler rejects, comes back unchanged.
+  /// The demangled form of a C++ (`_Z…`), Rust (v0 `_R…`, legacy `_ZN…17h<hash>E`) or
+  /// Swift (`$s…`, `_$s…`, `$S…`, `_$S…`, `_T0…`) name; any other name, or one the
+  /// demangler rejects, comes back unchanged.
+  ///
+  /// A legacy Rust name is a valid C++ name too (`rustapp::main::h9e01…`, with `$LT$`-style
+  /// escapes left in), so `_ZN` names go to the Rust demangler first, which accepts only
+  /// names that end in Rust's hash; libiberty's own automatic mode decides the same way.
   public static func demangle(_ name: String) -> String {
+    if name.hasPrefix("_R") { return rust(name) ?? name }
+    if name.hasPrefix("_ZN"), let rust = rust(name) { return rust }
     if name.hasPrefix("_Z") { return cxx(name) ?? name }
     if swiftPrefixes.contains(where: name.hasPrefix) { return swift(name) ?? name }
     return name
@@ -22,6 +30,14 @@ public enum Demangler {
     guard let result = __cxa_demangle(name, nil, nil, &status) else { return nil }
     defer { free(result) }
     return status == 0 ? String(cString: result) : nil
+  }
+
+  /// `cplus_demangle` from GNU libiberty, restricted to Rust: v0 and legacy names, the
+  /// legacy hash left out (`DMGL_VERBOSE` would keep it).
+  private static func rust(_ name: String) -> String? {
+    guard let result = cplus_demangle(name, DMGL_RUST | DMGL_PARAMS | DMGL_ANSI) else { return nil }
+    defer { free(result) }
+    return String(cString: result)
   }
 
   /// `swift_demangle` from libswiftCore.

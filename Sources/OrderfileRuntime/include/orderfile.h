@@ -2,7 +2,8 @@
  * orderfile.h - the public API of the orderfile launch-recording runtime.
  *
  * Link this runtime into a program compiled with -finstrument-functions
- * (gcc, clang) or -finstrument-functions-after-inlining (clang). It records
+ * (gcc, clang), -finstrument-functions-after-inlining (clang) or
+ * SanitizerCoverage's trace-pc-guard (clang, swiftc, rustc). It records
  * the first call of every instrumented function into a trace file that the
  * `orderfile` tool turns into a linker orderfile. Nothing here is needed for
  * recording: these calls only refine it.
@@ -26,6 +27,8 @@
  */
 #ifndef ORDERFILE_H
 #define ORDERFILE_H
+
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -94,6 +97,19 @@ void orderfile_finish(void) __attribute__((no_instrument_function));
  */
 void __cyg_profile_func_enter(void *function, void *call_site) __attribute__((no_instrument_function));
 void __cyg_profile_func_exit(void *function, void *call_site) __attribute__((no_instrument_function));
+
+/*
+ * SanitizerCoverage's hooks (-fsanitize-coverage=func,trace-pc-guard, and the
+ * same instrumentation from swiftc and rustc). The compiler calls
+ * __sanitizer_cov_trace_pc_guard_init from each module's constructor, and
+ * __sanitizer_cov_trace_pc_guard(&guard) in every instrumented function. The
+ * first hit of a guard records its function's first call, into the same trace;
+ * after that it is one load and a compare. Full mode's events need the
+ * -finstrument-functions hooks.
+ */
+void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop)
+    __attribute__((no_instrument_function));
+void __sanitizer_cov_trace_pc_guard(uint32_t *guard) __attribute__((no_instrument_function));
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,12 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// A small SwiftPM application for orderfile to order: an executable over a library.
+// Build flags for recording and for the ordered release build: see README.md.
+let package = Package(
+  name: "swift-app",
+  targets: [
+    .target(name: "SwiftAppCore"),
+    .executableTarget(name: "swiftapp", dependencies: ["SwiftAppCore"]),
+  ]
+)

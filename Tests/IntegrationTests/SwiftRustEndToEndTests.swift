@@ -1,0 +1,259 @@
+import Foundation
+import OrderfileSupport
+import Testing
+import _OrderfileTestSupport
+
+/// The build tools of the two examples, found where their installers put them.
+enum ExampleTools {
+  /// `swift`, which runs these tests, unless only its test runner is installed.
+  static let swift: String? = {
+    let onPath = ProcessRunner.resolve("swift")
+    if onPath.hasPrefix("/") { return onPath }
+    let beside = Toolchain.llvmBin + "/swift"
+    return FileManager.default.isExecutableFile(atPath: beside) ? beside : nil
+  }()
+
+  /// `cargo` on PATH, else where rustup installs it ($CARGO_HOME/bin, ~/.cargo/bin).
+  static let cargo: String? = {
+    let onPath = ProcessRunner.resolve("cargo")
+    if onPath.hasPrefix("/") { return onPath }
+    let environment = ProcessInfo.processInfo.environment
+    let homes = [environment["CARGO_HOME"], environment["HOME"].map { $0 + "/.cargo" }].compactMap { $0 }
+    return homes.map { $0 + "/bin/cargo" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+  }()
+}
+
+/// How one example is built: its release build, with or without an orderfile, and its
+/// instrumented build. The flags are the README's recipes.
+protocol ExampleProject {
+  /// The executable's file name.
+  var executable: String { get }
+  /// Builds the release binary, with `orderfile` applied when given; returns its path and
+  /// the build's output (where the linker's warnings appear).
+  func release(orderfile: String?) throws -> (binary: String, output: String)
+  /// Builds the instrumented binary, linked with the runtime in `runtime`.
+  func instrumented(runtime: String) throws -> String
+  /// A name that only a demangler writes, of a function the launch runs.
+  var demangledLaunchFunction: String { get }
+  /// The linkage name of that function.
+  var mangledLaunchFunction: String { get }
+}
+
+/// Examples/swift-app through `swift build`. The release and instrumented builds keep
+/// scratch paths of their own, so applying an order only links again.
+struct SwiftExample: ExampleProject {
+  let swift: String
+  let work: TemporaryDirectory
+  var executable: String { "swiftapp" }
+  var demangledLaunchFunction: String { "SwiftAppCore.settingsLoad(inout SwiftAppCore.Context) -> ()" }
+  var mangledLaunchFunction: String { "$s12SwiftAppCore12settingsLoadyyAA7ContextVzF" }
+
+  /// One section per function (or an order changes nothing), linked by ld.lld.
+  static let releaseFlags = ["-Xswiftc", "-Xfrontend", "-Xswiftc", "-function-sections", "-Xswiftc", "-use-ld=lld"]
+  /// SanitizerCoverage through the frontend: a plain -sanitize=fuzzer would link libFuzzer.
+  static let instrumentFlags = [
+    "-Xswiftc", "-Xfrontend", "-Xswiftc", "-sanitize=fuzzer",
+    "-Xswiftc", "-Xfrontend", "-Xswiftc", "-sanitize-coverage=func,trace-pc-guard",
+  ]
+  static func runtimeFlags(_ directory: String) -> [String] {
+    ["-Xlinker", "-L" + directory, "-Xlinker", "-lOrderfileRuntime", "-Xlinker", "-rpath", "-Xlinker", directory]
+  }
+  static func orderFlags(_ orderfile: String) -> [String] { ["-Xlinker", "--symbol-ordering-file=" + orderfile] }
+
+  private func build(scratch: String, _ flags: [String]) throws -> (binary: String, output: String) {
+    let arguments = ["build", "-c", "release", "--package-path", PackagePaths.root + "/Examples/swift-app",
+                     "--scratch-path", work.file(scratch)] + flags
+    let result = try runChecked(swift, arguments)
+    let bin = try runChecked(swift, arguments + ["--show-bin-path"]).standardOutput
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    return (bin + "/" + executable, result.standardOutput + result.standardError)
+  }
+
+  func release(orderfile: String?) throws -> (binary: String, output: String) {
+    try build(scratch: ".build-release", Self.releaseFlags + (orderfile.map(Self.orderFlags) ?? []))
+  }
+
+  func instrumented(runtime: String) throws -> String {
+    try build(scratch: ".build-instrumented", Self.releaseFlags + Self.instrumentFlags + Self.runtimeFlags(runtime))
+      .binary
+  }
+}
+
+/// Examples/rust-app through `cargo build --offline`. Flags go in CARGO_ENCODED_RUSTFLAGS,
+/// which overrides any RUSTFLAGS of the environment and keeps paths with spaces whole.
+struct RustExample: ExampleProject {
+  let cargo: String
+  let work: TemporaryDirectory
+  var executable: String { "rustapp" }
+  var demangledLaunchFunction: String { "rustapp::handlers::settings_load" }
+  var mangledLaunchFunction: String { "_ZN7rustapp8handlers13settings_load" }
+
+  /// One codegen unit keeps local names free of `.llvm.<hash>` suffixes that change
+  /// between builds; rustc already emits one section per function.
+  static let releaseFlags = ["-C", "codegen-units=1", "-C", "link-arg=-fuse-ld=lld"]
+  /// SanitizerCoverage on stable rustc (-Z flags are nightly only).
+  static let instrumentFlags = [
+    "-C", "passes=sancov-module", "-C", "llvm-args=-sanitizer-coverage-level=1",
+    "-C", "llvm-args=-sanitizer-coverage-trace-pc-guard",
+  ]
+  /// `-l dylib=` puts the runtime before libc on the link line; a `link-arg` comes after
+  /// it, where the runtime's entry hook check would find libc's no-op first.
+  static func runtimeFlags(_ directory: String) -> [String] {
+    ["-L", "native=" + directory, "-l", "dylib=OrderfileRuntime", "-C", "link-arg=-Wl,-rpath," + directory]
+  }
+  static func orderFlags(_ orderfile: String) -> [String] {
+    ["-C", "link-arg=-Wl,--symbol-ordering-file=" + orderfile]
+  }
+
+  private func build(target: String, _ flags: [String]) throws -> (binary: String, output: String) {
+    let cargoBin = (cargo as NSString).deletingLastPathComponent
+    let path = cargoBin + ":" + Toolchain.llvmBin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+    let result = try runChecked(
+      cargo,
+      ["build", "--release", "--offline", "--locked", "--manifest-path", PackagePaths.root + "/Examples/rust-app/Cargo.toml",
+       "--target-dir", work.file(target)],
+      environment: ["CARGO_ENCODED_RUSTFLAGS": flags.joined(separator: "\u{1F}"), "PATH": path])
+    return (work.file(target) + "/release/" + executable, result.standardOutput + result.standardError)
+  }
+
+  func release(orderfile: String?) throws -> (binary: String, output: String) {
+    try build(target: "target-release", Self.releaseFlags + (orderfile.map(Self.orderFlags) ?? []))
+  }
+
+  func instrumented(runtime: String) throws -> String {
+    try build(target: "target-instrumented", Self.releaseFlags + Self.instrumentFlags + Self.runtimeFlags(runtime))
+      .binary
+  }
+}
+
+/// Whether `entries` lie in `binary` in this order, by the addresses `nm` gives them.
+func liesInOrder(_ entries: [String], in binary: String) throws -> Bool {
+  var addresses: [String: UInt64] = [:]
+  for line in try runChecked(Toolchain.nm, ["--defined-only", binary]).standardOutput.split(separator: "\n") {
+    let fields = line.split(separator: " ")
+    guard fields.count == 3, let address = UInt64(fields[0], radix: 16) else { continue }
+    if addresses[String(fields[2])] == nil { addresses[String(fields[2])] = address }
+  }
+  let placed = entries.compactMap { addresses[$0] }
+  return placed.count == entries.count && zip(placed, placed.dropFirst()).allSatisfy { $0 < $1 }
+}
+
+@Suite("Swift and Rust examples end to end: build, record both ways, generate, relink, verify")
+struct SwiftRustEndToEndTests {
+  @Test("swift build: the SwiftPM example", .enabled(if: ExampleTools.swift != nil, "swift is not installed"))
+  func swiftPackage() throws {
+    let work = try TemporaryDirectory("orderfile-swift-example")
+    try endToEnd(SwiftExample(swift: try #require(ExampleTools.swift), work: work), work: work)
+  }
+
+  @Test(
+    "cargo build: the Rust example",
+    .enabled(if: ExampleTools.cargo != nil, "cargo is not installed (not on PATH nor in ~/.cargo/bin)"))
+  func cargoCrate() throws {
+    let work = try TemporaryDirectory("orderfile-rust-example")
+    let example = RustExample(cargo: try #require(ExampleTools.cargo), work: work)
+    let noRebuild = try endToEnd(example, work: work)
+
+    // --until takes a Rust path without the crate: the window ends at the last launch handler.
+    let trace = work.file("until.trace")
+    let recorded = try orderfile(["record", "-q", "--until", "handlers::editor_apply", "-o", trace, "--", noRebuild])
+    #expect(recorded.succeeded, "\(recorded.standardError)")
+    #expect(!recorded.standardError.contains("named no function"), "\(recorded.standardError)")
+    let order = work.file("until.order")
+    #expect(try orderfile(["generate", trace, "-o", order]).succeeded)
+    let entries = try FileReading.text(atPath: order).split(separator: "\n")
+    #expect(entries.last?.hasPrefix("_ZN7rustapp8handlers12editor_apply") == true, "\(entries.suffix(3))")
+  }
+
+  @Test("the examples' generated handlers are what Examples/tools/gen-handlers.py writes", arguments: [
+    ("swift", "Examples/swift-app/Sources/SwiftAppCore/Handlers.swift"), ("rust", "Examples/rust-app/src/handlers.rs"),
+  ])
+  func generatedHandlers(language: String, file: String) throws {
+    let work = try TemporaryDirectory("orderfile-handlers")
+    try runChecked(
+      ProcessRunner.resolve("python3"),
+      [PackagePaths.root + "/Examples/tools/gen-handlers.py", language, work.file("handlers")])
+    #expect(try FileReading.text(atPath: work.file("handlers")) == (try FileReading.text(atPath: PackagePaths.root + "/" + file)))
+  }
+
+  /// Builds the example for release, records it without a rebuild and from an instrumented
+  /// build, and relinks the release build with each order. Returns the default release binary.
+  @discardableResult
+  private func endToEnd(_ example: some ExampleProject, work: TemporaryDirectory) throws -> String {
+    let name = example.executable
+    // 1. The release build as it ships, kept aside: the ordered builds link over it.
+    let built = try example.release(orderfile: nil)
+    try FileManager.default.createDirectory(atPath: work.file("default"), withIntermediateDirectories: true)
+    let program = work.file("default/" + name)
+    try FileManager.default.copyItem(atPath: built.binary, toPath: program)
+    let output = try runChecked(program, []).standardOutput
+
+    // 2. Record that very binary; reports show demangled names, orderfiles linkage names.
+    let trace = work.file("release.trace")
+    let recorded = try orderfile(["record", "--no-rebuild", "-o", trace, "--", program])
+    #expect(recorded.succeeded, "\(recorded.standardError)")
+    #expect(recorded.standardOutput == output)
+    let order = work.file("release.order")
+    let generated = try orderfile(["generate", trace, "-o", order, "--min-match", "1.0", "--list"])
+    #expect(generated.succeeded, "\(generated.standardOutput)\(generated.standardError)")
+    #expect(generated.standardOutput.contains(example.demangledLaunchFunction), "\(generated.standardOutput)")
+    let entries = try FileReading.text(atPath: order).split(separator: "\n").map(String.init)
+    #expect(entries.contains { $0.hasPrefix(example.mangledLaunchFunction) }, "\(entries)")
+    #expect(!entries.contains(example.demangledLaunchFunction))
+    let firstCalls = try json(orderfile(["report", trace, "--json"]))["firstCalls"] as? [[String: Any]] ?? []
+    let reported = firstCalls.filter { $0["module"] as? Int == 0 }.compactMap { $0["name"] as? String }
+    #expect(reported.contains(example.demangledLaunchFunction), "\(reported)")
+    #expect(!reported.contains { ["_Z", "_R", "$s"].contains(where: $0.hasPrefix) }, "\(reported)")
+
+    // 3. Relink with the order: no linker warning, every entry in place, fewer launch pages.
+    try relinkAndVerify(example, order: order, as: "ordered-release", default: program, trace: trace, work: work)
+
+    // 4. The instrumented build records through the SanitizerCoverage hooks; its names are
+    //    the release build's, and it orders the release build as well.
+    let instrumented = try example.instrumented(runtime: try RuntimeBuilder.libraryDirectory())
+    let instrumentedTrace = work.file("instrumented.trace")
+    let run = try orderfile(["record", "-o", instrumentedTrace, "--", instrumented])
+    #expect(run.succeeded, "\(run.standardError)")
+    #expect(run.standardOutput == output)
+    #expect(!run.standardError.contains("without a rebuild") && !run.standardError.contains("warning"),
+            "\(run.standardError)")
+    let instrumentedOrder = work.file("instrumented.order")
+    let fromInstrumented = try orderfile(["generate", instrumentedTrace, "-o", instrumentedOrder, "--min-match", "1.0"])
+    #expect(fromInstrumented.succeeded, "\(fromInstrumented.standardOutput)\(fromInstrumented.standardError)")
+    let instrumentedEntries = try FileReading.text(atPath: instrumentedOrder).split(separator: "\n").map(String.init)
+    #expect(instrumentedEntries.count > 36, "the 36 launch handlers and what calls them")
+    #expect(Set(instrumentedEntries).isSubset(of: Set(entries)),
+            "names the release build does not record: \(Set(instrumentedEntries).subtracting(entries).sorted())")
+    try relinkAndVerify(example, order: instrumentedOrder, as: "ordered-instrumented", default: program, trace: nil, work: work)
+    return program
+  }
+
+  /// Relinks the release build with `order`, then checks that the linker placed every entry
+  /// in order (and that the default layout did not), that verify passes, and with a trace,
+  /// that the launch touches fewer pages, within one of the lower bound.
+  private func relinkAndVerify(
+    _ example: some ExampleProject, order: String, as label: String, default program: String, trace: String?,
+    work: TemporaryDirectory
+  ) throws {
+    let relinked = try example.release(orderfile: order)
+    #expect(!relinked.output.contains("warning"), "\(relinked.output)")
+    try FileManager.default.createDirectory(atPath: work.file(label), withIntermediateDirectories: true)
+    let ordered = work.file(label + "/" + example.executable)
+    try FileManager.default.copyItem(atPath: relinked.binary, toPath: ordered)
+    let entries = try FileReading.text(atPath: order).split(separator: "\n").map(String.init)
+    #expect(try liesInOrder(entries, in: ordered), "\(label): the linker did not apply the order")
+    #expect(!(try liesInOrder(entries, in: program)), "the default layout is already in launch order: the test proves nothing")
+    let verified = try orderfile(["verify", "--binary", ordered, "--order", order])
+    #expect(verified.succeeded && verified.standardOutput.contains("PASS"), "\(verified.standardOutput)\(verified.standardError)")
+    guard let trace else { return }
+    let before = try json(orderfile(["estimate", "--trace", trace, "--binary", program, "--json"]))
+    let after = try json(orderfile(["estimate", "--trace", trace, "--binary", ordered, "--json"]))
+    for pageSize in [4096, 16384] {
+      let now = try #require(pages(before, pageSize, "current"))
+      let placed = try #require(pages(after, pageSize, "current"))
+      let bound = try #require(pages(after, pageSize, "lowerBound"))
+      #expect(placed < now, "page size \(pageSize): \(now) before, \(placed) after")
+      #expect(placed <= bound + 1, "page size \(pageSize): \(placed) pages against a bound of \(bound)")
+    }
+  }
+}
