@@ -1,3 +1,4 @@
+import Foundation
 import OrderfileBuild
 import OrderfileSupport
 
@@ -19,13 +20,17 @@ public struct FlagsRequest: Sendable {
 
   public var build: Build
   public var shape: Shape
+  /// C (compile and link flags), or Swift and Rust (`swift build` arguments, `RUSTFLAGS`).
+  public var language: Language
 
-  public init(build: Build, shape: Shape = .both) {
+  public init(build: Build, shape: Shape = .both, language: Language = .c) {
     self.build = build
+    self.language = language
     self.shape = shape
   }
 
   public func run() throws -> CommandOutput {
+    if language != .c { return try runForLanguage() }
     let flags = try BuildFlags.forBuild(build)
     var output = CommandOutput()
     switch shape {
@@ -53,6 +58,24 @@ public struct FlagsRequest: Sendable {
 
         """)
     }
+    return output
+  }
+
+  /// Swift and Rust: the whole build command, or its arguments as JSON.
+  private func runForLanguage() throws -> CommandOutput {
+    let arguments = try LanguageBuild.forBuild(build, language: language, environment: ProcessInfo.processInfo.environment)
+    var output = CommandOutput()
+    if shape == .json {
+      output.print(try JSONRenderer().render(arguments))
+      return output
+    }
+    let what: String
+    switch build {
+    case .recordable: what = "The release build, recorded as it is (orderfile record -- ./app)"
+    case .release: what = "The release build with the order applied"
+    case .instrumented: what = "The instrumented build (SanitizerCoverage trace-pc-guard); give it a build folder of its own"
+    }
+    output.print("# \(what):\n\(arguments.commandLine)\n")
     return output
   }
 }

@@ -23,7 +23,15 @@ struct FlagsCommand: ParsableCommand {
         orderfile flags --release app.order
         orderfile flags --release app.order --format gold --ldflags
 
-      --build-system prints a snippet for Make, CMake or SwiftPM instead.
+      --build-system prints a snippet for Make, CMake or SwiftPM (C targets)
+      instead.
+
+      Swift and Rust (--language swift|rust) print the whole build command:
+      'swift build' arguments, or RUSTFLAGS for cargo. Their instrumented
+      builds use SanitizerCoverage's trace-pc-guard hooks:
+        orderfile flags --language rust
+        orderfile flags --language swift --release swiftapp.order
+        orderfile flags --language rust --instrument
       """
   )
 
@@ -50,6 +58,9 @@ struct FlagsCommand: ParsableCommand {
   @Option(help: "Print a snippet for this build system: \(BuildSystem.allCases.map(\.rawValue).joined(separator: ", ")).")
   var buildSystem: BuildSystem?
 
+  @Option(help: "The language of the program: \(Language.allCases.map(\.rawValue).joined(separator: ", ")) (swift and rust print the swift build or cargo command).")
+  var language: Language = .c
+
   @OptionGroup var output: OutputFormatOptions<JSONFlag>
 
   func validate() throws {
@@ -57,6 +68,12 @@ struct FlagsCommand: ParsableCommand {
       throw ValidationError("give at most one of --instrument or --release <orderfile>")
     }
     if cflags && ldflags { throw ValidationError("--cflags and --ldflags print one line each: give one") }
+    if language != .c {
+      if cflags || ldflags || buildSystem != nil {
+        throw ValidationError("--language \(language.rawValue) prints the whole build command: --cflags, --ldflags and --build-system are for C")
+      }
+      if format != .lld { throw ValidationError("--language \(language.rawValue) links with ld.lld: --format must be lld") }
+    }
   }
 
   /// The build the flags are for.
@@ -74,6 +91,6 @@ struct FlagsCommand: ParsableCommand {
   }
 
   func run() throws {
-    try Terminal.run { try FlagsRequest(build: build, shape: shape).run() }
+    try Terminal.run { try FlagsRequest(build: build, shape: shape, language: language).run() }
   }
 }

@@ -8,6 +8,7 @@ import OrderfileSupport
 extension OrderfileFormat: ExpressibleByArgument {}
 extension InstrumentingCompiler: ExpressibleByArgument {}
 extension BuildSystem: ExpressibleByArgument {}
+extension Language: ExpressibleByArgument {}
 extension Rate: ExpressibleByArgument {}
 extension Percentage: ExpressibleByArgument {}
 

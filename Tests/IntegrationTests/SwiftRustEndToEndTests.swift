@@ -48,17 +48,10 @@ struct SwiftExample: ExampleProject {
   var demangledLaunchFunction: String { "SwiftAppCore.settingsLoad(inout SwiftAppCore.Context) -> ()" }
   var mangledLaunchFunction: String { "$s12SwiftAppCore12settingsLoadyyAA7ContextVzF" }
 
-  /// One section per function (or an order changes nothing), linked by ld.lld.
-  static let releaseFlags = ["-Xswiftc", "-Xfrontend", "-Xswiftc", "-function-sections", "-Xswiftc", "-use-ld=lld"]
-  /// SanitizerCoverage through the frontend: a plain -sanitize=fuzzer would link libFuzzer.
-  static let instrumentFlags = [
-    "-Xswiftc", "-Xfrontend", "-Xswiftc", "-sanitize=fuzzer",
-    "-Xswiftc", "-Xfrontend", "-Xswiftc", "-sanitize-coverage=func,trace-pc-guard",
-  ]
-  static func runtimeFlags(_ directory: String) -> [String] {
-    ["-Xlinker", "-L" + directory, "-Xlinker", "-lOrderfileRuntime", "-Xlinker", "-rpath", "-Xlinker", directory]
+  /// The flags come from `orderfile flags --language swift`, as a user's build takes them.
+  static func flags(_ build: [String], runtime: String? = nil) throws -> [String] {
+    try languageArguments("swift", build, runtime: runtime)
   }
-  static func orderFlags(_ orderfile: String) -> [String] { ["-Xlinker", "--symbol-ordering-file=" + orderfile] }
 
   private func build(scratch: String, _ flags: [String]) throws -> (binary: String, output: String) {
     let arguments = ["build", "-c", "release", "--package-path", PackagePaths.root + "/Examples/swift-app",
@@ -70,12 +63,11 @@ struct SwiftExample: ExampleProject {
   }
 
   func release(orderfile: String?) throws -> (binary: String, output: String) {
-    try build(scratch: ".build-release", Self.releaseFlags + (orderfile.map(Self.orderFlags) ?? []))
+    try build(scratch: ".build-release", Self.flags(orderfile.map { ["--release", $0] } ?? []))
   }
 
   func instrumented(runtime: String) throws -> String {
-    try build(scratch: ".build-instrumented", Self.releaseFlags + Self.instrumentFlags + Self.runtimeFlags(runtime))
-      .binary
+    try build(scratch: ".build-instrumented", Self.flags(["--instrument"], runtime: runtime)).binary
   }
 }
 
@@ -88,21 +80,9 @@ struct RustExample: ExampleProject {
   var demangledLaunchFunction: String { "rustapp::handlers::settings_load" }
   var mangledLaunchFunction: String { "_ZN7rustapp8handlers13settings_load" }
 
-  /// One codegen unit keeps local names free of `.llvm.<hash>` suffixes that change
-  /// between builds; rustc already emits one section per function.
-  static let releaseFlags = ["-C", "codegen-units=1", "-C", "link-arg=-fuse-ld=lld"]
-  /// SanitizerCoverage on stable rustc (-Z flags are nightly only).
-  static let instrumentFlags = [
-    "-C", "passes=sancov-module", "-C", "llvm-args=-sanitizer-coverage-level=1",
-    "-C", "llvm-args=-sanitizer-coverage-trace-pc-guard",
-  ]
-  /// `-l dylib=` puts the runtime before libc on the link line; a `link-arg` comes after
-  /// it, where the runtime's entry hook check would find libc's no-op first.
-  static func runtimeFlags(_ directory: String) -> [String] {
-    ["-L", "native=" + directory, "-l", "dylib=OrderfileRuntime", "-C", "link-arg=-Wl,-rpath," + directory]
-  }
-  static func orderFlags(_ orderfile: String) -> [String] {
-    ["-C", "link-arg=-Wl,--symbol-ordering-file=" + orderfile]
+  /// The flags come from `orderfile flags --language rust`, as a user's build takes them.
+  static func flags(_ build: [String], runtime: String? = nil) throws -> [String] {
+    try languageArguments("rust", build, runtime: runtime)
   }
 
   private func build(target: String, _ flags: [String]) throws -> (binary: String, output: String) {
@@ -117,13 +97,22 @@ struct RustExample: ExampleProject {
   }
 
   func release(orderfile: String?) throws -> (binary: String, output: String) {
-    try build(target: "target-release", Self.releaseFlags + (orderfile.map(Self.orderFlags) ?? []))
+    try build(target: "target-release", Self.flags(orderfile.map { ["--release", $0] } ?? []))
   }
 
   func instrumented(runtime: String) throws -> String {
-    try build(target: "target-instrumented", Self.releaseFlags + Self.instrumentFlags + Self.runtimeFlags(runtime))
-      .binary
+    try build(target: "target-instrumented", Self.flags(["--instrument"], runtime: runtime)).binary
   }
+}
+
+/// `orderfile flags --language LANGUAGE BUILD... --json`: the build's arguments.
+private func languageArguments(_ language: String, _ build: [String], runtime: String?) throws -> [String] {
+  struct Printed: Decodable { var arguments: [String] }
+  let result = try orderfile(
+    ["flags", "--language", language, "--json"] + build,
+    environment: runtime.map { ["ORDERFILE_RUNTIME_DIR": $0] } ?? [:])
+  guard result.succeeded else { throw TestSupportError("orderfile flags failed: \(result.standardError)") }
+  return try JSONDecoder().decode(Printed.self, from: Data(result.standardOutput.utf8)).arguments
 }
 
 /// Whether `entries` lie in `binary` in this order, by the addresses `nm` gives them.

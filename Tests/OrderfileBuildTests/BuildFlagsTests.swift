@@ -32,6 +32,28 @@ struct BuildFlagsTests {
     #expect(!flags.compile.contains { $0.contains("instrument") })
   }
 
+  @Test("Swift and Rust: the driver's own way to pass each flag, the order by its absolute path")
+  func languages() throws {
+    let directory = try TemporaryDirectory()
+    let order = directory.file("app.order")
+    try "main\n".write(toFile: order, atomically: true, encoding: .utf8)
+    let swift = try LanguageBuild.forBuild(.release(orderfile: order, format: .lld), language: .swift)
+    #expect(swift.arguments.starts(with: ["-Xswiftc", "-Xfrontend", "-Xswiftc", "-function-sections"]))
+    #expect(swift.arguments.suffix(2) == ["-Xlinker", "--symbol-ordering-file=\(order)"])
+    let rust = try LanguageBuild.forBuild(.recordable(format: .lld), language: .rust)
+    #expect(rust.arguments.contains("codegen-units=1"))
+    #expect(rust.commandLine.hasPrefix("RUSTFLAGS='-C codegen-units=1 ") && rust.commandLine.hasSuffix(" cargo build --release"))
+    // A runtime directory of its own, so the lookup cannot fall back to the one beside the tool.
+    let runtime = directory.file("runtime")
+    try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+    FileManager.default.createFile(atPath: runtime + "/libOrderfileRuntime.so", contents: Data())
+    let instrumented = try LanguageBuild.forBuild(
+      .instrumented(.clang), language: .rust, environment: ["ORDERFILE_RUNTIME_DIR": runtime])
+    #expect(instrumented.arguments.contains("llvm-args=-sanitizer-coverage-trace-pc-guard"))
+    #expect(instrumented.arguments.contains("dylib=OrderfileRuntime"))
+    #expect(instrumented.arguments.contains("link-arg=-Wl,-rpath,\(runtime)"))
+  }
+
   @Test("the release flags name the orderfile by its absolute path; a missing one is a usage error")
   func releaseOrderfilePath() throws {
     let directory = try TemporaryDirectory()

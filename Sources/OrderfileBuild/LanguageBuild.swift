@@ -1,0 +1,106 @@
+/// The languages whose compiler driver takes the flags, and where they go.
+///
+/// C, C++ and Objective-C builds take compile and link flags (`BuildFlags`). A SwiftPM
+/// package takes `swift build` arguments, a cargo crate takes `RUSTFLAGS`: neither compiler
+/// has `-finstrument-functions`, so their instrumented builds use SanitizerCoverage's
+/// `trace-pc-guard` hooks, which the runtime answers.
+public enum Language: String, CaseIterable, Sendable, Codable {
+  case c
+  case swift
+  case rust
+}
+
+/// What a Swift or Rust build needs for one of the builds `Build` names.
+public struct LanguageBuild: Sendable, Equatable, Codable {
+  public var language: Language
+  /// `swift build` arguments, or `RUSTFLAGS` words.
+  public var arguments: [String]
+
+  public init(language: Language, arguments: [String]) {
+    self.language = language
+    self.arguments = arguments
+  }
+
+  /// The arguments for `build` in `language` (`.swift` or `.rust`). The instrumented build
+  /// names the runtime found near the tool at `executablePath`; the release build, the
+  /// orderfile by its absolute path (see `BuildFlags.forBuild`).
+  public static func forBuild(
+    _ build: Build, language: Language, executablePath: String = RuntimeLocation.runningTool,
+    environment: [String: String] = [:]
+  ) throws -> LanguageBuild {
+    var arguments = recordable(language)
+    switch build {
+    case .recordable:
+      break
+    case .release:
+      let flags = try BuildFlags.forBuild(build, executablePath: executablePath, environment: environment)
+      guard let orderfile = flags.link.last else { break }
+      arguments += linkerArguments(language, [orderfile.replacingOccurrences(of: "-Wl,", with: "")])
+    case .instrumented:
+      guard let runtime = RuntimeLocation.find(executablePath: executablePath, environment: environment) else {
+        throw BuildError.runtimeNotFound(near: executablePath)
+      }
+      arguments += instrumentation(language) + runtimeArguments(language, runtime.libraryDirectory)
+    }
+    return LanguageBuild(language: language, arguments: arguments)
+  }
+
+  /// The release build as it ships and is recorded: one section per function (rustc emits
+  /// them by default), ld.lld, a build-id; Rust with one codegen unit, so local names keep
+  /// no `.llvm.<hash>` suffix that changes from build to build.
+  static func recordable(_ language: Language) -> [String] {
+    switch language {
+    case .c: return []
+    case .swift:
+      return ["-Xswiftc", "-Xfrontend", "-Xswiftc", "-function-sections", "-Xswiftc", "-use-ld=lld"]
+        + linkerArguments(.swift, ["--build-id"])
+    case .rust:
+      return ["-C", "codegen-units=1", "-C", "link-arg=-fuse-ld=lld"] + linkerArguments(.rust, ["--build-id"])
+    }
+  }
+
+  /// SanitizerCoverage without a fuzzer runtime: through swiftc's frontend (a plain
+  /// `-sanitize=fuzzer` links libFuzzer), and as an LLVM pass on stable rustc.
+  static func instrumentation(_ language: Language) -> [String] {
+    switch language {
+    case .c: return []
+    case .swift:
+      return ["-Xswiftc", "-Xfrontend", "-Xswiftc", "-sanitize=fuzzer",
+              "-Xswiftc", "-Xfrontend", "-Xswiftc", "-sanitize-coverage=func,trace-pc-guard"]
+    case .rust:
+      return ["-C", "passes=sancov-module", "-C", "llvm-args=-sanitizer-coverage-level=1",
+              "-C", "llvm-args=-sanitizer-coverage-trace-pc-guard"]
+    }
+  }
+
+  /// The runtime library and an rpath to it. For Rust, `-l dylib=` puts the runtime before
+  /// libc on the link line; a `link-arg` would come after it.
+  static func runtimeArguments(_ language: Language, _ directory: String) -> [String] {
+    switch language {
+    case .c: return []
+    case .swift:
+      return ["-Xlinker", "-L" + directory, "-Xlinker", "-lOrderfileRuntime", "-Xlinker", "-rpath", "-Xlinker", directory]
+    case .rust:
+      return ["-L", "native=" + directory, "-l", "dylib=OrderfileRuntime", "-C", "link-arg=-Wl,-rpath," + directory]
+    }
+  }
+
+  /// Linker options, as each driver passes them on.
+  static func linkerArguments(_ language: Language, _ options: [String]) -> [String] {
+    switch language {
+    case .c: return options.map { "-Wl," + $0 }
+    case .swift: return options.flatMap { ["-Xlinker", $0] }
+    case .rust: return options.flatMap { ["-C", "link-arg=-Wl," + $0] }
+    }
+  }
+
+  /// The command line a user types: `swift build -c release …`, or `RUSTFLAGS='…' cargo build --release`.
+  public var commandLine: String {
+    switch language {
+    case .c: return BuildFlags.shellLine(arguments)
+    case .swift: return "swift build -c release " + BuildFlags.shellLine(arguments)
+    case .rust:
+      return "RUSTFLAGS=" + BuildFlags.shellQuote(arguments.joined(separator: " ")) + " cargo build --release"
+    }
+  }
+}
