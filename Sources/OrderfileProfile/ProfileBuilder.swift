@@ -24,7 +24,9 @@ public struct ProfileBuilder {
     ]
     if let mainModule,
       let main = trace.records.first(where: {
-        $0.module == mainModule && symbols.function(module: mainModule, address: $0.address)?.name == "main"
+        // SwiftPM names its entry <Module>_main and makes `main` a zero-size alias of it.
+        $0.module == mainModule
+          && symbols.function(module: mainModule, address: $0.address)?.allNames.contains("main") == true
       })
     {
       boundaries.append(.init(kind: .main, name: "main", timeNanoseconds: relative(main.timeNanoseconds), thread: main.threadID))

@@ -193,6 +193,9 @@ struct SwiftRustEndToEndTests {
     let reported = firstCalls.filter { $0["module"] as? Int == 0 }.compactMap { $0["name"] as? String }
     #expect(reported.contains(example.demangledLaunchFunction), "\(reported)")
     #expect(!reported.contains { ["_Z", "_R", "$s"].contains(where: $0.hasPrefix) }, "\(reported)")
+    // The report finds main, which SwiftPM makes an alias of <Module>_main.
+    let report = try orderfile(["report", trace])
+    #expect(report.standardOutput.contains("first hook → main"), "\(report.standardOutput)")
 
     // 3. Relink with the order: no linker warning, every entry in place, fewer launch pages.
     try relinkAndVerify(example, order: order, as: "ordered-release", default: program, trace: trace, work: work)
