@@ -36,6 +36,10 @@ SOURCE_PINS = {
     "lua": SourcePin("lua5.4", "5.4.4-3+deb12u1", "d47c50154294a68c8a209c5d61bc09e5b22891c01b7c47501ac3f9725eb4a813"),
     "sqlite3": SourcePin("sqlite3", "3.40.1-2+deb12u2",
                          "ee3459ae9d00939741c7708fc1b8ce1bde12d8c3fb1dfa005bbbc8651d884e23"),
+    # A C++ library with a program of its own (libtinyxml2.so and its xmltest), for the
+    # norebuild section's gcc and clang builds.
+    "tinyxml2": SourcePin("tinyxml2", "9.0.0+dfsg-3.1",
+                          "1c60a1d1691419ea45de6a36abc96b6fe12cc519105c617a2a6d891e4455e6e3"),
 }
 # The temporary deb-src entry: Debian 12's archive and its security archive.
 DEB_SRC_LINES = [

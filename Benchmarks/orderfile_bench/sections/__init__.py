@@ -7,13 +7,14 @@ report, --report and --update-readme pick it up from here. A section that builds
 records something another section could reuse puts it on the context (context.py).
 """
 
-from . import instrumentation, norebuild, overhead, programs, scale, symbolization
+from . import instrumentation, languages, norebuild, overhead, programs, scale, symbolization
 
 SECTIONS = [
     overhead.SECTION,
     programs.SECTION,
     instrumentation.SECTION,
     norebuild.SECTION,
+    languages.SECTION,
     symbolization.SECTION,
     scale.SECTION,
 ]
