@@ -2,7 +2,6 @@
 recording the instrumented build: what each sees, how their orders agree, the launch pages of
 the binary relinked with each order, and what recording costs."""
 
-import json
 import os
 import shutil
 import statistics
