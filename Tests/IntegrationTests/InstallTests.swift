@@ -72,13 +72,12 @@ struct InstallTests {
       release: { ldflags in "make clean && make CFLAGS='-O2 -g -ffunction-sections' LDFLAGS=\"\(ldflags)\"" })
   }
 
-  @Test("CMake with find_package: instrumented build, record, generate, relink")
-  func cmakeWithFindPackage() throws {
-    let tree = try InstalledTree.shared.get()
+  /// A CMake project that links `target` when configured with -DINSTRUMENT=ON, or nil
+  /// (with a message) where cmake is missing.
+  private func cmakeProject(_ tree: InstalledTree, linking target: String) throws -> SmallProject? {
     guard ProcessRunner.resolve("cmake").hasPrefix("/") else {
-      // Scripts/setup-deps installs cmake; without it (no apt) there is nothing to build with.
       print("skipped: cmake is not installed (Scripts/setup-deps installs it)")
-      return
+      return nil
     }
     let project = try SmallProject(tree: tree)
     try project.write(
@@ -90,10 +89,17 @@ struct InstallTests {
       add_executable(app main.c work.c)
       if(INSTRUMENT)
         find_package(OrderfileRuntime 0.1 REQUIRED)
-        target_link_libraries(app PRIVATE OrderfileRuntime::OrderfileRuntime)
+        target_link_libraries(app PRIVATE \(target))
       endif()
 
       """)
+    return project
+  }
+
+  @Test("CMake with find_package: instrumented build, record, generate, relink")
+  func cmakeWithFindPackage() throws {
+    let tree = try InstalledTree.shared.get()
+    guard let project = try cmakeProject(tree, linking: "OrderfileRuntime::OrderfileRuntime") else { return }
     let configure = "cmake -S . -B build -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo"
     try project.roundTrip(
       instrumented: "\(configure) -DINSTRUMENT=ON -DCMAKE_PREFIX_PATH=\"$ORDERFILE_PREFIX\" && cmake --build build && cp build/app app",
@@ -106,24 +112,11 @@ struct InstallTests {
   @Test("CMake with OrderfileRuntime::Static: the runtime linked in, and a launch recorded")
   func cmakeWithStaticRuntime() throws {
     let tree = try InstalledTree.shared.get()
-    guard ProcessRunner.resolve("cmake").hasPrefix("/") else {
-      print("skipped: cmake is not installed (Scripts/setup-deps installs it)")
-      return
-    }
-    let project = try SmallProject(tree: tree)
-    try project.write(
-      "CMakeLists.txt",
-      """
-      cmake_minimum_required(VERSION 3.16)
-      project(app C)
-      add_executable(app main.c work.c)
-      find_package(OrderfileRuntime REQUIRED)
-      target_link_libraries(app PRIVATE OrderfileRuntime::Static)
-
-      """)
+    guard let project = try cmakeProject(tree, linking: "OrderfileRuntime::Static") else { return }
     let path = project.directory.path
     try tree.run(
-      "cmake -S . -B build -DCMAKE_C_COMPILER=gcc -DCMAKE_PREFIX_PATH=\"$ORDERFILE_PREFIX\" && cmake --build build",
+      "cmake -S . -B build -DCMAKE_C_COMPILER=gcc -DINSTRUMENT=ON -DCMAKE_PREFIX_PATH=\"$ORDERFILE_PREFIX\""
+        + " && cmake --build build",
       in: path)
     #expect(!(try tree.run("ldd build/app", in: path)).contains("libOrderfileRuntime"))
     // The runtime's exit handler is in the program although nothing names it.
