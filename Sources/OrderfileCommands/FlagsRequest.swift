@@ -16,6 +16,8 @@ public struct FlagsRequest: Sendable {
     case snippet(BuildSystem)
     /// JSON: `compile` and `link` arrays.
     case json
+    /// The installed runtime's pkg-config and CMake packages, as a Make and a CMake snippet.
+    case packages
   }
 
   public var build: Build
@@ -42,6 +44,8 @@ public struct FlagsRequest: Sendable {
       output.print(BuildFlags.shellLine(flags.link) + "\n")
     case .snippet(let system):
       output.print(system.snippet(flags) + "\n")
+    case .packages:
+      output.print(try Self.installedPackages().snippet + "\n")
     case .both:
       let what: String
       switch build {
@@ -59,6 +63,20 @@ public struct FlagsRequest: Sendable {
         """)
     }
     return output
+  }
+
+  /// The packages installed beside the runtime the running tool finds.
+  static func installedPackages(
+    executablePath: String = RuntimeLocation.runningTool,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws -> RuntimePackages {
+    guard let runtime = RuntimeLocation.find(executablePath: executablePath, environment: environment) else {
+      throw BuildError.runtimeNotFound(near: executablePath)
+    }
+    guard let packages = RuntimePackages.installed(with: runtime) else {
+      throw BuildError.packagesNotInstalled(libraryDirectory: runtime.libraryDirectory)
+    }
+    return packages
   }
 
   /// Swift and Rust: the whole build command, or its arguments as JSON.

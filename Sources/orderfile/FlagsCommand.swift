@@ -24,7 +24,8 @@ struct FlagsCommand: ParsableCommand {
         orderfile flags --release app.order --format gold --ldflags
 
       --build-system prints a snippet for Make, CMake or SwiftPM (C targets)
-      instead.
+      instead. An installed runtime also comes as packages (Scripts/install):
+        orderfile flags --instrument --packages   # pkg-config and find_package
 
       Swift and Rust (--language swift|rust) print the whole build command:
       'swift build' arguments, or RUSTFLAGS for cargo. Their instrumented
@@ -61,9 +62,15 @@ struct FlagsCommand: ParsableCommand {
   @Option(help: "The language of the program: \(Language.allCases.map(\.rawValue).joined(separator: ", ")) (swift and rust print the swift build or cargo command).")
   var language: Language = .c
 
+  @Flag(help: "With --instrument: link the installed runtime through its pkg-config or CMake package instead.")
+  var packages = false
+
   @OptionGroup var output: OutputFormatOptions<JSONFlag>
 
   func validate() throws {
+    if packages && (!instrument || cflags || ldflags || buildSystem != nil || language != .c) {
+      throw ValidationError("--packages prints how to link the installed runtime: give it with --instrument alone")
+    }
     if instrument && release != nil {
       throw ValidationError("give at most one of --instrument or --release <orderfile>")
     }
@@ -87,6 +94,7 @@ struct FlagsCommand: ParsableCommand {
     if output.format == .json { return .json }
     if cflags { return .compile }
     if ldflags { return .link }
+    if packages { return .packages }
     return buildSystem.map { .snippet($0) } ?? .both
   }
 

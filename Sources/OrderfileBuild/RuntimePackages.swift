@@ -1,0 +1,54 @@
+import Foundation
+
+/// The pkg-config and CMake packages of an installed runtime (`Scripts/install` writes
+/// them beside the library), and how a build uses them.
+public struct RuntimePackages: Sendable, Equatable, Codable {
+  /// The installation prefix: the folder above the runtime's `lib`.
+  public var prefix: String
+  /// The folder holding `orderfile-runtime.pc`.
+  public var pkgConfigDirectory: String
+  /// The folder holding `OrderfileRuntimeConfig.cmake`.
+  public var cmakeDirectory: String
+
+  public static let pkgConfigName = "orderfile-runtime"
+  public static let cmakePackage = "OrderfileRuntime"
+  public static let cmakeTarget = "OrderfileRuntime::OrderfileRuntime"
+
+  public init(prefix: String, pkgConfigDirectory: String, cmakeDirectory: String) {
+    self.prefix = prefix
+    self.pkgConfigDirectory = pkgConfigDirectory
+    self.cmakeDirectory = cmakeDirectory
+  }
+
+  /// The packages installed with `runtime`, or nil when it was not installed (a runtime
+  /// built into a checkout's build folder has neither file).
+  public static func installed(with runtime: RuntimeLocation) -> RuntimePackages? {
+    let lib = runtime.libraryDirectory
+    let pkgConfig = lib + "/pkgconfig"
+    let cmake = lib + "/cmake/" + cmakePackage
+    let fileManager = FileManager.default
+    guard fileManager.fileExists(atPath: pkgConfig + "/\(pkgConfigName).pc"),
+      fileManager.fileExists(atPath: cmake + "/\(cmakePackage)Config.cmake")
+    else { return nil }
+    return RuntimePackages(
+      prefix: ((lib as NSString).deletingLastPathComponent as NSString).standardizingPath,
+      pkgConfigDirectory: pkgConfig, cmakeDirectory: cmake)
+  }
+
+  /// The lines that link the runtime through pkg-config (Make) and through CMake's
+  /// find_package; the search paths are spelt out only for a prefix the tools do not
+  /// search by default.
+  public var snippet: String {
+    let standard = ["/usr", "/usr/local"].contains(prefix)
+    let pkgConfigPath = standard ? "" : "\n#   export PKG_CONFIG_PATH=\(BuildFlags.shellQuote(pkgConfigDirectory))"
+    let cmakePrefix = standard ? "" : " (configure with -DCMAKE_PREFIX_PATH=\(BuildFlags.shellQuote(prefix)))"
+    return """
+      # Make, through pkg-config (the Cflags instrument and define ORDERFILE_INSTRUMENTED):\(pkgConfigPath)
+      CFLAGS += $(shell pkg-config --cflags \(Self.pkgConfigName))
+      LDLIBS += $(shell pkg-config --libs \(Self.pkgConfigName))
+      # CMake, through find_package\(cmakePrefix):
+      find_package(\(Self.cmakePackage) REQUIRED)
+      target_link_libraries(app PRIVATE \(Self.cmakeTarget))
+      """
+  }
+}
