@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import markdown as md
 from ..common import ROOT, verdict
@@ -74,8 +74,8 @@ class NoRebuildResult:
     goal: str
     agreements: list[Agreement]
     costs: list[Cost]
-    cxx: list[CxxBuild]
     passed: bool = json_name("pass")
+    cxx: list[CxxBuild] = field(default_factory=list)  # reports saved before it was measured have none
 
 
 def kendall_tau(first, second):
@@ -373,14 +373,16 @@ def render_markdown(res, report):
                      ["l", "l", "r", "r", "r", "r", "l"], cost), "",
             "The whole command includes the tool's own start-up, reading the symbols, and writing "
             "and reading back the trace; the launch under the tracer runs from the fork to the "
-            "program's exit, as the trace records them.", "",
-            "A C++ library and its program (tinyxml2 from its Debian source: `libtinyxml2.so` and `xmltest`), "
-            "built for release, recorded without a rebuild and relinked with an orderfile per module:", "",
-            md.table(["compiler"] + [f"{m} entries" for m in CXX_MODULES] + ["lld warnings", "verify"],
-                     ["l"] + ["r"] * len(CXX_MODULES) + ["r", "l"],
-                     [[c.compiler] + [str(c.entries[m]) for m in c.modules] + [str(c.lld_warnings),
-                      " / ".join("PASS" if c.verified[m] else "FAIL" for m in c.modules)] for c in res.cxx]), "",
-            f"Goal: {res.goal}: {verdict(res.passed)}."]
+            "program's exit, as the trace records them.", ""]
+    if res.cxx:
+        body += ["A C++ library and its program (tinyxml2 from its Debian source: `libtinyxml2.so` and `xmltest`), "
+                 "built for release, recorded without a rebuild and relinked with an orderfile per module:", "",
+                 md.table(["compiler"] + [f"{m} entries" for m in CXX_MODULES] + ["lld warnings", "verify"],
+                          ["l"] + ["r"] * len(CXX_MODULES) + ["r", "l"],
+                          [[c.compiler] + [str(c.entries[m]) for m in c.modules] + [str(c.lld_warnings),
+                           " / ".join("PASS" if c.verified[m] else "FAIL" for m in c.modules)] for c in res.cxx]),
+                 ""]
+    body.append(f"Goal: {res.goal}: {verdict(res.passed)}.")
     return {"norebuild": "\n".join(body)}
 
 
