@@ -68,7 +68,7 @@ struct FlagsCommand: ParsableCommand {
   @OptionGroup var output: OutputFormatOptions<JSONFlag>
 
   func validate() throws {
-    if packages && (!instrument || cflags || ldflags || buildSystem != nil || language != .c) {
+    if packages && (!instrument || cflags || ldflags || buildSystem != nil || language != .c || output.format == .json) {
       throw ValidationError("--packages prints how to link the installed runtime: give it with --instrument alone")
     }
     if instrument && release != nil {

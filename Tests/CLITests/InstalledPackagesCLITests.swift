@@ -16,7 +16,7 @@ struct InstalledPackagesCLITests {
     #expect(result.standardError.contains(PackagePaths.binaryDirectory), "\(result.standardError)")
   }
 
-  @Test("--packages is for the instrumented build alone", arguments: [[], ["--instrument", "--cflags"]])
+  @Test("--packages is for the instrumented build alone", arguments: [[], ["--instrument", "--cflags"], ["--instrument", "--json"]])
   func needsInstrumentAlone(extra: [String]) throws {
     let result = try orderfile(["flags", "--packages"] + extra)
     #expect(result.status == 64)

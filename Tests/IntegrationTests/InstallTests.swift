@@ -195,16 +195,25 @@ struct DebianPackageTests {
   }
 }
 
+/// The staged tree, removed at exit (written once, before any test reads it).
+nonisolated(unsafe) private var stagedTree: String?
+
 /// The tree `Scripts/install --destdir` wrote, once per test run.
 struct InstalledTree: Sendable {
-  let destdir: String
+  /// The --destdir folder, kept until exit.
+  let staging: TemporaryDirectory
+  var destdir: String { staging.path }
   /// `destdir` + the prefix: where the installed files are.
   let root: String
 
   static let shared: Result<InstalledTree, any Error> = Result { try install() }
 
   private static func install() throws -> InstalledTree {
-    let destdir = try TemporaryDirectory("orderfile-install").path
+    let staging = try TemporaryDirectory("orderfile-install")
+    let destdir = staging.path
+    // The tree outlives every test that uses it; it goes when the test process exits.
+    stagedTree = destdir
+    atexit { if let stagedTree { try? FileManager.default.removeItem(atPath: stagedTree) } }
     let result = try ProcessRunner.run(
       PackagePaths.root + "/Scripts/install", ["--prefix", "/usr/local", "--destdir", destdir])
     guard result.succeeded else {
@@ -214,7 +223,7 @@ struct InstalledTree: Sendable {
     guard result.standardOutput == root + "\n" else {
       throw TestSupportError("Scripts/install printed \(result.standardOutput), expected \(root)")
     }
-    return InstalledTree(destdir: destdir, root: root)
+    return InstalledTree(staging: staging, root: root)
   }
 
   /// The environment of a user of the installed tree: its bin on PATH, its pkg-config
