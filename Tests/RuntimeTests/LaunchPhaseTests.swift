@@ -9,8 +9,11 @@ import _OrderfileTestSupport
 struct LaunchPhaseTests {
   /// How far a measured phase may exceed the sleep inside it. A sleep never ends early, so
   /// the lower bound is the sleep itself; the upper bound allows for scheduling on a busy
-  /// machine, thread creation and the runtime's own work (10 ms).
-  static let tolerance: UInt64 = 10_000_000
+  /// machine, thread creation and the runtime's own work. 25 ms: the suite now builds
+  /// programs (cmake, swift build, cargo) in parallel with this test, and a 50 ms sleep was
+  /// seen to overrun by 18 ms under that load. It still tells the phases apart: a mark
+  /// attributed to the wrong phase shifts a duration by the other phase's 30 or 50 ms.
+  static let tolerance: UInt64 = 25_000_000
   static let ms: UInt64 = 1_000_000
 
   struct Report: Decodable {
