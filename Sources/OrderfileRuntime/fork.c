@@ -119,12 +119,22 @@ static void of_fork_child_trace(void) {
   uint64_t marks_offset = snapshot->marks_offset;
   uint32_t marks = snapshot->mark_count < of_rt.mark_capacity ? snapshot->mark_count
                                                               : of_rt.mark_capacity;
+  /* Backed up to a page boundary, where the parent's steps end too (of_back_record). */
+  uint64_t backed_end = records_offset;
+  if (records != 0) {
+    backed_end = of_page_ceil(records_offset + records * OFT_RECORD_SIZE);
+    if (backed_end > size) {
+      backed_end = size;
+    }
+  }
   if (base != MAP_FAILED) {
     of_rt.fd = fd;
     of_rt.may_preallocate = true;
-    if (!of_allocate(0, OFT_HEADER_SIZE + (uint64_t)modules * OFT_MODULE_SIZE) ||
+    /* At least one module entry: the first is always backed from the start (of_module_for). */
+    if (!of_allocate(0, OFT_HEADER_SIZE + (uint64_t)(modules > 0 ? modules : 1u) * OFT_MODULE_SIZE) ||
+        !of_back_shared_pages(snapshot, size) ||
         !of_allocate(marks_offset, (uint64_t)of_rt.mark_capacity * OFT_MARK_SIZE) ||
-        (records != 0 && !of_allocate(records_offset, records * OFT_RECORD_SIZE))) {
+        (records != 0 && !of_allocate(records_offset, backed_end - records_offset))) {
       error = errno;
       munmap(base, size);
       base = MAP_FAILED;
@@ -164,7 +174,8 @@ static void of_fork_child_trace(void) {
 
   of_rt.base = base;
   of_rt.header = header;
-  of_rt.backed_bytes = records_offset + records * OFT_RECORD_SIZE;
+  of_rt.backed_bytes = backed_end;
+  __atomic_store_n(&of_rt.storage_full, 0u, __ATOMIC_RELAXED);
   memcpy(of_rt.path, path, sizeof of_rt.path);
   __atomic_store_n(&of_rt.gate, 0u, __ATOMIC_SEQ_CST);
 }

@@ -95,6 +95,7 @@ typedef struct of_runtime {
   uint64_t deadline_ns;    /* CLOCK_MONOTONIC end of the window; 0 = none */
   bool verbose;
   bool may_preallocate;    /* false once fallocate() said the file system can't */
+  uint64_t page_size;      /* sysconf(_SC_PAGESIZE): disk blocks are reserved in whole pages */
   char path[OF_PATH_CAPACITY];     /* this process's trace file */
   char pattern[OF_PATH_CAPACITY];  /* ORDERFILE_OUTPUT, expanded again after fork */
   char executable_name[NAME_MAX + 1];
@@ -160,6 +161,12 @@ void of_record_first_call(uintptr_t pc) OF_NOINSTR;
 void of_note_table_full(void) OF_NOINSTR;
 bool of_wait_for_writers(void) OF_NOINSTR;
 bool of_allocate(uint64_t offset, uint64_t length) OF_NOINSTR;
+uint64_t of_allocate_some(uint64_t offset, uint64_t length) OF_NOINSTR;
+bool of_back_shared_pages(const oft_header *layout, uint64_t file_size) OF_NOINSTR;
+void of_stop_for_storage(int error) OF_NOINSTR;
+/* `offset` rounded down, or up, to a multiple of of_rt.page_size. */
+uint64_t of_page_floor(uint64_t offset) OF_NOINSTR;
+uint64_t of_page_ceil(uint64_t offset) OF_NOINSTR;
 uint64_t of_now_ns(void) OF_NOINSTR;
 uint32_t of_thread_id(void) OF_NOINSTR;
 void of_close_window(uint32_t reason, uint64_t now_ns) OF_NOINSTR;
@@ -183,6 +190,7 @@ bool of_expand_pattern(char *out, size_t capacity, const char *pattern, uint32_t
 bool of_pattern_is_valid(const char *pattern, char *bad_escape) OF_NOINSTR;
 size_t of_format_u64(char *out, uint64_t value) OF_NOINSTR;
 void of_write_stderr(const char *const *parts, size_t count) OF_NOINSTR;
+
 bool of_create_trace_file(const char *path, uint64_t size, int *fd_out, int *error_out) OF_NOINSTR;
 
 /* fork.c */
