@@ -171,68 +171,85 @@ static uint64_t of_draft_header(oft_header *draft, const of_config *config) {
 }
 
 /*
- * Creates the trace file, `size` bytes, at the path ORDERFILE_OUTPUT gives
- * for `pid`, and stores that path in of_rt.path. Returns its descriptor, or
- * -1 after one warning line.
+ * Creates the file of the trace of `draft`'s process, `size` bytes, for the
+ * path ORDERFILE_OUTPUT gives (of_open_trace: created beside it, renamed over
+ * it once the header is in, by of_start). A path it must not take - the
+ * trace of a live runtime, or a file that is not a trace - is left alone and
+ * "<path>.<pid>" taken instead, with a warning. Returns false after one
+ * warning line.
  */
-static int of_create_trace(const of_config *config, uint32_t pid, uint64_t size) OF_NOINSTR;
-static int of_create_trace(const of_config *config, uint32_t pid, uint64_t size) {
+static bool of_create_trace(const of_config *config, const oft_header *draft, uint64_t size,
+                            of_new_trace *trace) OF_NOINSTR;
+static bool of_create_trace(const of_config *config, const oft_header *draft, uint64_t size,
+                            of_new_trace *trace) {
   of_read_executable_name(of_rt.executable_name, sizeof of_rt.executable_name);
   memcpy(of_rt.pattern, config->pattern, sizeof of_rt.pattern);
-  if (!of_expand_pattern(of_rt.path, sizeof of_rt.path, of_rt.pattern, pid, of_rt.executable_name,
-                         false)) {
+  char path[OF_PATH_CAPACITY], forced[OF_PATH_CAPACITY];
+  if (!of_expand_pattern(path, sizeof path, of_rt.pattern, draft->pid, of_rt.executable_name, false) ||
+      !of_expand_pattern(forced, sizeof forced, of_rt.pattern, draft->pid, of_rt.executable_name, true)) {
     of_warn("orderfile: warning: trace path from '%s' is too long; recording disabled",
             of_rt.pattern);
-    return -1;
+    return false;
   }
-  int fd = -1, error = 0;
-  if (of_create_trace_file(of_rt.path, size, &fd, &error)) {
-    return fd;
+  of_identity self = {draft->pid, draft->process_start_ns, draft->process_start_resolution_ns, true};
+  int error = 0;
+  of_claim claim = of_open_trace(path, size, &self, trace, &error);
+  if (claim == OF_CLAIM_FREE) {
+    return true;
   }
-  if (error != EBUSY) {
+  if (claim == OF_CLAIM_ERROR) {
     of_warn("orderfile: warning: cannot create trace file '%s': %s; recording disabled",
-            of_rt.path, error == EINVAL ? "not a regular file" : strerror(error));
-    return -1;
+            trace->path, error == EINVAL ? "not a regular file" : strerror(error));
+    return false;
   }
-  /* Someone else has this file mapped: truncating it would make their next
-   * store raise SIGBUS. With a pattern without %p that is usually another
-   * process, and this one writes "<path>.<pid>" instead. */
-  char busy[OF_PATH_CAPACITY];
-  memcpy(busy, of_rt.path, sizeof busy);
-  if (!of_expand_pattern(of_rt.path, sizeof of_rt.path, of_rt.pattern, pid,
-                         of_rt.executable_name, true) ||
-      strcmp(of_rt.path, busy) == 0) {
+  char taken[OF_PATH_CAPACITY], fallback[OF_PATH_CAPACITY];
+  memcpy(taken, trace->path, sizeof taken);
+  char pid_text[21];
+  of_format_u64(pid_text, draft->pid);
+  /* With %p in the pattern, a live trace at this process's own path is a second
+   * copy of the runtime in it (or a process with the same pid elsewhere). */
+  if (claim == OF_CLAIM_BUSY && strcmp(path, forced) == 0) {
     of_warn("orderfile: warning: trace file '%s' is in use by a second copy of the runtime in "
             "this process (or a process with the same pid); this copy records nothing",
-            busy);
-    return -1;
+            taken);
+    return false;
   }
-  if (!of_create_trace_file(of_rt.path, size, &fd, &error)) {
-    of_warn("orderfile: warning: trace file '%s' is in use by another process and '%s' "
-            "cannot be created: %s; recording disabled",
-            busy, of_rt.path, error == EBUSY ? "in use as well" : strerror(error));
-    return -1;
+  const char *why = claim == OF_CLAIM_BUSY ? "is in use by another process"
+                                           : "exists and is not an orderfile trace";
+  if (!of_join(fallback, taken, ".", pid_text)) {
+    of_warn("orderfile: warning: trace file '%s' %s, and '%s.%s' is too long; recording disabled",
+            taken, why, taken, pid_text);
+    return false;
   }
-  of_warn("orderfile: warning: trace file '%s' is in use by another process; writing '%s'",
-          busy, of_rt.path);
-  return fd;
+  claim = of_open_trace(fallback, size, &self, trace, &error);
+  if (claim != OF_CLAIM_FREE) {
+    of_warn("orderfile: warning: trace file '%s' %s and '%s' cannot be created: %s; recording disabled",
+            taken, why, trace->path,
+            claim == OF_CLAIM_BUSY      ? "in use as well"
+            : claim == OF_CLAIM_FOREIGN ? "not an orderfile trace either"
+                                        : strerror(error));
+    return false;
+  }
+  of_warn("orderfile: warning: trace file '%s' %s; leaving it alone and writing '%s'", taken, why,
+          trace->path);
+  return true;
 }
 
 /*
- * Maps the trace file `fd` of `size` bytes laid out as `draft` says, and
- * gives disk blocks to the header, the first module entry, the marks and the
- * first step of records, so the first records need no lock. On failure: one
- * warning line, the file is unmapped, closed and removed, and the result is
- * false.
+ * Maps the new trace's file, `size` bytes laid out as `draft` says, and gives
+ * disk blocks to the header, the first module entry, the marks and the first
+ * step of records, so the first records need no lock. On failure: one warning
+ * line, the file is unmapped and abandoned, and the result is false.
  */
-static bool of_map_trace(int fd, uint64_t size, const oft_header *draft) OF_NOINSTR;
-static bool of_map_trace(int fd, uint64_t size, const oft_header *draft) {
+static bool of_map_trace(of_new_trace *trace, uint64_t size, const oft_header *draft) OF_NOINSTR;
+static bool of_map_trace(of_new_trace *trace, uint64_t size, const oft_header *draft) {
+  int fd = trace->fd;
+  memcpy(of_rt.path, trace->path, sizeof of_rt.path);
   void *mapping = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (mapping == MAP_FAILED) {
     of_warn("orderfile: warning: cannot map trace file '%s': %s; recording disabled", of_rt.path,
             strerror(errno));
-    close(fd);
-    unlink(of_rt.path);
+    of_abandon_trace(trace);
     return false;
   }
   /* No read-around on faults: the kernel would otherwise fill the page cache
@@ -259,8 +276,7 @@ static bool of_map_trace(int fd, uint64_t size, const oft_header *draft) {
     of_warn("orderfile: warning: cannot allocate trace file '%s': %s; recording disabled",
             of_rt.path, strerror(errno));
     munmap(mapping, size);
-    close(fd);
-    unlink(of_rt.path);
+    of_abandon_trace(trace);
     return false;
   }
   /* A nearly full disk may hold only part of the step: records go there until it is
@@ -319,11 +335,21 @@ static bool of_start(void) {
   }
   oft_header draft;
   uint64_t size = of_draft_header(&draft, &config);
-  int fd = of_create_trace(&config, draft.pid, size);
-  if (fd < 0 || !of_map_trace(fd, size, &draft)) {
+  static of_new_trace trace; /* two paths: kept off the stack too */
+  if (!of_create_trace(&config, &draft, size, &trace) || !of_map_trace(&trace, size, &draft)) {
     return false;
   }
   of_write_header(&draft, &config);
+  /* Only now, with its header in, does the trace appear at its path. */
+  int error = 0;
+  if (!of_publish_trace(&trace, &error)) {
+    of_warn("orderfile: warning: cannot create trace file '%s': %s; recording disabled", of_rt.path,
+            strerror(error));
+    munmap(of_rt.base, of_rt.mapping_size);
+    of_rt.base = NULL;
+    of_rt.header = NULL;
+    return false;
+  }
   of_install_handlers(&config);
   return true;
 }

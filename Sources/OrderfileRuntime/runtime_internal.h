@@ -191,7 +191,40 @@ bool of_pattern_is_valid(const char *pattern, char *bad_escape) OF_NOINSTR;
 size_t of_format_u64(char *out, uint64_t value) OF_NOINSTR;
 void of_write_stderr(const char *const *parts, size_t count) OF_NOINSTR;
 
-bool of_create_trace_file(const char *path, uint64_t size, int *fd_out, int *error_out) OF_NOINSTR;
+/* Who is creating a trace, to tell a trace of its own earlier image (before exec) from others. */
+typedef struct of_identity {
+  uint32_t pid;
+  uint64_t start_ns;            /* process start, as in the header */
+  uint64_t start_resolution_ns; /* 0: unknown */
+  bool check_exec;              /* false in a fork child: it has no earlier image */
+} of_identity;
+
+/* What stood at a trace path (of_open_trace). */
+typedef enum of_claim {
+  OF_CLAIM_FREE,      /* nothing, an empty file or another process's finished trace: replaced */
+  OF_CLAIM_OWN_IMAGE, /* this process's trace from before an exec: kept */
+  OF_CLAIM_BUSY,      /* the trace of a runtime still recording (its file is locked) */
+  OF_CLAIM_FOREIGN,   /* a file that is not a trace: kept */
+  OF_CLAIM_ERROR,     /* see the error (EINVAL: not a regular file) */
+} of_claim;
+
+/* A trace being created: written at `temporary`, renamed to `path` when its header is in. */
+typedef struct of_new_trace {
+  int fd;       /* the new file, locked */
+  int held;     /* the file at `path` it replaces, locked until then; -1 for none */
+  bool created; /* `held` is an empty placeholder this runtime created */
+  char path[OF_PATH_CAPACITY];
+  char temporary[OF_PATH_CAPACITY];
+} of_new_trace;
+
+/* Most images of one process (a program that execs itself) that each get a trace. */
+#define OF_EXEC_IMAGES_MAX 1000u
+
+of_claim of_open_trace(const char *path, uint64_t size, const of_identity *self, of_new_trace *trace,
+                       int *error_out) OF_NOINSTR;
+bool of_publish_trace(of_new_trace *trace, int *error_out) OF_NOINSTR;
+void of_abandon_trace(of_new_trace *trace) OF_NOINSTR;
+bool of_join(char *out, const char *first, const char *second, const char *third) OF_NOINSTR;
 
 /* fork.c */
 void of_fork_prepare(void) OF_NOINSTR;
