@@ -127,7 +127,7 @@ let package = Package(
       name: "OrderfileRecordingTests",
       dependencies: ["OrderfileRecording", "OrderfileTrace", "OrderfileSymbolization", "_OrderfileTestSupport"]
     ),
-    .testTarget(name: "RuntimeTests", dependencies: ["OrderfileTrace", "_OrderfileTestSupport"]),
+    .testTarget(name: "RuntimeTests", dependencies: ["OrderfileTrace", "OrderfileRecording", "_OrderfileTestSupport"]),
     .testTarget(
       name: "IntegrationTests",
       dependencies: ["orderfile", "OrderfileTrace", "OrderfileOrdering", "_OrderfileTestSupport"]

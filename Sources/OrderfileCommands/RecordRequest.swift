@@ -29,6 +29,7 @@ public struct RecordRequest {
         "recorded \(trace.launchRecords.count) launch functions (\(later) after the window) in \(trace.modules.count) modules to \(recording.tracePath)"
       )
       for child in recording.childTraces { output.note("another process's trace: \(child)") }
+      for image in recording.execTraces { output.note("a later image's trace (after exec): \(image)") }
       for note in recording.notes { output.note(note) }
     }
     for warning in recording.warnings { output.warning(warning) }

@@ -25,17 +25,22 @@ public struct Recording: Sendable {
   public var tracePath: String
   /// Traces of processes the program forked, moved beside the main one as `<trace>.<pid>`.
   public var childTraces: [String]
+  /// Traces of the images a process became by executing itself or another instrumented
+  /// program under the same pid, in the order they ran: `<trace>[.<pid>].exec<n>`.
+  public var execTraces: [String]
   /// What the recorder has to say about the run beyond the traces (one line each).
   public var notes: [String]
   /// What went wrong without stopping the recording, such as a module without symbols.
   public var warnings: [String]
 
   public init(
-    status: Int32, tracePath: String, childTraces: [String], notes: [String] = [], warnings: [String] = []
+    status: Int32, tracePath: String, childTraces: [String], execTraces: [String] = [], notes: [String] = [],
+    warnings: [String] = []
   ) {
     self.status = status
     self.tracePath = tracePath
     self.childTraces = childTraces
+    self.execTraces = execTraces
     self.notes = notes
     self.warnings = warnings
   }

@@ -6,8 +6,9 @@ import OrderfileSupport
 ///
 /// The runtime writes to a private scratch directory with the pid in each
 /// file name, so a program that forks or executes other instrumented programs
-/// cannot overwrite its own trace. The program's trace is then moved into
-/// place in one rename.
+/// cannot overwrite its own trace; a process that executes itself keeps the
+/// trace of each image (the runtime numbers the later ones). The program's
+/// trace is then moved into place in one rename.
 public struct RuntimeRecorder: Recorder {
   public var output: String
   public var timeLimitMilliseconds: Int?
@@ -56,13 +57,21 @@ public struct RuntimeRecorder: Recorder {
     }
     try moveIntoPlace(own, output)
     var children: [String] = []
+    var images: [(number: Int, path: String)] = []
     let others = (try? FileManager.default.contentsOfDirectory(atPath: scratch)) ?? []
     for name in others.sorted() where name.hasPrefix("trace.") {
       let destination = output + "." + name.dropFirst("trace.".count)
       try moveIntoPlace(scratch + "/" + name, destination)
-      children.append(destination)
+      // The runtime names the trace of a process's later image "<its trace>.exec<n>".
+      if let range = name.range(of: ".exec", options: .backwards), let number = Int(name[range.upperBound...]) {
+        images.append((number, destination))
+      } else {
+        children.append(destination)
+      }
     }
-    return Recording(status: status, tracePath: output, childTraces: children)
+    return Recording(
+      status: status, tracePath: output, childTraces: children,
+      execTraces: images.sorted { ($0.number, $0.path) < ($1.number, $1.path) }.map(\.path))
   }
 
   private func moveIntoPlace(_ source: String, _ destination: String) throws {

@@ -98,18 +98,25 @@ static void of_fork_child_trace(void) {
   const oft_header *snapshot = of_rt.fork_snapshot ? &of_rt.fork_header : of_rt.header;
   uint32_t pid = (uint32_t)getpid();
 
-  char path[OF_PATH_CAPACITY];
+  static of_new_trace trace; /* two paths: kept off the stack of the forking thread */
+  char *path = trace.path;
   int fd = -1, error = 0;
   uint8_t *base = MAP_FAILED;
-  if (!of_expand_pattern(path, sizeof path, of_rt.pattern, pid, of_rt.executable_name, true)) {
-    memcpy(path, of_rt.pattern, sizeof path);
+  /* A fork child has had no exec: no trace at its path can be its own earlier image. */
+  of_identity self = {pid, 0, 0, false};
+  of_claim claim = OF_CLAIM_ERROR;
+  if (!of_expand_pattern(path, sizeof trace.path, of_rt.pattern, pid, of_rt.executable_name, true)) {
+    memcpy(path, of_rt.pattern, sizeof trace.path);
     error = ENAMETOOLONG;
-  } else if (of_create_trace_file(path, size, &fd, &error)) {
+  } else if ((claim = of_open_trace(path, size, &self, &trace, &error)) == OF_CLAIM_FREE) {
+    fd = trace.fd;
     base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     error = errno;
     if (base != MAP_FAILED) {
       madvise(base, size, MADV_RANDOM); /* as in of_start: no read-around of zeroes */
     }
+  } else if (claim != OF_CLAIM_ERROR) {
+    error = claim == OF_CLAIM_BUSY ? EBUSY : EEXIST; /* a live trace, or not a trace */
   }
 
   uint64_t records = snapshot->record_count < of_rt.record_capacity ? snapshot->record_count
@@ -119,12 +126,22 @@ static void of_fork_child_trace(void) {
   uint64_t marks_offset = snapshot->marks_offset;
   uint32_t marks = snapshot->mark_count < of_rt.mark_capacity ? snapshot->mark_count
                                                               : of_rt.mark_capacity;
+  /* Backed up to a page boundary, where the parent's steps end too (of_back_record). */
+  uint64_t backed_end = records_offset;
+  if (records != 0) {
+    backed_end = of_page_ceil(records_offset + records * OFT_RECORD_SIZE);
+    if (backed_end > size) {
+      backed_end = size;
+    }
+  }
   if (base != MAP_FAILED) {
     of_rt.fd = fd;
     of_rt.may_preallocate = true;
-    if (!of_allocate(0, OFT_HEADER_SIZE + (uint64_t)modules * OFT_MODULE_SIZE) ||
+    /* At least one module entry: the first is always backed from the start (of_module_for). */
+    if (!of_allocate(0, OFT_HEADER_SIZE + (uint64_t)(modules > 0 ? modules : 1u) * OFT_MODULE_SIZE) ||
+        !of_back_shared_pages(snapshot, size) ||
         !of_allocate(marks_offset, (uint64_t)of_rt.mark_capacity * OFT_MARK_SIZE) ||
-        (records != 0 && !of_allocate(records_offset, records * OFT_RECORD_SIZE))) {
+        (records != 0 && !of_allocate(records_offset, backed_end - records_offset))) {
       error = errno;
       munmap(base, size);
       base = MAP_FAILED;
@@ -134,8 +151,7 @@ static void of_fork_child_trace(void) {
     munmap(old_base, size);
     close(old_fd);
     if (fd >= 0) {
-      close(fd);
-      unlink(path);
+      of_abandon_trace(&trace);
     }
     of_rt.base = NULL;
     of_rt.header = NULL;
@@ -161,10 +177,19 @@ static void of_fork_child_trace(void) {
   header->flags |= OFT_FLAG_FORKED;
   munmap(old_base, size);
   close(old_fd);
+  /* Only now, with its header in, does the child's trace appear at its path. */
+  if (!of_publish_trace(&trace, &error)) {
+    munmap(base, size);
+    of_rt.base = NULL;
+    of_rt.header = NULL;
+    of_child_disable(path, error);
+    return;
+  }
 
   of_rt.base = base;
   of_rt.header = header;
-  of_rt.backed_bytes = records_offset + records * OFT_RECORD_SIZE;
+  of_rt.backed_bytes = backed_end;
+  __atomic_store_n(&of_rt.storage_full, 0u, __ATOMIC_RELAXED);
   memcpy(of_rt.path, path, sizeof of_rt.path);
   __atomic_store_n(&of_rt.gate, 0u, __ATOMIC_SEQ_CST);
 }

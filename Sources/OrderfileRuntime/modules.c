@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <elf.h>
+#include <errno.h>
 #include <link.h>
 #include <string.h>
 #include <unistd.h>
@@ -213,7 +214,12 @@ bool of_module_for(uintptr_t pc, uint16_t *index, uintptr_t *load_base) {
         uint32_t module = header->module_count;
         uint16_t assigned = OF_NO_MODULE;
         uint64_t offset = header->module_table_offset + (uint64_t)module * OFT_MODULE_SIZE;
-        if (module < OF_MODULE_CAPACITY && of_allocate(offset, OFT_MODULE_SIZE)) {
+        bool backed = module < OF_MODULE_CAPACITY &&
+                      (module == 0 || of_allocate(offset, OFT_MODULE_SIZE)); /* 0: at start */
+        if (module < OF_MODULE_CAPACITY && !backed) {
+          of_stop_for_storage(errno);
+        }
+        if (backed) {
           oft_module *entry = (oft_module *)(of_rt.base + offset);
           memcpy(entry, &search.entry, offsetof(oft_module, checksum));
           uint32_t checksum = oft_checksum(&search.entry, offsetof(oft_module, checksum));

@@ -171,67 +171,85 @@ static uint64_t of_draft_header(oft_header *draft, const of_config *config) {
 }
 
 /*
- * Creates the trace file, `size` bytes, at the path ORDERFILE_OUTPUT gives
- * for `pid`, and stores that path in of_rt.path. Returns its descriptor, or
- * -1 after one warning line.
+ * Creates the file of the trace of `draft`'s process, `size` bytes, for the
+ * path ORDERFILE_OUTPUT gives (of_open_trace: created beside it, renamed over
+ * it once the header is in, by of_start). A path it must not take - the
+ * trace of a live runtime, or a file that is not a trace - is left alone and
+ * "<path>.<pid>" taken instead, with a warning. Returns false after one
+ * warning line.
  */
-static int of_create_trace(const of_config *config, uint32_t pid, uint64_t size) OF_NOINSTR;
-static int of_create_trace(const of_config *config, uint32_t pid, uint64_t size) {
+static bool of_create_trace(const of_config *config, const oft_header *draft, uint64_t size,
+                            of_new_trace *trace) OF_NOINSTR;
+static bool of_create_trace(const of_config *config, const oft_header *draft, uint64_t size,
+                            of_new_trace *trace) {
   of_read_executable_name(of_rt.executable_name, sizeof of_rt.executable_name);
   memcpy(of_rt.pattern, config->pattern, sizeof of_rt.pattern);
-  if (!of_expand_pattern(of_rt.path, sizeof of_rt.path, of_rt.pattern, pid, of_rt.executable_name,
-                         false)) {
+  char path[OF_PATH_CAPACITY], forced[OF_PATH_CAPACITY];
+  if (!of_expand_pattern(path, sizeof path, of_rt.pattern, draft->pid, of_rt.executable_name, false) ||
+      !of_expand_pattern(forced, sizeof forced, of_rt.pattern, draft->pid, of_rt.executable_name, true)) {
     of_warn("orderfile: warning: trace path from '%s' is too long; recording disabled",
             of_rt.pattern);
-    return -1;
+    return false;
   }
-  int fd = -1, error = 0;
-  if (of_create_trace_file(of_rt.path, size, &fd, &error)) {
-    return fd;
+  of_identity self = {draft->pid, draft->process_start_ns, draft->process_start_resolution_ns, true};
+  int error = 0;
+  of_claim claim = of_open_trace(path, size, &self, trace, &error);
+  if (claim == OF_CLAIM_FREE) {
+    return true;
   }
-  if (error != EBUSY) {
+  if (claim == OF_CLAIM_ERROR) {
     of_warn("orderfile: warning: cannot create trace file '%s': %s; recording disabled",
-            of_rt.path, error == EINVAL ? "not a regular file" : strerror(error));
-    return -1;
+            trace->path, error == EINVAL ? "not a regular file" : strerror(error));
+    return false;
   }
-  /* Someone else has this file mapped: truncating it would make their next
-   * store raise SIGBUS. With a pattern without %p that is usually another
-   * process, and this one writes "<path>.<pid>" instead. */
-  char busy[OF_PATH_CAPACITY];
-  memcpy(busy, of_rt.path, sizeof busy);
-  if (!of_expand_pattern(of_rt.path, sizeof of_rt.path, of_rt.pattern, pid,
-                         of_rt.executable_name, true) ||
-      strcmp(of_rt.path, busy) == 0) {
+  char taken[OF_PATH_CAPACITY], fallback[OF_PATH_CAPACITY];
+  memcpy(taken, trace->path, sizeof taken);
+  char pid_text[21];
+  of_format_u64(pid_text, draft->pid);
+  /* With %p in the pattern, a live trace at this process's own path is a second
+   * copy of the runtime in it (or a process with the same pid elsewhere). */
+  if (claim == OF_CLAIM_BUSY && strcmp(path, forced) == 0) {
     of_warn("orderfile: warning: trace file '%s' is in use by a second copy of the runtime in "
             "this process (or a process with the same pid); this copy records nothing",
-            busy);
-    return -1;
+            taken);
+    return false;
   }
-  if (!of_create_trace_file(of_rt.path, size, &fd, &error)) {
-    of_warn("orderfile: warning: trace file '%s' is in use by another process and '%s' "
-            "cannot be created: %s; recording disabled",
-            busy, of_rt.path, error == EBUSY ? "in use as well" : strerror(error));
-    return -1;
+  const char *why = claim == OF_CLAIM_BUSY ? "is in use by another process"
+                                           : "exists and is not an orderfile trace";
+  if (!of_join(fallback, taken, ".", pid_text)) {
+    of_warn("orderfile: warning: trace file '%s' %s, and '%s.%s' is too long; recording disabled",
+            taken, why, taken, pid_text);
+    return false;
   }
-  of_warn("orderfile: warning: trace file '%s' is in use by another process; writing '%s'",
-          busy, of_rt.path);
-  return fd;
+  claim = of_open_trace(fallback, size, &self, trace, &error);
+  if (claim != OF_CLAIM_FREE) {
+    of_warn("orderfile: warning: trace file '%s' %s and '%s' cannot be created: %s; recording disabled",
+            taken, why, trace->path,
+            claim == OF_CLAIM_BUSY      ? "in use as well"
+            : claim == OF_CLAIM_FOREIGN ? "not an orderfile trace either"
+                                        : strerror(error));
+    return false;
+  }
+  of_warn("orderfile: warning: trace file '%s' %s; leaving it alone and writing '%s'", taken, why,
+          trace->path);
+  return true;
 }
 
 /*
- * Maps the trace file `fd` of `size` bytes laid out as `draft` says, and
- * gives disk blocks to the header, the marks and the first step of records,
- * so the first records need no lock. On failure: one warning line, the file
- * is unmapped, closed and removed, and the result is false.
+ * Maps the new trace's file, `size` bytes laid out as `draft` says, and gives
+ * disk blocks to the header, the first module entry, the marks and the first
+ * step of records, so the first records need no lock. On failure: one warning
+ * line, the file is unmapped and abandoned, and the result is false.
  */
-static bool of_map_trace(int fd, uint64_t size, const oft_header *draft) OF_NOINSTR;
-static bool of_map_trace(int fd, uint64_t size, const oft_header *draft) {
+static bool of_map_trace(of_new_trace *trace, uint64_t size, const oft_header *draft) OF_NOINSTR;
+static bool of_map_trace(of_new_trace *trace, uint64_t size, const oft_header *draft) {
+  int fd = trace->fd;
+  memcpy(of_rt.path, trace->path, sizeof of_rt.path);
   void *mapping = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (mapping == MAP_FAILED) {
     of_warn("orderfile: warning: cannot map trace file '%s': %s; recording disabled", of_rt.path,
             strerror(errno));
-    close(fd);
-    unlink(of_rt.path);
+    of_abandon_trace(trace);
     return false;
   }
   /* No read-around on faults: the kernel would otherwise fill the page cache
@@ -243,19 +261,28 @@ static bool of_map_trace(int fd, uint64_t size, const oft_header *draft) {
   of_rt.header = mapping;
   of_rt.mapping_size = size;
   of_rt.may_preallocate = true;
-  uint64_t record_bytes = draft->record_capacity * OFT_RECORD_SIZE;
-  uint64_t first_step = record_bytes < OF_BACKING_STEP ? record_bytes : OF_BACKING_STEP;
-  of_rt.backed_bytes = draft->records_offset + first_step;
-  if (!of_allocate(0, OFT_HEADER_SIZE) ||
-      !of_allocate(draft->marks_offset, (uint64_t)draft->mark_capacity * OFT_MARK_SIZE) ||
-      !of_allocate(draft->records_offset, first_step)) {
+  long page_size = sysconf(_SC_PAGESIZE);
+  of_rt.page_size = page_size > 0 ? (uint64_t)page_size : 4096u;
+  /* The first step ends on a page boundary, as every later one does (of_back_record). */
+  uint64_t first_end = of_page_ceil(draft->records_offset + OF_BACKING_STEP);
+  if (first_end > size) {
+    first_end = size;
+  }
+  /* The first module entry too: every trace that records anything needs it, and on a
+   * nearly full disk the records' first step could otherwise take its blocks. */
+  if (!of_allocate(0, OFT_HEADER_SIZE) || !of_back_shared_pages(draft, size) ||
+      !of_allocate(draft->module_table_offset, OFT_MODULE_SIZE) ||
+      !of_allocate(draft->marks_offset, (uint64_t)draft->mark_capacity * OFT_MARK_SIZE)) {
     of_warn("orderfile: warning: cannot allocate trace file '%s': %s; recording disabled",
             of_rt.path, strerror(errno));
     munmap(mapping, size);
-    close(fd);
-    unlink(of_rt.path);
+    of_abandon_trace(trace);
     return false;
   }
+  /* A nearly full disk may hold only part of the step: records go there until it is
+   * used up, and then the next step fails with a warning (of_back_record). */
+  of_rt.backed_bytes =
+      draft->records_offset + of_allocate_some(draft->records_offset, first_end - draft->records_offset);
   return true;
 }
 
@@ -308,11 +335,21 @@ static bool of_start(void) {
   }
   oft_header draft;
   uint64_t size = of_draft_header(&draft, &config);
-  int fd = of_create_trace(&config, draft.pid, size);
-  if (fd < 0 || !of_map_trace(fd, size, &draft)) {
+  static of_new_trace trace; /* two paths: kept off the stack too */
+  if (!of_create_trace(&config, &draft, size, &trace) || !of_map_trace(&trace, size, &draft)) {
     return false;
   }
   of_write_header(&draft, &config);
+  /* Only now, with its header in, does the trace appear at its path. */
+  int error = 0;
+  if (!of_publish_trace(&trace, &error)) {
+    of_warn("orderfile: warning: cannot create trace file '%s': %s; recording disabled", of_rt.path,
+            strerror(error));
+    munmap(of_rt.base, of_rt.mapping_size);
+    of_rt.base = NULL;
+    of_rt.header = NULL;
+    return false;
+  }
   of_install_handlers(&config);
   return true;
 }
@@ -415,33 +452,133 @@ bool of_wait_for_writers(void) {
   return true;
 }
 
+/* Zeroes to write where fallocate cannot reserve blocks. Never written: it stays in .bss. */
+static uint8_t of_zeroes[64u * 1024u];
+
+uint64_t of_page_floor(uint64_t offset) {
+  return offset - offset % of_rt.page_size;
+}
+
+uint64_t of_page_ceil(uint64_t offset) {
+  uint64_t floor = of_page_floor(offset);
+  return floor == offset ? offset : floor + of_rt.page_size;
+}
+
+/* Writes zeroes over [offset, offset + length); returns how many bytes it wrote. */
+static uint64_t of_write_zeroes(uint64_t offset, uint64_t length) OF_NOINSTR;
+static uint64_t of_write_zeroes(uint64_t offset, uint64_t length) {
+  uint64_t done = 0;
+  while (done < length) {
+    uint64_t chunk = length - done < sizeof of_zeroes ? length - done : sizeof of_zeroes;
+    ssize_t written = pwrite(of_rt.fd, of_zeroes, (size_t)chunk, (off_t)(offset + done));
+    if (written < 0 && errno == EINTR) {
+      continue;
+    }
+    if (written <= 0) {
+      if (written == 0) {
+        errno = ENOSPC;
+      }
+      break;
+    }
+    done += (uint64_t)written;
+  }
+  return done;
+}
+
 /*
- * Gives the file disk blocks for [offset, offset + length), so a store into
- * the mapping there can never meet a full file system (which would raise
- * SIGBUS in the host). When the file system cannot preallocate at all
- * (EOPNOTSUPP) the runtime carries on without; any other failure returns
- * false with errno set. Async-signal-safe.
+ * Gives the file disk blocks for [offset, offset + length) before anything is
+ * stored there, so a store into the mapping never needs a block the file
+ * system might not have: the fault would raise SIGBUS in the host.
+ *
+ * A store needs every block of its page, not only its own: the kernel
+ * allocates the whole page's blocks when the page is first written through
+ * the mapping. With fallocate(FALLOC_FL_KEEP_SIZE) the range is widened to
+ * whole pages, which is harmless, since fallocate never changes data. Where
+ * the file system has no fallocate (EOPNOTSUPP: ext2, for one) the runtime
+ * writes zeroes over exactly the range instead - no caller has stored
+ * anything there yet - and the pages a range shares with another were backed
+ * at start (of_back_shared_pages).
+ *
+ * Returns how many bytes from `offset` are backed: `length`, or fewer, a whole
+ * number of pages, with errno set (ENOSPC: the file system is full).
+ * Async-signal-safe.
  */
-bool of_allocate(uint64_t offset, uint64_t length) {
-  if (!of_rt.may_preallocate) {
-    return true;
-  }
-  int result;
-  do {
-    result = fallocate(of_rt.fd, FALLOC_FL_KEEP_SIZE, (off_t)offset, (off_t)length);
-  } while (result != 0 && errno == EINTR);
-  if (result != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) {
+uint64_t of_allocate_some(uint64_t offset, uint64_t length) {
+  if (of_rt.may_preallocate) {
+    uint64_t start = of_page_floor(offset);
+    uint64_t end = of_page_ceil(offset + length);
+    int result;
+    do {
+      result = fallocate(of_rt.fd, FALLOC_FL_KEEP_SIZE, (off_t)start, (off_t)(end - start));
+    } while (result != 0 && errno == EINTR);
+    if (result == 0) {
+      return length;
+    }
+    if (errno != EOPNOTSUPP && errno != ENOSYS) {
+      return 0;
+    }
     of_rt.may_preallocate = false;
+  }
+  uint64_t written = of_write_zeroes(offset, length);
+  if (written == length) {
+    return length;
+  }
+  /* The page the write stopped in is backed only in part. */
+  uint64_t end = of_page_floor(offset + written);
+  return end > offset ? end - offset : 0;
+}
+
+bool of_allocate(uint64_t offset, uint64_t length) {
+  return of_allocate_some(offset, length) == length;
+}
+
+/*
+ * Where the file system has no fallocate, backs every page that holds the end
+ * of one structure and the start of another (a mark region that ends
+ * mid-page, two thread buffers, the first records): a store into either
+ * would need the other's blocks too, and each structure backs only its own
+ * bytes. Runs before anything is stored in the file, so the zeroes overwrite
+ * nothing. Returns false with errno set when the file system is full.
+ * Async-signal-safe.
+ */
+bool of_back_shared_pages(const oft_header *layout, uint64_t file_size) {
+  if (of_rt.may_preallocate) {
     return true;
   }
-  return result == 0;
+  uint64_t buffer_size = oft_thread_buffer_size(layout->event_capacity);
+  uint64_t last = UINT64_MAX;
+  /* Every place one structure ends and the next begins, in file order. */
+  uint64_t count = 1u + layout->module_capacity + 1u + layout->event_thread_capacity + 1u;
+  for (uint64_t i = 0; i < count; i++) {
+    uint64_t boundary;
+    if (i <= layout->module_capacity) {
+      boundary = layout->module_table_offset + i * OFT_MODULE_SIZE; /* header, entries, marks */
+    } else if (i == layout->module_capacity + 1u) {
+      boundary = layout->events_offset;
+    } else if (i < count - 1u) {
+      boundary = layout->events_offset + (i - layout->module_capacity - 1u) * buffer_size;
+    } else {
+      boundary = layout->records_offset;
+    }
+    uint64_t page = of_page_floor(boundary);
+    if (page == boundary || page == last || page >= file_size) {
+      continue;
+    }
+    last = page;
+    uint64_t length = file_size - page < of_rt.page_size ? file_size - page : of_rt.page_size;
+    if (of_write_zeroes(page, length) != length) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /*
  * Allocates disk space for the record at `index` and those before it, ahead
- * in OF_BACKING_STEP steps, taking the lock only when a step is crossed.
- * After a failure (the file system is full) it warns once and returns false
- * from then on.
+ * in OF_BACKING_STEP steps that end on page boundaries, taking the lock only
+ * when a step is crossed. When the file system fills up, what could be backed
+ * still takes records; after that it warns once and returns false from then
+ * on.
  */
 static bool of_back_record(uint64_t index) OF_NOINSTR;
 static bool of_back_record(uint64_t index) {
@@ -450,32 +587,38 @@ static bool of_back_record(uint64_t index) {
     return true;
   }
   pthread_mutex_lock(&of_rt.lock);
-  bool backed = true;
   int error = 0;
   uint64_t from = __atomic_load_n(&of_rt.backed_bytes, __ATOMIC_RELAXED);
   if (end > from && !__atomic_load_n(&of_rt.storage_full, __ATOMIC_RELAXED)) {
-    uint64_t to = (end - of_rt.header->records_offset + OF_BACKING_STEP - 1) / OF_BACKING_STEP *
-                      OF_BACKING_STEP + of_rt.header->records_offset;
+    uint64_t records = of_rt.header->records_offset;
+    uint64_t to = of_page_ceil((end - records + OF_BACKING_STEP - 1) / OF_BACKING_STEP * OF_BACKING_STEP + records);
     if (to > of_rt.mapping_size) {
       to = of_rt.mapping_size;
     }
-    backed = of_allocate(from, to - from);
-    error = errno;
-    if (backed) {
-      __atomic_store_n(&of_rt.backed_bytes, to, __ATOMIC_RELEASE);
-    } else {
-      __atomic_store_n(&of_rt.storage_full, 1u, __ATOMIC_RELAXED);
+    uint64_t backed = of_allocate_some(from, to - from);
+    if (backed != to - from) {
+      error = errno;
     }
-  } else if (end > from) {
-    backed = false;
+    __atomic_store_n(&of_rt.backed_bytes, from + backed, __ATOMIC_RELEASE);
   }
+  bool fits = end <= __atomic_load_n(&of_rt.backed_bytes, __ATOMIC_RELAXED);
   pthread_mutex_unlock(&of_rt.lock);
-  if (!backed && error != 0) {
+  if (error != 0) {
+    of_stop_for_storage(error);
+  }
+  return fits;
+}
+
+/*
+ * The file system could not give the trace more blocks: stops recording new
+ * first calls and modules (counted as dropped from now on) and says so, once.
+ */
+void of_stop_for_storage(int error) {
+  if (__atomic_exchange_n(&of_rt.storage_full, 1u, __ATOMIC_ACQ_REL) == 0) {
     const char *parts[] = {"orderfile: warning: cannot extend trace file '", of_rt.path, "': ",
                            strerror(error), "; recording stopped\n"};
     of_write_stderr(parts, 5);
   }
-  return backed;
 }
 
 static void of_count_dropped(void) OF_NOINSTR;

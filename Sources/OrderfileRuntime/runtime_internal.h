@@ -95,6 +95,7 @@ typedef struct of_runtime {
   uint64_t deadline_ns;    /* CLOCK_MONOTONIC end of the window; 0 = none */
   bool verbose;
   bool may_preallocate;    /* false once fallocate() said the file system can't */
+  uint64_t page_size;      /* sysconf(_SC_PAGESIZE): disk blocks are reserved in whole pages */
   char path[OF_PATH_CAPACITY];     /* this process's trace file */
   char pattern[OF_PATH_CAPACITY];  /* ORDERFILE_OUTPUT, expanded again after fork */
   char executable_name[NAME_MAX + 1];
@@ -160,6 +161,12 @@ void of_record_first_call(uintptr_t pc) OF_NOINSTR;
 void of_note_table_full(void) OF_NOINSTR;
 bool of_wait_for_writers(void) OF_NOINSTR;
 bool of_allocate(uint64_t offset, uint64_t length) OF_NOINSTR;
+uint64_t of_allocate_some(uint64_t offset, uint64_t length) OF_NOINSTR;
+bool of_back_shared_pages(const oft_header *layout, uint64_t file_size) OF_NOINSTR;
+void of_stop_for_storage(int error) OF_NOINSTR;
+/* `offset` rounded down, or up, to a multiple of of_rt.page_size. */
+uint64_t of_page_floor(uint64_t offset) OF_NOINSTR;
+uint64_t of_page_ceil(uint64_t offset) OF_NOINSTR;
 uint64_t of_now_ns(void) OF_NOINSTR;
 uint32_t of_thread_id(void) OF_NOINSTR;
 void of_close_window(uint32_t reason, uint64_t now_ns) OF_NOINSTR;
@@ -183,7 +190,41 @@ bool of_expand_pattern(char *out, size_t capacity, const char *pattern, uint32_t
 bool of_pattern_is_valid(const char *pattern, char *bad_escape) OF_NOINSTR;
 size_t of_format_u64(char *out, uint64_t value) OF_NOINSTR;
 void of_write_stderr(const char *const *parts, size_t count) OF_NOINSTR;
-bool of_create_trace_file(const char *path, uint64_t size, int *fd_out, int *error_out) OF_NOINSTR;
+
+/* Who is creating a trace, to tell a trace of its own earlier image (before exec) from others. */
+typedef struct of_identity {
+  uint32_t pid;
+  uint64_t start_ns;            /* process start, as in the header */
+  uint64_t start_resolution_ns; /* 0: unknown */
+  bool check_exec;              /* false in a fork child: it has no earlier image */
+} of_identity;
+
+/* What stood at a trace path (of_open_trace). */
+typedef enum of_claim {
+  OF_CLAIM_FREE,      /* nothing, an empty file or another process's finished trace: replaced */
+  OF_CLAIM_OWN_IMAGE, /* this process's trace from before an exec: kept */
+  OF_CLAIM_BUSY,      /* the trace of a runtime still recording (its file is locked) */
+  OF_CLAIM_FOREIGN,   /* a file that is not a trace: kept */
+  OF_CLAIM_ERROR,     /* see the error (EINVAL: not a regular file) */
+} of_claim;
+
+/* A trace being created: written at `temporary`, renamed to `path` when its header is in. */
+typedef struct of_new_trace {
+  int fd;       /* the new file, locked */
+  int held;     /* the file at `path` it replaces, locked until then; -1 for none */
+  bool created; /* `held` is an empty placeholder this runtime created */
+  char path[OF_PATH_CAPACITY];
+  char temporary[OF_PATH_CAPACITY];
+} of_new_trace;
+
+/* Most images of one process (a program that execs itself) that each get a trace. */
+#define OF_EXEC_IMAGES_MAX 1000u
+
+of_claim of_open_trace(const char *path, uint64_t size, const of_identity *self, of_new_trace *trace,
+                       int *error_out) OF_NOINSTR;
+bool of_publish_trace(of_new_trace *trace, int *error_out) OF_NOINSTR;
+void of_abandon_trace(of_new_trace *trace) OF_NOINSTR;
+bool of_join(char *out, const char *first, const char *second, const char *third) OF_NOINSTR;
 
 /* fork.c */
 void of_fork_prepare(void) OF_NOINSTR;

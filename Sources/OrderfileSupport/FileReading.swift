@@ -5,19 +5,76 @@ import Foundation
 #endif
 
 /// Reads whole files with errors that name the file.
+///
+/// Only regular files are read. A FIFO would block `open()` until a writer comes (forever,
+/// in practice), `/dev/zero` never ends, and `/dev/null` reads as an empty file that hides a
+/// mistaken path; each is refused with one line that says what the path is, before it is
+/// opened in a way that could block.
 public enum FileReading {
-  /// The bytes of the file at `path`.
-  public static func bytes(atPath path: String) throws -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw SupportError.reading("open", path: path) }
-    defer { close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0 else { throw SupportError.reading("stat", path: path) }
-    if (info.st_mode & S_IFMT) == S_IFDIR {
-      throw SupportError.cannotRead(path: path, call: "read", message: "is a directory")
+  /// The most bytes `bytes(atPath:)` and `text(atPath:)` read unless told otherwise: every
+  /// file the tool reads whole is an orderfile or another text a tool wrote, and none of
+  /// those comes near this.
+  public static let defaultByteLimit = 64 << 20
+  /// The most lines `text(atPath:)` accepts unless told otherwise.
+  public static let defaultLineLimit = 10_000_000
+
+  /// What the file type bits of `mode` name, when they are not a regular file's.
+  public static func nonRegularKind(_ mode: mode_t) -> String? {
+    switch mode & S_IFMT {
+    case S_IFREG: return nil
+    case S_IFDIR: return "a directory"
+    case S_IFIFO: return "a FIFO"
+    case S_IFCHR: return "a character device"
+    case S_IFBLK: return "a block device"
+    case S_IFSOCK: return "a socket"
+    default: return "a special file"
     }
+  }
+
+  /// Opens the regular file at `path` for reading; returns its descriptor (close-on-exec,
+  /// owned by the caller) and its size at the time it was opened.
+  ///
+  /// The path is checked with `stat` first, so nothing that is not a regular file is ever
+  /// opened, and the open itself is non-blocking and checked again with `fstat`, in case
+  /// the path changed in between.
+  public static func openRegularFile(atPath path: String) throws -> (descriptor: Int32, size: Int) {
+    var info = stat()
+    guard stat(path, &info) == 0 else { throw SupportError.reading("open", path: path) }
+    try refuseNonRegular(info.st_mode, path: path)
+    var descriptor: Int32
+    repeat {
+      descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+    } while descriptor < 0 && errno == EINTR
+    guard descriptor >= 0 else { throw SupportError.reading("open", path: path) }
+    guard fstat(descriptor, &info) == 0 else {
+      let error = SupportError.reading("stat", path: path)
+      close(descriptor)
+      throw error
+    }
+    do {
+      try refuseNonRegular(info.st_mode, path: path)
+    } catch {
+      close(descriptor)
+      throw error
+    }
+    return (descriptor, Int(info.st_size))
+  }
+
+  /// A directory is an input that cannot be read (exit 66, as before); any other file that
+  /// is not a regular one is refused for what it is.
+  private static func refuseNonRegular(_ mode: mode_t, path: String) throws {
+    guard let kind = nonRegularKind(mode) else { return }
+    if mode & S_IFMT == S_IFDIR { throw SupportError.cannotRead(path: path, call: "read", message: "is a directory") }
+    throw SupportError.notRegularFile(path: path, kind: kind)
+  }
+
+  /// The bytes of the regular file at `path`; more than `limit` bytes is an error.
+  public static func bytes(atPath path: String, limit: Int = defaultByteLimit) throws -> [UInt8] {
+    let (fd, size) = try openRegularFile(atPath: path)
+    defer { close(fd) }
+    if size > limit { throw SupportError.tooLarge(path: path, limit: describe(bytes: limit)) }
     var result = [UInt8]()
-    result.reserveCapacity(Int(info.st_size))
+    result.reserveCapacity(size)
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
       let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
@@ -26,13 +83,29 @@ public enum FileReading {
         throw SupportError.reading("read", path: path)
       }
       if count == 0 { break }
+      // A file that grows while it is read is held to the limit as well.
+      guard result.count + count <= limit else {
+        throw SupportError.tooLarge(path: path, limit: describe(bytes: limit))
+      }
       result.append(contentsOf: chunk[0..<count])
     }
     return result
   }
 
-  /// The contents of the file at `path` as UTF-8 text.
-  public static func text(atPath path: String) throws -> String {
-    String(decoding: try bytes(atPath: path), as: UTF8.self)
+  /// The contents of the regular file at `path` as UTF-8 text; more than `limit` bytes or
+  /// `lineLimit` lines is an error.
+  public static func text(
+    atPath path: String, limit: Int = defaultByteLimit, lineLimit: Int = defaultLineLimit
+  ) throws -> String {
+    let contents = try bytes(atPath: path, limit: limit)
+    // A last line without a newline counts too.
+    var lines = contents.last.map { $0 == UInt8(ascii: "\n") ? 0 : 1 } ?? 0
+    for byte in contents where byte == UInt8(ascii: "\n") { lines += 1 }
+    if lines > lineLimit { throw SupportError.tooLarge(path: path, limit: "\(lineLimit) lines") }
+    return String(decoding: contents, as: UTF8.self)
+  }
+
+  private static func describe(bytes: Int) -> String {
+    bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
   }
 }

@@ -9,19 +9,37 @@ public enum SupportError: LocalizedError, ExitStatusProviding, Equatable, Sendab
   case cannotWrite(path: String, call: String, message: String)
   /// A program could not be started at all.
   case launchFailed(program: String, message: String)
+  /// A path that must name a regular file names something else: its path and what it is
+  /// ("a FIFO", "a character device", ...).
+  case notRegularFile(path: String, kind: String)
+  /// A file holds more than the tool reads from one: its path and the limit it passed.
+  case tooLarge(path: String, limit: String)
 
   public var errorDescription: String? {
     switch self {
-    case .cannotRead(let path, let call, let message), .cannotWrite(let path, let call, let message):
-      return "\(path): \(call) failed: \(message)"
+    case .cannotRead(let path, _, _), .cannotWrite(let path, _, _), .notRegularFile(let path, _),
+      .tooLarge(let path, _):
+      return "\(path): \(reason)"
     case .launchFailed(let program, let message):
       return "cannot run '\(program)': \(message)"
+    }
+  }
+
+  /// The message without the path, for an error of another module that names the path itself.
+  public var reason: String {
+    switch self {
+    case .cannotRead(_, let call, let message), .cannotWrite(_, let call, let message):
+      return "\(call) failed: \(message)"
+    case .launchFailed(_, let message): return message
+    case .notRegularFile(_, let kind): return "is \(kind), not a regular file"
+    case .tooLarge(_, let limit): return "more than \(limit), the most the tool reads from one file"
     }
   }
 
   public var exitStatus: ExitStatus {
     switch self {
     case .cannotRead: return .noInput
+    case .notRegularFile, .tooLarge: return .dataError
     case .cannotWrite, .launchFailed: return .ioError
     }
   }

@@ -25,6 +25,9 @@ public enum TraceError: LocalizedError, Equatable, Sendable {
   case corruptMark(path: String, index: Int, offset: UInt64, reason: String)
   /// A full-mode thread buffer holds an impossible count or event.
   case corruptEvents(path: String, buffer: Int, offset: UInt64, reason: String)
+  /// The file ended at `offset` while it was read, though it was longer when it was
+  /// opened: another process truncated or rewrote it meanwhile.
+  case shrank(path: String, offset: UInt64)
 
   public var errorDescription: String? {
     switch self {
@@ -48,6 +51,9 @@ public enum TraceError: LocalizedError, Equatable, Sendable {
       return "\(path): corrupt mark \(index) at offset \(hex(offset)): \(reason)"
     case .corruptEvents(let path, let buffer, let offset, let reason):
       return "\(path): corrupt event buffer \(buffer) at offset \(hex(offset)): \(reason)"
+    case .shrank(let path, let offset):
+      return
+        "\(path): the file shrank to \(hex(offset)) bytes while it was read: another process is truncating or rewriting it; read it again once that process is done"
     }
   }
 }

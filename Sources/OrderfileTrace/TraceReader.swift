@@ -1,143 +1,248 @@
 import Foundation
 import OrderfileSupport
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Reads trace files written by the runtime and validates every structure in them.
 ///
 /// A trace is refused when it cannot be what the runtime wrote: a wrong magic
 /// number or major version, a header whose checksum fails, a module entry or
-/// record that fails its check, or a file shorter than its header promises.
-/// A trace whose process died before closing it (crash, SIGKILL, `_exit`) is
-/// accepted: its records are read up to the reserved count, and slots that
-/// were reserved but never completed are skipped and counted.
+/// record that fails its check, a file shorter than its header promises, or a
+/// count or time that no checksum covers and no real launch could produce
+/// (`TraceLimits`). A trace whose process died before closing it (crash,
+/// SIGKILL, `_exit`) is accepted: its records are read up to the reserved count,
+/// and slots that were reserved but never completed are skipped and counted.
 public enum TraceReader {
   /// Reads and validates the trace at `path`.
   ///
-  /// The file is mapped, not read: a full-mode trace reserves hundreds of MiB of event
-  /// buffers that are mostly sparse, and only the pages the parser touches are read.
+  /// Only the regions the header declares in use are read - the header, the modules, the
+  /// marks, each claimed event buffer up to its count, the reserved records - with `pread`
+  /// into memory of the reader's own. A full-mode trace reserves hundreds of MiB of event
+  /// buffers that are mostly sparse, and none of that is read. The file is never mapped:
+  /// a process that truncates it meanwhile (a runtime starting over at the same path)
+  /// makes the read end early, which is an error here, where a mapping would raise
+  /// SIGBUS.
   public static func read(path: String) throws -> Trace {
-    let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
-    } catch {
-      // Reading again through FileReading gives the system's reason with the file's name.
-      do {
-        _ = try FileReading.bytes(atPath: path)
-      } catch {
-        throw TraceError.unreadable(path: path, message: error.localizedDescription)
-      }
-      throw TraceError.unreadable(path: path, message: error.localizedDescription)
-    }
-    return try data.withUnsafeBytes { raw in
-      try Parser(raw: raw, path: path).parse()
-    }
+    let source = try FileSource(path: path)
+    return try Parser(source: source, path: path).parse()
   }
 
   /// Validates and decodes trace bytes; `path` is only used in messages.
   public static func parse(_ bytes: [UInt8], path: String) throws -> Trace {
-    try bytes.withUnsafeBytes { raw in
-      try Parser(raw: raw, path: path).parse()
+    try Parser(source: MemorySource(bytes: bytes), path: path).parse()
+  }
+}
+
+/// The largest values the reader accepts in the fields no checksum covers, and in the
+/// times, which a checksum cannot vouch for either: a runtime writes what its clock said.
+///
+/// They are far beyond anything a launch produces, and low enough that sums and
+/// differences of them, as every report computes, cannot overflow.
+public enum TraceLimits {
+  /// The latest time: `CLOCK_MONOTONIC` nanoseconds 2^62, 146 years after boot.
+  public static let latestTime: UInt64 = 1 << 62
+  /// The largest count of things the file does not hold - dropped first calls, dropped
+  /// and unbuffered events (each, and all of them together), page faults, resident bytes:
+  /// 2^53, so that every count stays exact as a JSON number.
+  public static let largestCount: UInt64 = 1 << 53
+  /// The most thread time full-mode events can cover: from each thread's first event to
+  /// the end of the events (the window end, or the last event of any thread), summed over
+  /// the threads. 2^62 ns; a report that adds up the calls of every thread stays below it.
+  public static let eventThreadTime: UInt64 = 1 << 62
+}
+
+/// Bytes read from one stretch of a trace file, addressed by file offset.
+struct Region {
+  let start: Int
+  let bytes: [UInt8]
+
+  var end: Int { start + bytes.count }
+
+  func u8(_ offset: Int) -> UInt8 { bytes[offset - start] }
+  func u16(_ offset: Int) -> UInt16 { load(offset) }
+  func u32(_ offset: Int) -> UInt32 { load(offset) }
+  func u64(_ offset: Int) -> UInt64 { load(offset) }
+
+  private func load<T: FixedWidthInteger>(_ offset: Int) -> T {
+    precondition(offset >= start && offset + MemoryLayout<T>.size <= end, "read outside the region")
+    return bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset - start, as: T.self)) }
+  }
+
+  /// The bytes of `range`, given as file offsets inside the region.
+  func slice(_ range: Range<Int>) -> ArraySlice<UInt8> { bytes[(range.lowerBound - start)..<(range.upperBound - start)] }
+
+  func withBytes<Result>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[(range.lowerBound - start)..<(range.upperBound - start)])) }
+  }
+}
+
+/// Where the parser gets its bytes: `size` is the length when reading began.
+protocol TraceSource {
+  var size: Int { get }
+  /// The bytes of `range`, which lies inside `size`.
+  func region(_ range: Range<Int>) throws -> Region
+}
+
+struct MemorySource: TraceSource {
+  let bytes: [UInt8]
+  var size: Int { bytes.count }
+  func region(_ range: Range<Int>) throws -> Region { Region(start: range.lowerBound, bytes: Array(bytes[range])) }
+}
+
+/// A trace file read with `pread`, never mapped.
+final class FileSource: TraceSource {
+  let path: String
+  let descriptor: Int32
+  let size: Int
+
+  init(path: String) throws {
+    self.path = path
+    do {
+      (descriptor, size) = try FileReading.openRegularFile(atPath: path)
+    } catch let error as SupportError {
+      throw TraceError.unreadable(path: path, message: error.reason)
     }
+  }
+
+  deinit { close(descriptor) }
+
+  func region(_ range: Range<Int>) throws -> Region {
+    var bytes = [UInt8](repeating: 0, count: range.count)
+    var done = 0
+    while done < range.count {
+      let count = bytes.withUnsafeMutableBytes {
+        pread(descriptor, $0.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
+      }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw TraceError.unreadable(path: path, message: "read failed: " + String(cString: strerror(errno)))
+      }
+      if count == 0 { throw TraceError.shrank(path: path, offset: UInt64(range.lowerBound + done)) }
+      done += count
+    }
+    return Region(start: range.lowerBound, bytes: bytes)
   }
 }
 
 private struct Parser {
-  let raw: UnsafeRawBufferPointer
+  let source: TraceSource
   let path: String
-
-  func u8(_ offset: Int) -> UInt8 { raw[offset] }
-  func u16(_ offset: Int) -> UInt16 { UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self)) }
-  func u32(_ offset: Int) -> UInt32 { UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
-  func u64(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+  var size: Int { source.size }
 
   func parse() throws -> Trace {
     typealias H = TraceLayout.Header
-    guard raw.count >= H.magicEnd else {
+    let head = try source.region(0..<min(size, TraceLayout.headerSize))
+    guard size >= H.magicEnd else {
       // Too short for a magic number: a cut-off trace if what is there begins one, else not a trace.
       let magicBytes = withUnsafeBytes(of: TraceLayout.magic.littleEndian) { Array($0) }
-      if Array(raw) == Array(magicBytes.prefix(raw.count)) {
+      if head.bytes == Array(magicBytes.prefix(size)) {
         throw TraceError.truncated(
-          path: path, offset: UInt64(raw.count), expected: "an \(H.magicEnd)-byte magic number")
+          path: path, offset: UInt64(size), expected: "an \(H.magicEnd)-byte magic number")
       }
-      let found = raw.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+      let found = head.bytes.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
       throw TraceError.badMagic(path: path, found: found)
     }
-    let magic = u64(H.magic)
+    let magic = head.u64(H.magic)
     guard magic == TraceLayout.magic else { throw TraceError.badMagic(path: path, found: magic) }
-    guard raw.count >= H.versionEnd else {
-      throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "the format version")
+    guard size >= H.versionEnd else {
+      throw TraceError.truncated(path: path, offset: UInt64(size), expected: "the format version")
     }
-    let major = u16(H.versionMajor)
-    let minor = u16(H.versionMinor)
+    let major = head.u16(H.versionMajor)
+    let minor = head.u16(H.versionMinor)
     guard major == TraceLayout.versionMajor else {
       throw TraceError.unsupportedVersion(path: path, major: major, minor: minor)
     }
-    guard raw.count >= TraceLayout.headerSize else {
+    guard size >= TraceLayout.headerSize else {
       throw TraceError.truncated(
-        path: path, offset: UInt64(raw.count), expected: "a \(TraceLayout.headerSize)-byte header")
+        path: path, offset: UInt64(size), expected: "a \(TraceLayout.headerSize)-byte header")
     }
-    let stored = u32(H.checksum)
-    let computed = TraceLayout.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<H.checksum]))
+    let stored = head.u32(H.checksum)
+    let computed = head.withBytes(0..<H.checksum, TraceLayout.checksum)
     guard stored == computed else {
       throw TraceError.corruptHeader(
         path: path, offset: UInt64(H.checksum),
         reason: "checksum \(hex(stored)) does not match the header's contents (\(hex(computed)))")
     }
-    try expect(u32(H.headerSize) == UInt32(TraceLayout.headerSize), H.headerSize, "header size \(u32(H.headerSize))")
     try expect(
-      u32(H.moduleEntrySize) == UInt32(TraceLayout.moduleSize), H.moduleEntrySize,
-      "module entry size \(u32(H.moduleEntrySize))")
-    try expect(u32(H.recordSize) == UInt32(TraceLayout.recordSize), H.recordSize, "record size \(u32(H.recordSize))")
+      head.u32(H.headerSize) == UInt32(TraceLayout.headerSize), H.headerSize, "header size \(head.u32(H.headerSize))")
+    try expect(
+      head.u32(H.moduleEntrySize) == UInt32(TraceLayout.moduleSize), H.moduleEntrySize,
+      "module entry size \(head.u32(H.moduleEntrySize))")
+    try expect(
+      head.u32(H.recordSize) == UInt32(TraceLayout.recordSize), H.recordSize, "record size \(head.u32(H.recordSize))")
 
-    let moduleCapacity = Int(u32(H.moduleCapacity))
-    let recordCapacity = u64(H.recordCapacity)
-    let moduleTable = u64(H.moduleTableOffset)
-    let recordsOffset = u64(H.recordsOffset)
-    try expect(moduleTable == UInt64(TraceLayout.headerSize), H.moduleTableOffset, "module table offset \(hex(moduleTable))")
+    let moduleCapacity = Int(head.u32(H.moduleCapacity))
+    let recordCapacity = head.u64(H.recordCapacity)
+    let moduleTable = head.u64(H.moduleTableOffset)
+    let recordsOffset = head.u64(H.recordsOffset)
+    try expect(
+      moduleTable == UInt64(TraceLayout.headerSize), H.moduleTableOffset, "module table offset \(hex(moduleTable))")
     let regions = try extensionRegions(
-      minor: minor, moduleCapacity: u32(H.moduleCapacity), recordCapacity: recordCapacity)
+      head, minor: minor, moduleCapacity: head.u32(H.moduleCapacity), recordCapacity: recordCapacity)
     let expectedRecords =
-      regions?.recordsOffset ?? TraceLayout.Placement(modules: u32(H.moduleCapacity), records: recordCapacity).records
+      regions?.recordsOffset
+      ?? TraceLayout.Placement(modules: head.u32(H.moduleCapacity), records: recordCapacity).records
     try expect(
       recordsOffset == expectedRecords, H.recordsOffset,
       "records offset \(hex(recordsOffset)) for \(moduleCapacity) modules")
     try expect(recordCapacity <= 1 << 32, H.recordCapacity, "record capacity \(recordCapacity)")
 
-    let flags = u32(H.flags)
+    let flags = head.u32(H.flags)
     let closed = flags & TraceLayout.Flag.closed != 0
-    let moduleCount = Int(u32(H.moduleCount))
+    let forked = flags & TraceLayout.Flag.forked != 0
+    let metrics = flags & TraceLayout.Flag.metrics != 0
+    let moduleCount = Int(head.u32(H.moduleCount))
     try expect(moduleCount <= moduleCapacity, H.moduleCount, "\(moduleCount) modules in a table of \(moduleCapacity)")
-    let reserved = u64(H.recordCount)
+    let reserved = head.u64(H.recordCount)
     // A full trace keeps counting reservations past its capacity; those were dropped.
     let recordCount = Int(min(reserved, recordCapacity))
-    guard let windowReason = WindowReason(rawValue: u32(H.windowReason)) else {
+    guard let windowReason = WindowReason(rawValue: head.u32(H.windowReason)) else {
       throw TraceError.corruptHeader(
-        path: path, offset: UInt64(H.windowReason), reason: "unknown window reason \(u32(H.windowReason))")
+        path: path, offset: UInt64(H.windowReason), reason: "unknown window reason \(head.u32(H.windowReason))")
+    }
+    for field in [H.processStart, H.processStartResolution, H.traceStart, H.timeLimit, H.windowEnd, H.end] {
+      try expectTime(head.u64(field), field)
+    }
+    try expectCount(head.u64(H.droppedCount), H.droppedCount, "dropped count")
+    if metrics {
+      try expectCount(head.u64(H.minorFaults), H.minorFaults, "minor fault count")
+      try expectCount(head.u64(H.majorFaults), H.majorFaults, "major fault count")
+    }
+    let forkRecordIndex = head.u64(H.forkRecordIndex)
+    if forked {
+      try expect(
+        forkRecordIndex <= recordCapacity, H.forkRecordIndex,
+        "fork record index \(forkRecordIndex) for \(recordCapacity) records")
     }
 
     let modulesEnd = Int(moduleTable) + moduleCount * TraceLayout.moduleSize
-    guard raw.count >= modulesEnd else {
+    guard size >= modulesEnd else {
       throw TraceError.truncated(
-        path: path, offset: UInt64(raw.count), expected: "\(moduleCount) module entries ending at \(hex(modulesEnd))")
+        path: path, offset: UInt64(size), expected: "\(moduleCount) module entries ending at \(hex(modulesEnd))")
     }
     let recordsEnd = Int(recordsOffset) + recordCount * TraceLayout.recordSize
-    guard raw.count >= recordsEnd else {
+    guard size >= recordsEnd else {
       throw TraceError.truncated(
-        path: path, offset: UInt64(raw.count), expected: "\(recordCount) records ending at \(hex(recordsEnd))")
+        path: path, offset: UInt64(size), expected: "\(recordCount) records ending at \(hex(recordsEnd))")
     }
 
+    let moduleBytes = try source.region(Int(moduleTable)..<modulesEnd)
     var modules: [TraceModule] = []
     modules.reserveCapacity(moduleCount)
     for index in 0..<moduleCount {
-      modules.append(try module(index, at: Int(moduleTable) + index * TraceLayout.moduleSize))
+      modules.append(try module(index, at: Int(moduleTable) + index * TraceLayout.moduleSize, in: moduleBytes))
     }
 
+    let recordBytes = try source.region(Int(recordsOffset)..<recordsEnd)
     var records: [FirstCall] = []
     records.reserveCapacity(recordCount)
     var uncommitted = 0
     var unknown = 0
     for index in 0..<recordCount {
       let offset = Int(recordsOffset) + index * TraceLayout.recordSize
-      switch try record(index, at: offset, modules: modules, minor: minor) {
+      switch try record(index, at: offset, in: recordBytes, modules: modules, minor: minor) {
       case .committed(let call): records.append(call)
       case .uncommitted: uncommitted += 1
       case .unknownKind: unknown += 1
@@ -146,28 +251,29 @@ private struct Parser {
 
     var marks: [Mark] = []
     var threads: [ThreadEvents] = []
+    var unbufferedEvents: UInt64 = 0
     if let regions {
+      unbufferedEvents = head.u64(H.unbufferedEvents)
+      try expectCount(unbufferedEvents, H.unbufferedEvents, "unbuffered event count")
       marks = try readMarks(regions)
-      threads = try readEvents(regions, modules: modules)
+      threads = try readEvents(
+        regions, modules: modules, unbufferedEvents: unbufferedEvents, windowEnd: head.u64(H.windowEnd))
     }
 
-    let parentPID = u32(H.parentPID)
-    let forked = flags & TraceLayout.Flag.forked != 0
-    let metrics = flags & TraceLayout.Flag.metrics != 0
     let header = TraceHeader(
-      versionMajor: major, versionMinor: minor, pid: u32(H.pid),
-      parentPID: forked ? parentPID : nil,
-      forkRecordIndex: forked ? Int(clamping: u64(H.forkRecordIndex)) : nil,
+      versionMajor: major, versionMinor: minor, pid: head.u32(H.pid),
+      parentPID: forked ? head.u32(H.parentPID) : nil,
+      forkRecordIndex: forked ? Int(forkRecordIndex) : nil,
       recordCapacity: Int(recordCapacity), moduleCapacity: moduleCapacity,
-      processStartNanoseconds: u64(H.processStart),
-      processStartResolutionNanoseconds: u64(H.processStartResolution),
-      traceStartNanoseconds: u64(H.traceStart),
-      timeLimitNanoseconds: nonzero(u64(H.timeLimit)),
-      droppedCount: u64(H.droppedCount),
-      unbufferedEvents: regions == nil ? 0 : u64(H.unbufferedEvents),
+      processStartNanoseconds: head.u64(H.processStart),
+      processStartResolutionNanoseconds: head.u64(H.processStartResolution),
+      traceStartNanoseconds: head.u64(H.traceStart),
+      timeLimitNanoseconds: nonzero(head.u64(H.timeLimit)),
+      droppedCount: head.u64(H.droppedCount),
+      unbufferedEvents: unbufferedEvents,
       isClosed: closed, windowReason: windowReason,
-      windowEndNanoseconds: nonzero(u64(H.windowEnd)), endNanoseconds: nonzero(u64(H.end)),
-      minorFaults: metrics ? u64(H.minorFaults) : nil, majorFaults: metrics ? u64(H.majorFaults) : nil)
+      windowEndNanoseconds: nonzero(head.u64(H.windowEnd)), endNanoseconds: nonzero(head.u64(H.end)),
+      minorFaults: metrics ? head.u64(H.minorFaults) : nil, majorFaults: metrics ? head.u64(H.majorFaults) : nil)
     return Trace(
       path: path, header: header, modules: modules, records: records,
       uncommittedRecords: uncommitted, unknownRecords: unknown, marks: marks, threads: threads)
@@ -186,24 +292,26 @@ private struct Parser {
     var bufferSize: Int { Int(TraceLayout.threadBufferSize(events: UInt64(eventCapacity))) }
   }
 
-  func extensionRegions(minor: UInt16, moduleCapacity: UInt32, recordCapacity: UInt64) throws -> Regions? {
+  func extensionRegions(_ head: Region, minor: UInt16, moduleCapacity: UInt32, recordCapacity: UInt64) throws
+    -> Regions?
+  {
     typealias H = TraceLayout.Header
-    let stored = u32(H.extensionChecksum)
+    let stored = head.u32(H.extensionChecksum)
     guard minor >= 1, stored != 0 else { return nil }
-    let computed = TraceLayout.checksum(UnsafeRawBufferPointer(rebasing: raw[H.marksOffset..<H.extensionChecksum]))
+    let computed = head.withBytes(H.marksOffset..<H.extensionChecksum, TraceLayout.checksum)
     guard stored == computed else {
       throw TraceError.corruptHeader(
         path: path, offset: UInt64(H.extensionChecksum),
         reason: "extension checksum \(hex(stored)) does not match its contents (\(hex(computed)))")
     }
-    let markCapacity = u32(H.markCapacity)
-    let threadCapacity = u32(H.eventThreadCapacity)
-    let eventCapacity = u64(H.eventCapacity)
+    let markCapacity = head.u32(H.markCapacity)
+    let threadCapacity = head.u32(H.eventThreadCapacity)
+    let eventCapacity = head.u64(H.eventCapacity)
     try expect(markCapacity <= 1 << 16, H.markCapacity, "mark capacity \(markCapacity)")
     try expect(threadCapacity <= 1 << 12, H.eventThreadCapacity, "event thread capacity \(threadCapacity)")
     try expect(eventCapacity <= 1 << 28, H.eventCapacity, "event capacity \(eventCapacity)")
-    let marksOffset = u64(H.marksOffset)
-    let eventsOffset = u64(H.eventsOffset)
+    let marksOffset = head.u64(H.marksOffset)
+    let eventsOffset = head.u64(H.eventsOffset)
     let expected = TraceLayout.Placement(
       modules: moduleCapacity, records: recordCapacity, marks: markCapacity, threads: threadCapacity,
       eventsPerThread: eventCapacity)
@@ -211,70 +319,90 @@ private struct Parser {
     try expect(eventsOffset == expected.events, H.eventsOffset, "events offset \(hex(eventsOffset))")
     return Regions(
       marksOffset: Int(marksOffset), markCapacity: Int(markCapacity),
-      markCount: Int(min(u32(H.markCount), markCapacity)), eventsOffset: Int(eventsOffset),
-      threadCapacity: Int(threadCapacity), threadCount: Int(min(u32(H.eventThreadCount), threadCapacity)),
+      markCount: Int(min(head.u32(H.markCount), markCapacity)), eventsOffset: Int(eventsOffset),
+      threadCapacity: Int(threadCapacity), threadCount: Int(min(head.u32(H.eventThreadCount), threadCapacity)),
       eventCapacity: Int(eventCapacity), recordsOffset: expected.records)
   }
 
   func readMarks(_ regions: Regions) throws -> [Mark] {
     typealias F = TraceLayout.MarkField
     let end = regions.marksOffset + regions.markCount * TraceLayout.markSize
-    guard raw.count >= end else {
-      throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "\(regions.markCount) marks ending at \(hex(end))")
+    guard size >= end else {
+      throw TraceError.truncated(
+        path: path, offset: UInt64(size), expected: "\(regions.markCount) marks ending at \(hex(end))")
     }
+    let bytes = try source.region(regions.marksOffset..<end)
     var marks: [Mark] = []
     for index in 0..<regions.markCount {
       let base = regions.marksOffset + index * TraceLayout.markSize
       func fail(_ field: Int, _ reason: String) -> TraceError {
         .corruptMark(path: path, index: index, offset: UInt64(base + field), reason: reason)
       }
-      let check = u8(base + F.check)
+      let check = bytes.u8(base + F.check)
       if check == 0 { continue }  // reserved, never completed
-      let expected = TraceLayout.recordCheck(UnsafeRawBufferPointer(rebasing: raw[base..<(base + TraceLayout.markSize)]))
+      let expected = bytes.withBytes(base..<(base + TraceLayout.markSize), TraceLayout.recordCheck)
       guard check == expected else {
         throw fail(F.check, "check byte \(hex(check)) does not match the mark's contents (\(hex(expected)))")
       }
-      let length = Int(u16(base + F.nameLength))
+      let length = Int(bytes.u16(base + F.nameLength))
       guard length <= TraceLayout.markNameCapacity else { throw fail(F.nameLength, "name length \(length)") }
+      let time = bytes.u64(base + F.time)
+      guard time <= TraceLimits.latestTime else { throw fail(F.time, timeReason(time)) }
       marks.append(
         Mark(
-          name: String(decoding: raw[(base + F.name)..<(base + F.name + length)], as: UTF8.self),
-          timeNanoseconds: u64(base + F.time), threadID: u32(base + F.tid)))
+          name: String(decoding: bytes.slice((base + F.name)..<(base + F.name + length)), as: UTF8.self),
+          timeNanoseconds: time, threadID: bytes.u32(base + F.tid)))
     }
     return marks
   }
 
-  func readEvents(_ regions: Regions, modules: [TraceModule]) throws -> [ThreadEvents] {
+  func readEvents(_ regions: Regions, modules: [TraceModule], unbufferedEvents: UInt64, windowEnd: UInt64) throws
+    -> [ThreadEvents]
+  {
     typealias B = TraceLayout.ThreadBuffer
     var threads: [ThreadEvents] = []
+    var firstEvents: [(buffer: Int, offset: Int, time: UInt64)] = []
+    var dropped = unbufferedEvents
     for index in 0..<regions.threadCount {
       let base = regions.eventsOffset + index * regions.bufferSize
       func fail(_ offset: Int, _ reason: String) -> TraceError {
         .corruptEvents(path: path, buffer: index, offset: UInt64(offset), reason: reason)
       }
-      guard raw.count >= base + TraceLayout.threadBufferHeaderSize else {
-        throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "event buffer \(index)")
+      guard size >= base + TraceLayout.threadBufferHeaderSize else {
+        throw TraceError.truncated(path: path, offset: UInt64(size), expected: "event buffer \(index)")
       }
-      let count = u64(base + B.count)
+      let header = try source.region(base..<(base + TraceLayout.threadBufferHeaderSize))
+      let count = header.u64(base + B.count)
       guard count <= UInt64(regions.eventCapacity) else {
         throw fail(base + B.count, "\(count) events in a buffer of \(regions.eventCapacity)")
       }
+      let bufferDropped = header.u64(base + B.dropped)
+      let (total, overflow) = dropped.addingReportingOverflow(bufferDropped)
+      guard !overflow, total <= TraceLimits.largestCount else {
+        throw fail(
+          base + B.dropped,
+          "\(bufferDropped) dropped events bring the trace's dropped and unbuffered events past \(TraceLimits.largestCount)"
+        )
+      }
+      dropped = total
       let first = base + TraceLayout.threadBufferHeaderSize
       let end = first + Int(count) * TraceLayout.eventSize
-      guard raw.count >= end else {
-        throw TraceError.truncated(path: path, offset: UInt64(raw.count), expected: "\(count) events ending at \(hex(end))")
+      guard size >= end else {
+        throw TraceError.truncated(path: path, offset: UInt64(size), expected: "\(count) events ending at \(hex(end))")
       }
+      let bytes = try source.region(first..<end)
       var events: [CallEvent] = []
       events.reserveCapacity(Int(count))
       var previous: UInt64 = 0
       for event in 0..<Int(count) {
         let offset = first + event * TraceLayout.eventSize
-        let time = u64(offset + TraceLayout.Event.time)
+        let time = bytes.u64(offset + TraceLayout.Event.time)
         guard time != 0, time >= previous else {
           throw fail(offset, "event \(event) has time \(time) after \(previous)")
         }
+        guard time <= TraceLimits.latestTime else { throw fail(offset, "event \(event): \(timeReason(time))") }
         previous = time
-        let word = u64(offset + TraceLayout.Event.word)
+        let word = bytes.u64(offset + TraceLayout.Event.word)
         let pc = word & ~TraceLayout.exitBit
         let module = modules.first { pc >= $0.loadBase && $0.textRange.contains(pc &- $0.loadBase) }
         events.append(
@@ -282,7 +410,22 @@ private struct Parser {
             kind: word & TraceLayout.exitBit != 0 ? .exit : .enter, module: module?.index,
             address: module.map { pc - $0.loadBase } ?? pc, timeNanoseconds: time))
       }
-      threads.append(ThreadEvents(threadID: u32(base + B.tid), events: events, droppedEvents: u64(base + B.dropped)))
+      if let time = events.first?.timeNanoseconds { firstEvents.append((index, first, time)) }
+      threads.append(ThreadEvents(threadID: header.u32(base + B.tid), events: events, droppedEvents: bufferDropped))
+    }
+    // Calls still open when the events end last until then; a report adds up such calls
+    // over every thread, so their sum is what must stay in range.
+    let end = max(windowEnd, threads.compactMap { $0.events.last?.timeNanoseconds }.max() ?? 0)
+    var threadTime: UInt64 = 0
+    for first in firstEvents {
+      threadTime += end - first.time  // both at most 2^62, and the sum is checked at every step
+      guard threadTime <= TraceLimits.eventThreadTime else {
+        throw TraceError.corruptEvents(
+          path: path, buffer: first.buffer, offset: UInt64(first.offset),
+          reason:
+            "events from \(first.time) to the end of the events at \(end) bring the buffers' thread time past \(TraceLimits.eventThreadTime) ns"
+        )
+      }
     }
     return threads
   }
@@ -293,42 +436,61 @@ private struct Parser {
     }
   }
 
+  func expectTime(_ value: UInt64, _ offset: Int) throws {
+    guard value <= TraceLimits.latestTime else {
+      throw TraceError.corruptHeader(path: path, offset: UInt64(offset), reason: timeReason(value))
+    }
+  }
+
+  func expectCount(_ value: UInt64, _ offset: Int, _ what: String) throws {
+    try expect(value <= TraceLimits.largestCount, offset, "\(what) \(value)")
+  }
+
+  func timeReason(_ time: UInt64) -> String {
+    "impossible time \(time): later than \(TraceLimits.latestTime) ns, 146 years after boot"
+  }
+
   func nonzero(_ value: UInt64) -> UInt64? { value == 0 ? nil : value }
 
-  func module(_ index: Int, at base: Int) throws -> TraceModule {
+  func module(_ index: Int, at base: Int, in bytes: Region) throws -> TraceModule {
     typealias M = TraceLayout.Module
     func fail(_ field: Int, _ reason: String) -> TraceError {
       .corruptModule(path: path, index: index, offset: UInt64(base + field), reason: reason)
     }
-    let stored = u32(base + M.checksum)
+    let stored = bytes.u32(base + M.checksum)
     if stored == 0 { throw fail(M.checksum, "the entry was never completed") }
-    let computed = TraceLayout.checksum(UnsafeRawBufferPointer(rebasing: raw[base..<(base + M.checksum)]))
+    let computed = bytes.withBytes(base..<(base + M.checksum), TraceLayout.checksum)
     guard stored == computed else {
       throw fail(M.checksum, "checksum \(hex(stored)) does not match the entry's contents (\(hex(computed)))")
     }
-    let pathLength = Int(u16(base + M.pathLength))
+    let pathLength = Int(bytes.u16(base + M.pathLength))
     guard pathLength <= TraceLayout.pathCapacity else { throw fail(M.pathLength, "path length \(pathLength)") }
-    let buildIDLength = Int(u8(base + M.buildIDLength))
+    let buildIDLength = Int(bytes.u8(base + M.buildIDLength))
     guard buildIDLength <= TraceLayout.buildIDCapacity else {
       throw fail(M.buildIDLength, "build-id length \(buildIDLength)")
     }
-    let textStart = u64(base + M.textStart)
-    let textEnd = u64(base + M.textEnd)
+    let textStart = bytes.u64(base + M.textStart)
+    let textEnd = bytes.u64(base + M.textEnd)
     guard textStart <= textEnd else {
       throw fail(M.textStart, "text range \(hex(textStart))..<\(hex(textEnd)) is reversed")
     }
-    let flags = u32(base + M.flags)
+    let flags = bytes.u32(base + M.flags)
+    let hasTextRSS = flags & TraceLayout.ModuleFlag.textRSS != 0
+    let textRSS = bytes.u64(base + M.textRSS)
+    guard !hasTextRSS || textRSS <= TraceLimits.largestCount else {
+      throw fail(M.textRSS, "impossible resident text size \(textRSS)")
+    }
     let pathStart = base + M.path
     let buildIDStart = base + M.buildID
     return TraceModule(
       index: index,
-      path: String(decoding: raw[pathStart..<(pathStart + pathLength)], as: UTF8.self),
-      buildID: Array(raw[buildIDStart..<(buildIDStart + buildIDLength)]),
-      loadBase: u64(base + M.loadBase),
+      path: String(decoding: bytes.slice(pathStart..<(pathStart + pathLength)), as: UTF8.self),
+      buildID: Array(bytes.slice(buildIDStart..<(buildIDStart + buildIDLength))),
+      loadBase: bytes.u64(base + M.loadBase),
       textRange: textStart..<textEnd,
       isMainExecutable: flags & TraceLayout.ModuleFlag.mainExecutable != 0,
       pathTruncated: flags & TraceLayout.ModuleFlag.pathTruncated != 0,
-      textResidentBytes: flags & TraceLayout.ModuleFlag.textRSS != 0 ? u64(base + M.textRSS) : nil)
+      textResidentBytes: hasTextRSS ? textRSS : nil)
   }
 
   enum RecordResult {
@@ -337,36 +499,39 @@ private struct Parser {
     case unknownKind
   }
 
-  func record(_ index: Int, at base: Int, modules: [TraceModule], minor: UInt16) throws -> RecordResult {
+  func record(_ index: Int, at base: Int, in bytes: Region, modules: [TraceModule], minor: UInt16) throws
+    -> RecordResult
+  {
     typealias R = TraceLayout.Record
     func fail(_ field: Int, _ reason: String) -> TraceError {
       .corruptRecord(path: path, index: index, offset: UInt64(base + field), reason: reason)
     }
-    let check = u8(base + R.check)
+    let check = bytes.u8(base + R.check)
     if check == 0 { return .uncommitted }
-    let expected = TraceLayout.recordCheck(UnsafeRawBufferPointer(rebasing: raw[base..<(base + TraceLayout.recordSize)]))
+    let expected = bytes.withBytes(base..<(base + TraceLayout.recordSize), TraceLayout.recordCheck)
     guard check == expected else {
       throw fail(R.check, "check byte \(hex(check)) does not match the record's contents (\(hex(expected)))")
     }
-    let kind = u8(base + R.kind)
+    let kind = bytes.u8(base + R.kind)
     guard let phase = Phase(rawValue: kind) else {
       if minor > TraceLayout.versionMinor { return .unknownKind }
       throw fail(R.kind, "unknown record kind \(kind)")
     }
-    let module = Int(u16(base + R.module))
+    let module = Int(bytes.u16(base + R.module))
     guard module < modules.count else {
       throw fail(R.module, "module index \(module) but the trace has \(modules.count) modules")
     }
-    let address = u64(base + R.address)
+    let address = bytes.u64(base + R.address)
     guard modules[module].textRange.contains(address) else {
       throw fail(
         R.address,
         "address \(hex(address)) is outside module \(module)'s text \(hex(modules[module].textRange.lowerBound))..<\(hex(modules[module].textRange.upperBound))"
       )
     }
+    let time = bytes.u64(base + R.time)
+    guard time <= TraceLimits.latestTime else { throw fail(R.time, timeReason(time)) }
     return .committed(
       FirstCall(
-        module: module, address: address, timeNanoseconds: u64(base + R.time),
-        threadID: u32(base + R.tid), phase: phase))
+        module: module, address: address, timeNanoseconds: time, threadID: bytes.u32(base + R.tid), phase: phase))
   }
 }

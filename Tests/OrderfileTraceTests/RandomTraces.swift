@@ -6,7 +6,11 @@ import _OrderfileTestSupport
 func randomTrace(using generator: inout SplitMix64) -> Trace {
   func chance(_ generator: inout SplitMix64) -> Bool { Bool.random(using: &generator) }
   func maybe<T>(_ value: T, _ generator: inout SplitMix64) -> T? { chance(&generator) ? value : nil }
-  func nonzero(_ generator: inout SplitMix64) -> UInt64 { UInt64.random(in: 1...UInt64.max, using: &generator) }
+  // Any time the reader accepts. Two threads' calls can stay open until the window end, and
+  // the reader bounds their sum (TraceLimits.eventThreadTime): half the latest time each.
+  func nonzero(_ generator: inout SplitMix64) -> UInt64 {
+    UInt64.random(in: 1...(TraceLimits.latestTime / 2), using: &generator)
+  }
   let letters = Array("abcdefghijklmnopqrstuvwxyz/._-é")
 
   let modules = (0..<Int.random(in: 1...4, using: &generator)).map { index in

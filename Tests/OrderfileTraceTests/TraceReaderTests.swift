@@ -1,5 +1,5 @@
 import Foundation
-import OrderfileTrace
+@testable import OrderfileTrace
 import Testing
 import _OrderfileTestSupport
 
@@ -203,6 +203,36 @@ struct TraceReaderTests {
     // An empty file is a trace cut off before its first byte.
     #expect(throws: TraceError.truncated(path: "empty", offset: 0, expected: "an 8-byte magic number")) {
       try TraceReader.parse([], path: "empty")
+    }
+  }
+
+  @Test("a trace that shrinks after it was opened is an error naming the file, not a fault")
+  func shrinkingFile() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.file("shrinking.trace")
+    let bytes = TraceEncoder.encode(sampleTrace())
+    #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+    let source = try FileSource(path: path)
+    #expect(source.size == bytes.count)
+    #expect(truncate(path, 4096) == 0)
+    #expect(try source.region(0..<4096).bytes == Array(bytes.prefix(4096)))
+    #expect(throws: TraceError.shrank(path: path, offset: 4096)) { try source.region(4000..<bytes.count) }
+    #expect(
+      TraceError.shrank(path: path, offset: 4096).errorDescription
+        == "\(path): the file shrank to 0x1000 bytes while it was read: another process is truncating or rewriting it; read it again once that process is done"
+    )
+  }
+
+  @Test("a path that is not a regular file is refused before it is opened")
+  func specialFile() throws {
+    let directory = try TemporaryDirectory()
+    let fifo = directory.file("fifo.trace")
+    #expect(mkfifo(fifo, 0o600) == 0)
+    #expect(throws: TraceError.unreadable(path: fifo, message: "is a FIFO, not a regular file")) {
+      try TraceReader.read(path: fifo)
+    }
+    #expect(throws: TraceError.unreadable(path: "/dev/null", message: "is a character device, not a regular file")) {
+      try TraceReader.read(path: "/dev/null")
     }
   }
 

@@ -255,4 +255,111 @@ struct TraceRejectionTests {
       }
     }
   }
+
+  @Test("counts no checksum covers are held to what a launch can produce, alone and summed")
+  func uncoveredCounts() {
+    let unbuffered = field(\oft_header.unbuffered_events)
+    var all = TraceBytes(fullTrace())
+    all.set(UInt64.max, at: unbuffered)
+    expectRefused(
+      all,
+      .corruptHeader(
+        path: "bad.trace", offset: UInt64(unbuffered), reason: "impossible unbuffered event count \(UInt64.max)"))
+
+    // Each count alone is in range; with buffer 0's 7 dropped events their sum is not. A
+    // report adds them up, which trapped on overflow before the reader checked the sum.
+    var summed = TraceBytes(fullTrace())
+    summed.set(TraceLimits.largestCount - 6, at: unbuffered)
+    let dropped = summed.bufferOffset(0) + field(\oft_thread_buffer.dropped)
+    expectRefused(
+      summed,
+      .corruptEvents(
+        path: "bad.trace", buffer: 0, offset: UInt64(dropped),
+        reason: "7 dropped events bring the trace's dropped and unbuffered events past \(TraceLimits.largestCount)"))
+    var justInRange = TraceBytes(fullTrace())
+    justInRange.set(TraceLimits.largestCount - 7, at: unbuffered)
+    #expect(throws: Never.self) { try justInRange.parse() }
+
+    let droppedCount = field(\oft_header.dropped_count)
+    var calls = TraceBytes(sampleTrace())
+    calls.set(TraceLimits.largestCount + 1, at: droppedCount)
+    expectRefused(
+      calls,
+      .corruptHeader(
+        path: "bad.trace", offset: UInt64(droppedCount), reason: "impossible dropped count \(TraceLimits.largestCount + 1)"))
+    var faults = TraceBytes(sampleTrace())
+    faults.set(UInt64.max, at: field(\oft_header.major_faults))
+    expectRefused(
+      faults,
+      .corruptHeader(
+        path: "bad.trace", offset: UInt64(field(\oft_header.major_faults)),
+        reason: "impossible major fault count \(UInt64.max)"))
+  }
+
+  @Test("times no checksum covers are held to what a clock can read")
+  func uncoveredTimes() throws {
+    let latest = TraceLimits.latestTime
+    func reason(_ time: UInt64) -> String { "impossible time \(time): later than \(latest) ns, 146 years after boot" }
+
+    let windowEnd = field(\oft_header.window_end_ns)
+    var window = TraceBytes(sampleTrace())
+    window.set(UInt64(1) << 63, at: windowEnd)
+    expectRefused(window, .corruptHeader(path: "bad.trace", offset: UInt64(windowEnd), reason: reason(1 << 63)))
+
+    var event = TraceBytes(fullTrace())
+    let last = event.eventOffset(buffer: 0, 3)
+    event.set(UInt64.max, at: last + field(\oft_event.time_ns))
+    expectRefused(
+      event, .corruptEvents(path: "bad.trace", buffer: 0, offset: UInt64(last), reason: "event 3: " + reason(.max)))
+
+    var record = TraceBytes(sampleTrace())
+    let time = record.recordOffset(1) + field(\oft_record.time_ns)
+    record.set(latest + 1, at: time)
+    record.sealRecord(1)
+    expectRefused(record, .corruptRecord(path: "bad.trace", index: 1, offset: UInt64(time), reason: reason(latest + 1)))
+
+    var mark = TraceBytes(fullTrace())
+    let markTime = mark.markOffset(1) + field(\oft_mark.time_ns)
+    mark.set(UInt64.max, at: markTime)
+    mark.sealMark(1)
+    expectRefused(mark, .corruptMark(path: "bad.trace", index: 1, offset: UInt64(markTime), reason: reason(.max)))
+
+    // The latest time itself is a time like any other.
+    var edge = TraceBytes(sampleTrace())
+    edge.set(latest, at: field(\oft_header.end_ns))
+    #expect(try edge.parse().header.endNanoseconds == latest)
+  }
+
+  @Test("calls left open until a far window end cannot add up past the events' thread time")
+  func eventThreadTime() throws {
+    // Give the empty second buffer one event, so two threads have calls open at the end.
+    var bytes = TraceBytes(fullTrace())
+    let second = bytes.eventOffset(buffer: 1, 0)
+    bytes.set(UInt64(1), at: bytes.bufferOffset(1) + field(\oft_thread_buffer.count))
+    bytes.set(UInt64(1_700_000), at: second + field(\oft_event.time_ns))
+    bytes.set(UInt64(0x5555_0000_1100), at: second + field(\oft_event.word))
+    let windowEnd = field(\oft_header.window_end_ns)
+    var alone = bytes
+    alone.set(TraceLimits.latestTime / 2, at: windowEnd)
+    #expect(try alone.parse().threads[1].events.count == 1)
+
+    bytes.set(TraceLimits.latestTime, at: windowEnd)
+    expectRefused(
+      bytes,
+      .corruptEvents(
+        path: "bad.trace", buffer: 1, offset: UInt64(second),
+        reason:
+          "events from 1700000 to the end of the events at \(TraceLimits.latestTime) bring the buffers' thread time past \(TraceLimits.eventThreadTime) ns"
+      ))
+  }
+
+  @Test("a forked trace cannot say more records were inherited than it can hold")
+  func forkRecordIndex() {
+    var trace = sampleTrace()
+    trace.header.parentPID = 1
+    trace.header.forkRecordIndex = 2
+    expectHeaderRefused(
+      trace, UInt64(65), at: field(\oft_header.fork_record_index), "impossible fork record index 65 for 64 records",
+      seal: { $0.sealHeader() })
+  }
 }

@@ -1,4 +1,5 @@
 import CLibdw
+import OrderfileSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -19,7 +20,9 @@ final class ELFFile {
   init(path: String) throws {
     _ = ELFFile.libraryVersion
     self.path = path
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    // Non-blocking: a FIFO would otherwise block this open until a writer comes, before
+    // checkRegularFile could refuse it.
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
     guard descriptor >= 0 else {
       throw SymbolizationError.cannotRead(path: path, reason: Self.systemReason())
     }
@@ -147,7 +150,9 @@ final class ELFFile {
     switch info.st_mode & S_IFMT {
     case S_IFREG: return UInt64(info.st_size)
     case S_IFDIR: throw SymbolizationError.cannotRead(path: path, reason: "is a directory")
-    default: throw SymbolizationError.cannotRead(path: path, reason: "not a regular file")
+    default:
+      let kind = FileReading.nonRegularKind(info.st_mode) ?? "a special file"
+      throw SymbolizationError.cannotRead(path: path, reason: "is \(kind), not a regular file")
     }
   }
 
