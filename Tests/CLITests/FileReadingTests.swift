@@ -17,7 +17,8 @@ struct FileReadingTests {
     #expect(throws: SupportError.notRegularFile(path: "/dev/zero", kind: "a character device")) {
       try FileReading.bytes(atPath: "/dev/zero")
     }
-    #expect(throws: SupportError.notRegularFile(path: directory.path, kind: "a directory")) {
+    // A directory is an input that cannot be read (exit 66), as Reference.md says.
+    #expect(throws: SupportError.cannotRead(path: directory.path, call: "read", message: "is a directory")) {
       try FileReading.bytes(atPath: directory.path)
     }
     #expect(
