@@ -13,7 +13,10 @@
  * default is used; the program always runs on.
  *   ORDERFILE_OUTPUT         trace path; %p = pid, %e = executable name, %% = %
  *                            (default: orderfile-%e-%p.trace in the working directory;
- *                            a fork child whose pattern has no %p writes <path>.<pid>)
+ *                            a fork child whose pattern has no %p writes <path>.<pid>,
+ *                            a later image of a process that executed itself
+ *                            <path>.exec<n>; a file there that is not a trace is left
+ *                            alone and <path>.<pid> written instead)
  *   ORDERFILE_TIME_LIMIT_MS  close the launch window this many ms after process
  *                            start (1...4294967295; default: no limit)
  *   ORDERFILE_CAPACITY       most first calls recorded (1024...1048576, default 1048576)
