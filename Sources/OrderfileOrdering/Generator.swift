@@ -46,7 +46,7 @@ public struct Generation: Sendable {
   /// Match rate over all emitted modules: entries / distinct recorded functions.
   public var matchRate: Double {
     let recorded = orders.reduce(0) { $0 + $1.recordedFunctions }
-    let matched = orders.reduce(0) { $0 + $1.functions.count }
+    let matched = orders.reduce(0) { $0 + $1.matchedFunctions }
     return recorded == 0 ? 1 : Double(matched) / Double(recorded)
   }
 }
@@ -57,13 +57,17 @@ public struct Generator {
   /// Finds and opens each module's binary.
   public var binaries: BinaryResolver
   public var builder: OrderBuilder
+  /// The binaries that will be linked, to check each order against.
+  public var release: ReleaseBinaries?
 
   public init(
-    selection: ModuleSelection = .all, binaries: BinaryResolver = BinaryResolver(), builder: OrderBuilder = OrderBuilder()
+    selection: ModuleSelection = .all, binaries: BinaryResolver = BinaryResolver(), builder: OrderBuilder = OrderBuilder(),
+    release: ReleaseBinaries? = nil
   ) {
     self.selection = selection
     self.binaries = binaries
     self.builder = builder
+    self.release = release
   }
 
   public func generate(_ trace: Trace) throws -> Generation {
@@ -82,7 +86,8 @@ public struct Generator {
         continue
       }
       let symbolizer = try binaries.symbolizer(recordedPath: module.path, buildID: module.buildID)
-      orders.append(builder.order(trace: trace, module: module.index, symbolizer: symbolizer))
+      let order = builder.order(trace: trace, module: module.index, symbolizer: symbolizer)
+      orders.append(try release?.compare(order) ?? order)
     }
     return Generation(trace: trace, orders: orders, skipped: skipped)
   }

@@ -22,13 +22,16 @@ public struct TraceMerger {
   /// `Merge.Module.fileName`), if any: functions whose runs agree with their place there
   /// keep it (see `MergeRanker`).
   public var previousOrder: (String) throws -> PreviousOrder?
+  /// The binaries that will be linked, to check each run's order against.
+  public var release: ReleaseBinaries?
 
   public init(
     selection: ModuleSelection = .all, binaries: BinaryResolver = BinaryResolver(),
     builder: OrderBuilder = OrderBuilder(), allowMixedBuilds: Bool = false,
     readTrace: @escaping (String) throws -> Trace = { try TraceReader.read(path: $0) },
-    previousOrder: @escaping (String) throws -> PreviousOrder? = { _ in nil }
+    previousOrder: @escaping (String) throws -> PreviousOrder? = { _ in nil }, release: ReleaseBinaries? = nil
   ) {
+    self.release = release
     self.selection = selection
     self.binaries = binaries
     self.builder = builder
@@ -42,6 +45,7 @@ public struct TraceMerger {
     let runs = try inputs.sorted(by: WeightedTrace.canonicalOrder).map {
       Merge.Run(input: $0, trace: try readTrace($0.path))
     }
+    try release?.checkMatched(modules: runs.flatMap(\.trace.modules), traces: runs.map(\.input.path))
     let selections = try runSelections(runs)
     try checkBuilds(runs, selections: selections)
 
@@ -50,7 +54,7 @@ public struct TraceMerger {
     var skippedPaths: [String: String] = [:]
     for (run, selection) in zip(runs, selections) {
       guard let selection else { continue }
-      let generator = Generator(selection: selection, binaries: binaries, builder: builder)
+      let generator = Generator(selection: selection, binaries: binaries, builder: builder, release: release)
       let generation = try generator.generate(run.trace)
       let keys = Self.moduleKeys(run.trace)
       for order in generation.orders {
@@ -99,7 +103,8 @@ public struct TraceMerger {
     let moduleRuns = orders.map { run, order in
       Merge.ModuleRun(
         trace: run.input.path, weight: run.input.weight, order: order.functions.map(\.symbol.name),
-        recordedFunctions: order.recordedFunctions, unresolvedAddresses: order.unresolvedAddresses.count,
+        recordedFunctions: order.recordedFunctions, matchedFunctions: order.matchedFunctions,
+        absentFromRelease: order.release?.absent ?? [], unresolvedAddresses: order.unresolvedAddresses.count,
         coldParts: order.coldParts.count,
         agreement: RankCorrelation(base: merged, head: order.functions.map(\.symbol.name)))
     }
