@@ -41,7 +41,7 @@ public struct FlagsRequest: Sendable {
     case .link:
       output.print(BuildFlags.shellLine(flags.link) + "\n")
     case .snippet(let system):
-      output.print(system.snippet(flags) + "\n")
+      output.print(system.snippet(flags, for: build) + "\n")
     case .both:
       let what: String
       switch build {
