@@ -72,6 +72,7 @@ public struct GenerationReport: Codable, Sendable, Equatable {
   public struct Skipped: Codable, Sendable, Equatable {
     public var path: String
     public var launchRecords: Int
+    public var reason: SkippedModule.Reason
   }
 
   public var trace: TraceSummary
@@ -107,6 +108,8 @@ public struct GenerationReport: Codable, Sendable, Equatable {
               thread: function.threadID, source: function.source.map { "\($0.file):\($0.line)" })
           } : nil)
     }
-    self.skippedModules = generation.skipped.map { Skipped(path: $0.path, launchRecords: $0.launchRecords) }
+    self.skippedModules = generation.skipped.map {
+      Skipped(path: $0.path, launchRecords: $0.launchRecords, reason: $0.reason)
+    }
   }
 }

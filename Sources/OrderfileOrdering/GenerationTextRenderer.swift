@@ -62,7 +62,12 @@ public struct GenerationTextRenderer: Renderer {
         }
       }
     }
-    for skipped in report.skippedModules {
+    for skipped in report.skippedModules where skipped.reason == .systemLibrary {
+      lines.append(
+        "not emitted: \(skipped.path) (\(skipped.launchRecords) launch records) is a system library your build does not produce; name it with --module to write its orderfile anyway"
+      )
+    }
+    for skipped in report.skippedModules where skipped.reason == .notSelected {
       lines.append(
         "not emitted: \(skipped.path) (\(skipped.launchRecords) launch records) is outside the requested module; use --module or --output-dir"
       )

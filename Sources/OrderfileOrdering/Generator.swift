@@ -31,8 +31,28 @@ extension TraceModule {
 
 /// A module that was recorded but is outside the requested selection.
 public struct SkippedModule: Sendable, Equatable {
+  /// Why it gets no orderfile.
+  public enum Reason: String, Sendable, Codable {
+    /// Another module was asked for.
+    case notSelected
+    /// An installed system library: the user's build does not link it, so an orderfile
+    /// for it would apply to nothing.
+    case systemLibrary
+  }
+
   public var path: String
   public var launchRecords: Int
+  public var reason: Reason = .notSelected
+}
+
+extension TraceModule {
+  /// Whether this is a shared library installed in the system's library directories, which
+  /// the user does not build (gcc records inlined members of libstdc++'s extern templates
+  /// at addresses inside libstdc++.so).
+  public var isSystemLibrary: Bool {
+    !isMainExecutable
+      && ["/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/usr/lib32/", "/lib32/"].contains { path.hasPrefix($0) }
+  }
 }
 
 /// The result of turning a trace into launch orders.
@@ -83,6 +103,12 @@ public struct Generator {
     for module in trace.modules where launchRecords[module.index] > 0 {
       guard selected.contains(module.index) else {
         skipped.append(SkippedModule(path: module.path, launchRecords: launchRecords[module.index]))
+        continue
+      }
+      // Every module is asked for, not this one by name: a system library is left out.
+      if selection == .all && module.isSystemLibrary {
+        skipped.append(
+          SkippedModule(path: module.path, launchRecords: launchRecords[module.index], reason: .systemLibrary))
         continue
       }
       let symbolizer = try binaries.symbolizer(recordedPath: module.path, buildID: module.buildID)

@@ -84,6 +84,12 @@ struct ReleaseMatchTests {
     #expect(try #require(app["matchRate"] as? Double) == Double(present) / Double(recorded))
     #expect(try #require(report["matchRate"] as? Double) < 0.5)
 
+    // gcc records libstdc++'s inlined extern-template members inside libstdc++.so: the build
+    // does not produce that library, so it gets no orderfile, and the report says why.
+    #expect(try FileManager.default.contentsOfDirectory(atPath: orders).sorted() == ["cxxapp.order", "libshapes.so.order"])
+    let skipped = try #require(report["skippedModules"] as? [[String: Any]])
+    #expect(skipped.contains { ($0["path"] as? String)?.contains("libstdc++") == true && $0["reason"] as? String == "systemLibrary" })
+
     // Every entry names a function the release binary has, so lld finds them all.
     let entries = try FileReading.text(atPath: orders + "/cxxapp.order").split(separator: "\n").map(String.init)
     #expect(entries.contains("main"))

@@ -77,6 +77,7 @@ public struct Merge: Sendable {
     public var path: String
     /// Launch records summed over the runs.
     public var launchRecords: Int
+    public var reason: SkippedModule.Reason
   }
 
   /// Recorded modules outside the selection, by name.

@@ -80,6 +80,7 @@ public struct MergeReport: Codable, Sendable, Equatable {
   public struct Skipped: Codable, Sendable, Equatable {
     public var path: String
     public var launchRecords: Int
+    public var reason: SkippedModule.Reason
   }
 
   public var format: OrderfileFormat
@@ -124,6 +125,6 @@ public struct MergeReport: Codable, Sendable, Equatable {
             Entry(rank: rank + 1, statistics: entry)
           } : nil)
     }
-    self.skippedModules = merge.skipped.map { Skipped(path: $0.path, launchRecords: $0.launchRecords) }
+    self.skippedModules = merge.skipped.map { Skipped(path: $0.path, launchRecords: $0.launchRecords, reason: $0.reason) }
   }
 }

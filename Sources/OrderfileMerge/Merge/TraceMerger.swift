@@ -52,6 +52,7 @@ public struct TraceMerger {
     var grouped: [String: [(run: Merge.Run, order: ModuleOrder)]] = [:]
     var skipped: [String: Int] = [:]
     var skippedPaths: [String: String] = [:]
+    var skippedReasons: [String: SkippedModule.Reason] = [:]
     for (run, selection) in zip(runs, selections) {
       guard let selection else { continue }
       let generator = Generator(selection: selection, binaries: binaries, builder: builder, release: release)
@@ -64,6 +65,7 @@ public struct TraceMerger {
         let key = (module.path as NSString).lastPathComponent
         skipped[key, default: 0] += module.launchRecords
         if skippedPaths[key] == nil { skippedPaths[key] = module.path }
+        skippedReasons[key] = module.reason
       }
     }
 
@@ -81,7 +83,10 @@ public struct TraceMerger {
     }
     let skippedModules = skipped.keys.filter { grouped[$0] == nil }
       .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-      .map { Merge.Skipped(path: skippedPaths[$0] ?? $0, launchRecords: skipped[$0] ?? 0) }
+      .map {
+        Merge.Skipped(
+          path: skippedPaths[$0] ?? $0, launchRecords: skipped[$0] ?? 0, reason: skippedReasons[$0] ?? .notSelected)
+      }
     return Merge(runs: runs, modules: modules, skipped: skippedModules)
   }
 

@@ -62,9 +62,11 @@ public struct MergeTextRenderer: Renderer {
       }
     }
     for skipped in report.skippedModules {
-      lines.append(
-        "not emitted: \(skipped.path) (\(skipped.launchRecords) launch records over all runs) is outside the requested module; use --module or --output-dir"
-      )
+      let why =
+        skipped.reason == .systemLibrary
+        ? "is a system library your build does not produce; name it with --module to write its orderfile anyway"
+        : "is outside the requested module; use --module or --output-dir"
+      lines.append("not emitted: \(skipped.path) (\(skipped.launchRecords) launch records over all runs) \(why)")
     }
     let against =
       report.releaseBinaries.isEmpty
