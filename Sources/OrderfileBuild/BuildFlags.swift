@@ -23,11 +23,17 @@ public struct BuildFlags: Sendable, Equatable, Codable {
   }
 
   /// Flags for the instrumented (recording) build.
+  ///
+  /// The runtime is linked between `--no-as-needed` and `--as-needed`: build systems put
+  /// these flags before the objects (CMake's link options do), where a project's
+  /// `-Wl,--as-needed` would drop a library nothing before it needs. A build-id lets a
+  /// trace name its binary.
   public static func instrumented(compiler: InstrumentingCompiler, runtime: RuntimeLocation) -> BuildFlags {
     BuildFlags(
       compile: [compiler.instrumentFlag, "-DORDERFILE_INSTRUMENTED", "-I\(runtime.includeDirectory)"],
       link: [
-        "-L\(runtime.libraryDirectory)", "-lOrderfileRuntime", "-Wl,-rpath,\(runtime.libraryDirectory)",
+        "-L\(runtime.libraryDirectory)", "-Wl,--no-as-needed", "-lOrderfileRuntime", "-Wl,--as-needed",
+        "-Wl,-rpath,\(runtime.libraryDirectory)", "-Wl,--build-id",
       ])
   }
 
@@ -35,17 +41,19 @@ public struct BuildFlags: Sendable, Equatable, Codable {
   /// order needs, the linker that applies it, and a build-id so traces name their binary.
   /// Nothing instruments it; only a stripped symbol table would stop the recording.
   public static func recordable(format: OrderfileFormat) -> BuildFlags {
-    // ld64 writes an LC_UUID of its own; ELF linkers write a build-id only when asked.
-    let buildID = format == .ld64 ? [] : ["-Wl,--build-id"]
-    return BuildFlags(compile: format.compileFlags, link: [format.linkerSelection].compactMap { $0 } + buildID)
+    BuildFlags(compile: format.compileFlags, link: [format.linkerSelection].compactMap { $0 } + buildID(format))
   }
 
-  /// Flags for the release build that the orderfile at `orderfile` reorders.
+  /// Flags for the release build that the orderfile at `orderfile` reorders. The ordering
+  /// flag comes last.
   public static func release(orderfile: String, format: OrderfileFormat) -> BuildFlags {
     BuildFlags(
       compile: format.compileFlags,
-      link: [format.linkerSelection].compactMap { $0 } + [format.linkerFlag(path: orderfile)])
+      link: [format.linkerSelection].compactMap { $0 } + buildID(format) + [format.linkerFlag(path: orderfile)])
   }
+
+  /// ld64 writes an LC_UUID of its own; ELF linkers write a build-id only when asked.
+  static func buildID(_ format: OrderfileFormat) -> [String] { format == .ld64 ? [] : ["-Wl,--build-id"] }
 
   /// The flags for `build`. The release flags name the orderfile by its absolute path, so
   /// they work from any directory; the instrumented flags name the runtime found near the

@@ -15,4 +15,20 @@ public enum InstrumentingCompiler: String, CaseIterable, Sendable, Codable {
     case .gcc: return "-finstrument-functions"
     }
   }
+
+  /// The compiler that `CXX` and `CC` name, as build systems pick it: gcc when either is
+  /// gcc (clang accepts gcc's flag, not the other way round), clang when one is clang, nil
+  /// when neither is set or says.
+  public static func detected(in environment: [String: String]) -> InstrumentingCompiler? {
+    let named = ["CXX", "CC"].compactMap { environment[$0] }.compactMap { value -> InstrumentingCompiler? in
+      // The first word is the compiler ("ccache g++" names g++ second).
+      let words = value.split(separator: " ").map { ($0 as Substring).split(separator: "/").last.map(String.init) ?? "" }
+      guard let compiler = words.first(where: { $0 != "ccache" && !$0.isEmpty }) else { return nil }
+      if compiler.contains("clang") { return .clang }
+      if compiler.contains("gcc") || compiler.contains("g++") || compiler == "cc" || compiler == "c++" { return .gcc }
+      return nil
+    }
+    if named.contains(.gcc) { return .gcc }
+    return named.first
+  }
 }

@@ -43,7 +43,7 @@ public struct FlagsRequest: Sendable {
     case .link:
       output.print(BuildFlags.shellLine(flags.link) + "\n")
     case .snippet(let system):
-      output.print(system.snippet(flags) + "\n")
+      output.print(system.snippet(flags, for: build) + "\n")
     case .packages:
       output.print(try Self.installedPackages().snippet + "\n")
     case .both:

@@ -24,9 +24,12 @@ public struct GenerateRequest: Sendable {
       return try MergeRequest(traces: traces, orderfiles: orderfiles, list: list, reportFormat: reportFormat).run()
     }
     let trace = try TraceReader.read(path: input.path)
+    let release = orderfiles.release
+    try release?.checkMatched(modules: trace.modules, traces: [trace.path])
     let generator = Generator(
       selection: orderfiles.selection, binaries: orderfiles.binaries,
-      builder: OrderBuilder(includePostWindow: orderfiles.includePostWindow, resolveSourceLocations: list))
+      builder: OrderBuilder(includePostWindow: orderfiles.includePostWindow, resolveSourceLocations: list),
+      release: release)
     let generation = try generator.generate(trace)
     let files = generation.orders.map {
       ModuleOrderfile(
@@ -39,6 +42,7 @@ public struct GenerateRequest: Sendable {
         var outputs: [String: String] = [:]
         for (order, path) in zip(generation.orders, written) { outputs[order.module.path] = path }
         return GenerationReport(generation, format: orderfiles.format, outputs: outputs, includeFunctions: list)
-      }, matchRate: generation.matchRate)
+      }, matchRate: generation.matchRate,
+      matchRateNote: orderfiles.releaseBinaries.isEmpty ? "" : " (against the release binaries)")
   }
 }

@@ -32,7 +32,7 @@ public struct MergeRequest: Sendable {
     let merger = TraceMerger(
       selection: orderfiles.selection, binaries: orderfiles.binaries,
       builder: OrderBuilder(includePostWindow: orderfiles.includePostWindow), allowMixedBuilds: allowMixedBuilds,
-      previousOrder: try previousOrders())
+      previousOrder: try previousOrders(), release: orderfiles.release)
     let merge = try merger.merge(traces)
     return try orderfiles.finish(
       merge.modules.map { $0.orderfile(orderfiles.format) }, reportFormat: reportFormat,
@@ -40,7 +40,9 @@ public struct MergeRequest: Sendable {
       report: { written in
         var outputs: [String: String] = [:]
         for (module, path) in zip(merge.modules, written) { outputs[module.name] = path }
-        return MergeReport(merge, format: orderfiles.format, outputs: outputs, includeFunctions: list)
+        return MergeReport(
+          merge, format: orderfiles.format, outputs: outputs, includeFunctions: list,
+          releaseBinaries: orderfiles.releaseBinaries)
       }, matchRate: merge.matchRate, matchRateNote: " (the lowest of any run)")
   }
 

@@ -16,11 +16,19 @@ public struct OrderfileOptions: Sendable {
   public var minMatch: Rate?
   /// Also order functions first called after the launch window closed.
   public var includePostWindow: Bool
+  /// The binaries that will be linked with the orderfiles, matched to modules by file name:
+  /// entries are checked against them and the match rate is theirs.
+  public var releaseBinaries: [String]
+  /// Keep entries a release binary lacks in the orderfile.
+  public var keepAbsent: Bool
 
   public init(
     destination: OrderfileDestination = .standardOutput, module: String? = nil, format: OrderfileFormat = .lld,
-    searchPaths: [String] = [], minMatch: Rate? = nil, includePostWindow: Bool = false
+    searchPaths: [String] = [], minMatch: Rate? = nil, includePostWindow: Bool = false, releaseBinaries: [String] = [],
+    keepAbsent: Bool = false
   ) {
+    self.releaseBinaries = releaseBinaries
+    self.keepAbsent = keepAbsent
     self.destination = destination
     self.module = module
     self.format = format
@@ -37,6 +45,10 @@ public struct OrderfileOptions: Sendable {
   }
 
   var binaries: BinaryResolver { BinaryResolver(searchPaths: searchPaths) }
+
+  var release: ReleaseBinaries? {
+    releaseBinaries.isEmpty ? nil : ReleaseBinaries(paths: releaseBinaries, keepAbsent: keepAbsent)
+  }
 
   /// Writes `orderfiles`, then the report built from where they went, then checks the gate.
   ///

@@ -11,6 +11,9 @@ public struct Verification: Codable, Sendable, Equatable {
     case machONamesForELF
     /// Entries are missing: the release build names its functions differently.
     case renamedSymbols
+    /// Entries are missing and nothing of a similar name is there: the release build inlined
+    /// them (an instrumented gcc build keeps inline functions out of line).
+    case inlinedInRelease
     /// Entries are present but each source file's functions stayed together.
     case noFunctionSections
     /// Entries are present but out of order for a reason the binary does not show.
@@ -145,11 +148,23 @@ public struct LayoutVerifier {
       )
     }
     if presentShare < threshold {
-      let hints = missing.prefix(5).compactMap { name -> String? in
+      var byBase: [String: String] = [:]
+      for name in positions.keys {
         let base = CloneName(name)?.base ?? name
-        let similar = positions.keys.filter { $0 != name && (CloneName($0)?.base ?? $0) == base }.sorted()
-        return similar.first.map { "\(name) is now \($0)" }
+        if let known = byBase[base], known.utf8.lexicographicallyPrecedes(name.utf8) { continue }
+        byBase[base] = name
       }
+      let renamed = missing.compactMap { name -> String? in
+        byBase[CloneName(name)?.base ?? name].map { "\(name) is now \($0)" }
+      }
+      if renamed.count * 2 < missing.count {
+        let inlined = missing.filter { byBase[CloneName($0)?.base ?? $0] == nil }
+        return (
+          .inlinedInRelease,
+          "\(inlined.count) entries are not in the binary, and no function of a similar name is: the release build inlined them (an instrumented gcc build keeps inline functions out of line, as -finstrument-functions instruments before inlining), e.g. \(inlined.prefix(3).map(Demangler.demangle).joined(separator: ", ")). Regenerate with 'orderfile generate --release-binary \(symbolizer.path)', which leaves them out and reports the match rate against this binary, or record the release binary itself ('orderfile record --no-rebuild')"
+        )
+      }
+      let hints = renamed.prefix(5)
       let hint = hints.isEmpty ? "" : " (\(hints.joined(separator: "; ")))"
       return (
         .renamedSymbols,

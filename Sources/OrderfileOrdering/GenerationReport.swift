@@ -29,6 +29,27 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     public var source: String?
   }
 
+  /// A module's entries checked against the release binary (`--release-binary`).
+  public struct Release: Codable, Sendable, Equatable {
+    public var binary: String
+    /// Recorded functions in the release binary under their recorded name.
+    public var present: Int
+    /// Recorded functions the release build inlined (no function of that name or a clone of it).
+    public var inlined: [String]
+    /// Recorded functions the release build has as a clone of another name.
+    public var renamed: [AbsentFunction]
+    /// Whether those stayed in the orderfile (`--keep-absent`).
+    public var keptInOrderfile: Bool
+
+    public init(_ comparison: ReleaseComparison, present: Int) {
+      binary = comparison.binaryPath
+      self.present = present
+      inlined = comparison.absent.filter { $0.reason == .inlined }.map(\.name)
+      renamed = comparison.absent.filter { $0.reason == .renamed }
+      keptInOrderfile = comparison.keptAbsent
+    }
+  }
+
   public struct Module: Codable, Sendable, Equatable {
     public var path: String
     public var binary: String
@@ -43,12 +64,15 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     public var coldParts: [String]
     public var unplaceable: [String]
     public var ambiguousNames: [AmbiguousName]
+    /// Against the release binary, when one was given; `matchRate` is then the release match rate.
+    public var release: Release?
     public var functions: [Entry]?
   }
 
   public struct Skipped: Codable, Sendable, Equatable {
     public var path: String
     public var launchRecords: Int
+    public var reason: SkippedModule.Reason
   }
 
   public var trace: TraceSummary
@@ -74,6 +98,7 @@ public struct GenerationReport: Codable, Sendable, Equatable {
         foldedAliases: order.foldedAliases,
         unresolvedAddresses: order.unresolvedAddresses.map { "0x" + String($0, radix: 16) },
         coldParts: order.coldParts, unplaceable: order.unplaceable, ambiguousNames: order.ambiguousNames,
+        release: order.release.map { Release($0, present: order.matchedFunctions) },
         functions: includeFunctions
           ? order.functions.enumerated().map { rank, function in
             Entry(
@@ -83,6 +108,8 @@ public struct GenerationReport: Codable, Sendable, Equatable {
               thread: function.threadID, source: function.source.map { "\($0.file):\($0.line)" })
           } : nil)
     }
-    self.skippedModules = generation.skipped.map { Skipped(path: $0.path, launchRecords: $0.launchRecords) }
+    self.skippedModules = generation.skipped.map {
+      Skipped(path: $0.path, launchRecords: $0.launchRecords, reason: $0.reason)
+    }
   }
 }

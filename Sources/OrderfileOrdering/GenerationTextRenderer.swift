@@ -1,5 +1,6 @@
 import Foundation
 import OrderfileSupport
+import OrderfileSymbolization
 
 /// What `generate` did, as text for a terminal.
 public struct GenerationTextRenderer: Renderer {
@@ -25,10 +26,12 @@ public struct GenerationTextRenderer: Renderer {
     for module in report.modules {
       let destination = module.output.map { " -> \($0)" } ?? ""
       lines.append("module \(module.path)\(destination) [\(report.format.rawValue)]")
+      let against = module.release.map { " against the release binary \($0.binary)" } ?? ""
       lines.append(
-        "  \(module.entries) entries from \(module.recordedFunctions) recorded functions (\(TextFormatting.percent(module.matchRate)) matched)"
+        "  \(module.entries) entries from \(module.recordedFunctions) recorded functions (\(TextFormatting.percent(module.matchRate)) matched\(against))"
       )
       if module.binary != module.path { lines.append("  symbols from \(module.binary)") }
+      if let release = module.release { lines.append(contentsOf: Self.releaseLines(release)) }
       if module.duplicateRecords > 0 {
         lines.append("  \(module.duplicateRecords) records folded into functions already listed")
       }
@@ -59,13 +62,40 @@ public struct GenerationTextRenderer: Renderer {
         }
       }
     }
-    for skipped in report.skippedModules {
+    for skipped in report.skippedModules where skipped.reason == .systemLibrary {
+      lines.append(
+        "not emitted: \(skipped.path) (\(skipped.launchRecords) launch records) is a system library your build does not produce; name it with --module to write its orderfile anyway"
+      )
+    }
+    for skipped in report.skippedModules where skipped.reason == .notSelected {
       lines.append(
         "not emitted: \(skipped.path) (\(skipped.launchRecords) launch records) is outside the requested module; use --module or --output-dir"
       )
     }
-    lines.append("match rate \(TextFormatting.percent(report.matchRate))")
+    let checked = report.modules.contains { $0.release != nil }
+    lines.append(
+      "match rate \(TextFormatting.percent(report.matchRate))"
+        + (checked
+          ? " (against the release binaries)"
+          : " (against the instrumented binary: give --release-binary to match against the binary you link)"))
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// What the release binary lacks, named as what it is.
+  static func releaseLines(_ release: GenerationReport.Release) -> [String] {
+    var lines: [String] = []
+    let fate = release.keptInOrderfile ? "kept in the orderfile (--keep-absent)" : "left out of the orderfile"
+    if !release.inlined.isEmpty {
+      lines.append(
+        "  \(release.inlined.count) recorded functions are not in the release binary, inlined in the release build (\(fate)): \(release.inlined.prefix(5).map(Demangler.demangle).joined(separator: ", "))"
+      )
+    }
+    if !release.renamed.isEmpty {
+      let shown = release.renamed.prefix(5).map { "\($0.name) is \($0.releaseName ?? "?") there" }
+      lines.append(
+        "  \(release.renamed.count) recorded functions are renamed in the release build (\(fate)): \(shown.joined(separator: ", "))")
+    }
+    return lines
   }
 }
 

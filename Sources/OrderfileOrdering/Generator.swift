@@ -31,8 +31,28 @@ extension TraceModule {
 
 /// A module that was recorded but is outside the requested selection.
 public struct SkippedModule: Sendable, Equatable {
+  /// Why it gets no orderfile.
+  public enum Reason: String, Sendable, Codable {
+    /// Another module was asked for.
+    case notSelected
+    /// An installed system library: the user's build does not link it, so an orderfile
+    /// for it would apply to nothing.
+    case systemLibrary
+  }
+
   public var path: String
   public var launchRecords: Int
+  public var reason: Reason = .notSelected
+}
+
+extension TraceModule {
+  /// Whether this is a shared library installed in the system's library directories, which
+  /// the user does not build (gcc records inlined members of libstdc++'s extern templates
+  /// at addresses inside libstdc++.so).
+  public var isSystemLibrary: Bool {
+    !isMainExecutable
+      && ["/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/usr/lib32/", "/lib32/"].contains { path.hasPrefix($0) }
+  }
 }
 
 /// The result of turning a trace into launch orders.
@@ -46,7 +66,7 @@ public struct Generation: Sendable {
   /// Match rate over all emitted modules: entries / distinct recorded functions.
   public var matchRate: Double {
     let recorded = orders.reduce(0) { $0 + $1.recordedFunctions }
-    let matched = orders.reduce(0) { $0 + $1.functions.count }
+    let matched = orders.reduce(0) { $0 + $1.matchedFunctions }
     return recorded == 0 ? 1 : Double(matched) / Double(recorded)
   }
 }
@@ -57,13 +77,17 @@ public struct Generator {
   /// Finds and opens each module's binary.
   public var binaries: BinaryResolver
   public var builder: OrderBuilder
+  /// The binaries that will be linked, to check each order against.
+  public var release: ReleaseBinaries?
 
   public init(
-    selection: ModuleSelection = .all, binaries: BinaryResolver = BinaryResolver(), builder: OrderBuilder = OrderBuilder()
+    selection: ModuleSelection = .all, binaries: BinaryResolver = BinaryResolver(), builder: OrderBuilder = OrderBuilder(),
+    release: ReleaseBinaries? = nil
   ) {
     self.selection = selection
     self.binaries = binaries
     self.builder = builder
+    self.release = release
   }
 
   public func generate(_ trace: Trace) throws -> Generation {
@@ -81,8 +105,15 @@ public struct Generator {
         skipped.append(SkippedModule(path: module.path, launchRecords: launchRecords[module.index]))
         continue
       }
+      // Every module is asked for, not this one by name: a system library is left out.
+      if selection == .all && module.isSystemLibrary {
+        skipped.append(
+          SkippedModule(path: module.path, launchRecords: launchRecords[module.index], reason: .systemLibrary))
+        continue
+      }
       let symbolizer = try binaries.symbolizer(recordedPath: module.path, buildID: module.buildID)
-      orders.append(builder.order(trace: trace, module: module.index, symbolizer: symbolizer))
+      let order = builder.order(trace: trace, module: module.index, symbolizer: symbolizer)
+      orders.append(try release?.compare(order) ?? order)
     }
     return Generation(trace: trace, orders: orders, skipped: skipped)
   }

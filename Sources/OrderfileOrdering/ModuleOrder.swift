@@ -63,12 +63,24 @@ public struct ModuleOrder: Sendable {
   public var ambiguousNames: [AmbiguousName]
   /// Names folded into an entry because they alias the same address.
   public var foldedAliases: Int
+  /// The entries checked against the release binary, when one was given.
+  public var release: ReleaseComparison? = nil
 
   /// Distinct functions the trace recorded in this module: what the match rate is measured against.
-  public var recordedFunctions: Int { functions.count + unresolvedAddresses.count + coldParts.count }
+  public var recordedFunctions: Int {
+    let leftOut = release.map { $0.keptAbsent ? 0 : $0.absent.count } ?? 0
+    return functions.count + unresolvedAddresses.count + coldParts.count + leftOut
+  }
 
-  /// The share of recorded functions that became orderfile entries, 0...1 (1 when nothing was recorded).
+  /// Entries that name a function of the binary that will be linked: the release binary's
+  /// when one was given, otherwise the binary the trace recorded.
+  public var matchedFunctions: Int {
+    functions.count - (release.map { $0.keptAbsent ? $0.absent.count : 0 } ?? 0)
+  }
+
+  /// The share of recorded functions that became entries the linker will find, 0...1 (1 when
+  /// nothing was recorded).
   public var matchRate: Double {
-    recordedFunctions == 0 ? 1 : Double(functions.count) / Double(recordedFunctions)
+    recordedFunctions == 0 ? 1 : Double(matchedFunctions) / Double(recordedFunctions)
   }
 }

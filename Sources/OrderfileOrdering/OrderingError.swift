@@ -9,6 +9,8 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
   case emptyTrace(trace: String)
   /// One orderfile was asked for (a file or stdout), but the selection covers several modules.
   case severalModules(names: [String])
+  /// A `--release-binary` has the file name of no recorded module.
+  case releaseBinaryMatchesNoModule(path: String, traces: [String], modules: [String])
 
   public var errorDescription: String? {
     switch self {
@@ -20,12 +22,15 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
     case .severalModules(let names):
       return
         "\(names.count) modules selected (\(names.joined(separator: ", "))): use --module to pick one, or --output-dir for one orderfile each"
+    case .releaseBinaryMatchesNoModule(let path, let traces, let modules):
+      return
+        "\(path): the release binary has the file name of no module recorded in \(traces.joined(separator: ", ")); recorded: \(modules.joined(separator: ", "))"
     }
   }
 
   public var exitStatus: ExitStatus {
     switch self {
-    case .noSuchModule, .emptyTrace: return .dataError
+    case .noSuchModule, .emptyTrace, .releaseBinaryMatchesNoModule: return .dataError
     case .severalModules: return .usage
     }
   }

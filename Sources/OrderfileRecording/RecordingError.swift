@@ -5,6 +5,9 @@ import OrderfileSupport
 public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
   /// The program ran but wrote no trace for its own pid.
   case noTrace(program: String, status: Int32)
+  /// The program's binaries call the recording hooks, but the runtime was not among the
+  /// libraries it loads, so glibc's no-op hooks answered them.
+  case runtimeNotLoaded(program: String, status: Int32, instrumented: [String])
   /// The scratch directory for the run could not be made.
   case scratch(message: String)
 
@@ -13,6 +16,9 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
     case .noTrace(let program, let status):
       return
         "\(program) exited with status \(status) and wrote no trace: is it compiled with -finstrument-functions and linked with the runtime (see 'orderfile flags --instrument')?"
+    case .runtimeNotLoaded(let program, let status, let instrumented):
+      return
+        "\(program) exited with status \(status) and wrote no trace: \(instrumented.joined(separator: ", ")) \(instrumented.count == 1 ? "calls" : "call") __cyg_profile_func_enter, but libOrderfileRuntime is not among the libraries it loads (ldd), so glibc's no-op hooks answered. A -Wl,--as-needed before the runtime drops it: link it as -Wl,--no-as-needed -lOrderfileRuntime -Wl,--as-needed (what 'orderfile flags --instrument' prints), or LD_PRELOAD it"
     case .scratch(let message):
       return "cannot create a scratch directory: \(message)"
     }
@@ -20,7 +26,7 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
 
   public var exitStatus: ExitStatus {
     switch self {
-    case .noTrace: return .dataError
+    case .noTrace, .runtimeNotLoaded: return .dataError
     case .scratch: return .ioError
     }
   }

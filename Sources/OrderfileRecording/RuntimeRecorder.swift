@@ -1,5 +1,6 @@
 import Foundation
 import OrderfileSupport
+import OrderfileSymbolization
 
 /// Runs a program linked with the runtime once, with the runtime's environment set, and
 /// collects its trace.
@@ -53,6 +54,10 @@ public struct RuntimeRecorder: Recorder {
 
     let own = scratch + "/trace.\(pid)"
     guard FileManager.default.fileExists(atPath: own) else {
+      let instrumented = Self.instrumentedWithoutRuntime(process.executableURL?.path ?? program)
+      if !instrumented.isEmpty {
+        throw RecordingError.runtimeNotLoaded(program: program, status: status, instrumented: instrumented)
+      }
       throw RecordingError.noTrace(program: program, status: status)
     }
     try moveIntoPlace(own, output)
@@ -72,6 +77,25 @@ public struct RuntimeRecorder: Recorder {
     return Recording(
       status: status, tracePath: output, childTraces: children,
       execTraces: images.sorted { ($0.number, $0.path) < ($1.number, $1.path) }.map(\.path))
+  }
+
+  /// The program's binaries that call the recording hooks, when the runtime is not among
+  /// the libraries the loader resolves for it (nor preloaded); empty otherwise, or when
+  /// that cannot be told.
+  static func instrumentedWithoutRuntime(_ path: String) -> [String] {
+    let preload = ProcessInfo.processInfo.environment["LD_PRELOAD"] ?? ""
+    guard !preload.contains("libOrderfileRuntime"),
+      let listed = try? ProcessRunner.run(ProcessRunner.resolve("ldd"), [path]), listed.succeeded
+    else { return [] }
+    // "\tlibx.so => /path/libx.so (0x…)"; the loader and vdso lines have no "=> /".
+    let libraries = listed.standardOutput.split(separator: "\n").compactMap { line -> String? in
+      guard let arrow = line.range(of: "=> /") else { return nil }
+      return line[line.index(before: arrow.upperBound)...].split(separator: " ").first.map(String.init)
+    }
+    guard !libraries.contains(where: { $0.contains("libOrderfileRuntime") }) else { return [] }
+    // glibc defines the no-op hooks: it mentions them without calling them.
+    let candidates = [path] + libraries.filter { !($0 as NSString).lastPathComponent.hasPrefix("libc.so") }
+    return candidates.filter { (try? BinaryLocator.isInstrumented(fileAt: $0)) == true }
   }
 
   private func moveIntoPlace(_ source: String, _ destination: String) throws {

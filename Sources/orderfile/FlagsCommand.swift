@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import OrderfileBuild
 import OrderfileCommands
 import OrderfileOrdering
@@ -24,7 +25,15 @@ struct FlagsCommand: ParsableCommand {
         orderfile flags --release app.order --format gold --ldflags
 
       --build-system prints a snippet for Make, CMake or SwiftPM (C targets)
-      instead. An installed runtime also comes as packages (Scripts/install):
+      instead. CMake's covers C and C++, executables and shared libraries; with
+      --release, one orderfile per target.
+
+      The instrumented build's hook flag follows the compiler: gcc's
+      -finstrument-functions, clang's -finstrument-functions-after-inlining.
+      The compiler is --compiler's, or the one CXX or CC names (clang if
+      neither says).
+
+      An installed runtime also comes as packages (Scripts/install):
         orderfile flags --instrument --packages   # pkg-config and find_package
 
       Swift and Rust (--language swift|rust) print the whole build command:
@@ -43,8 +52,8 @@ struct FlagsCommand: ParsableCommand {
   var release: String?
 
   @Option(
-    help: "The compiler of the instrumented build: \(InstrumentingCompiler.allCases.map(\.rawValue).joined(separator: ", ")).")
-  var compiler: InstrumentingCompiler = .clang
+    help: "The compiler of the instrumented build: \(InstrumentingCompiler.allCases.map(\.rawValue).joined(separator: ", ")) (default: the one CXX or CC names, else clang).")
+  var compiler: InstrumentingCompiler?
 
   @Option(
     help: "The orderfile's format, which picks the linker: \(OrderfileFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -86,7 +95,8 @@ struct FlagsCommand: ParsableCommand {
   /// The build the flags are for.
   var build: Build {
     if let release { return .release(orderfile: release, format: format) }
-    return instrument ? .instrumented(compiler) : .recordable(format: format)
+    let detected = compiler ?? InstrumentingCompiler.detected(in: ProcessInfo.processInfo.environment) ?? .clang
+    return instrument ? .instrumented(detected) : .recordable(format: format)
   }
 
   /// Which flags to print, and how.

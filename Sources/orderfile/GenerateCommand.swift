@@ -16,6 +16,10 @@ struct GenerateCommand: ParsableCommand {
       Binaries are found by the path recorded in the trace or by GNU build-id
       in --binary and --debug-dir; a build-id mismatch is an error.
 
+      With --release-binary (one per module), entries are looked up in the binary
+      that will be linked: those it lacks, inlined in the release build, are
+      named and left out, and the match rate (and --min-match) is against it.
+
       Given several traces, generate merges them (see 'orderfile merge --help').
 
       Examples:
@@ -24,6 +28,8 @@ struct GenerateCommand: ParsableCommand {
         orderfile generate launch.trace -o ui.order --module libui.so \\
           --binary build/lib
         orderfile generate launch.trace -o app.order --min-match 0.95 --json
+        orderfile generate launch.trace --output-dir orders \\
+          --release-binary build-release/app --release-binary build-release/libui.so
       """
   )
 

@@ -56,8 +56,19 @@ struct OrderfileOptionGroup: ParsableArguments {
   @Flag(help: "Also order functions first called after the launch window closed.")
   var includePostWindow = false
 
+  @Option(
+    name: .customLong("release-binary"),
+    help: ArgumentHelp(
+      "The binary that will be linked with the orderfile, for the recorded module of the same file name (repeatable): entries it lacks (inlined in the release build) are left out and --min-match gates on its match rate.",
+      valueName: "path"))
+  var releaseBinaries: [String] = []
+
+  @Flag(help: "Keep entries a --release-binary lacks in the orderfile (they still count as unmatched).")
+  var keepAbsent = false
+
   func validate() throws {
     if output != nil && outputDir != nil { throw ValidationError("give -o or --output-dir, not both") }
+    if keepAbsent && releaseBinaries.isEmpty { throw ValidationError("--keep-absent needs --release-binary") }
     if outputDir != nil && module != nil {
       throw ValidationError("--module selects the one module for -o; --output-dir writes them all")
     }
@@ -67,7 +78,7 @@ struct OrderfileOptionGroup: ParsableArguments {
     OrderfileOptions(
       destination: outputDir.map { .directory($0) } ?? output.map { .file($0) } ?? .standardOutput, module: module,
       format: format, searchPaths: search.binaries + debugDirectories, minMatch: minMatch,
-      includePostWindow: includePostWindow)
+      includePostWindow: includePostWindow, releaseBinaries: releaseBinaries, keepAbsent: keepAbsent)
   }
 }
 

@@ -11,7 +11,8 @@ struct VerifyCommand: ParsableCommand {
       in order and adjacent, and the first entries out of place. Exits 1 when
       either share is below --threshold, naming the likely cause: a build
       without -ffunction-sections, an orderfile in the wrong format for the
-      linker, or functions renamed between the instrumented and release builds.
+      linker, functions renamed between the instrumented and release builds, or
+      functions the release build inlined.
 
       Examples:
         orderfile verify --binary build/release/app --order app.order

@@ -174,9 +174,9 @@ struct CLITests {
     let order = directory.file("app.order")
     try "main\n".write(toFile: order, atomically: true, encoding: .utf8)
     let lld = try orderfile(["flags", "--release", order, "--ldflags"])
-    #expect(lld.standardOutput == "-fuse-ld=lld -Wl,--symbol-ordering-file=\(order)\n")
+    #expect(lld.standardOutput == "-fuse-ld=lld -Wl,--build-id -Wl,--symbol-ordering-file=\(order)\n")
     let gold = try orderfile(["flags", "--release", order, "--format", "gold", "--ldflags"])
-    #expect(gold.standardOutput == "-fuse-ld=gold -Wl,--section-ordering-file=\(order)\n")
+    #expect(gold.standardOutput == "-fuse-ld=gold -Wl,--build-id -Wl,--section-ordering-file=\(order)\n")
     let cflags = try orderfile(["flags", "--release", order, "--cflags"])
     #expect(cflags.standardOutput == "-ffunction-sections\n")
   }

@@ -13,7 +13,12 @@ struct BuildFlagsTests {
   func instrumented() {
     let flags = BuildFlags.instrumented(compiler: .clang, runtime: runtime)
     #expect(flags.compile == ["-finstrument-functions-after-inlining", "-DORDERFILE_INSTRUMENTED", "-I/opt/of/include"])
-    #expect(flags.link == ["-L/opt/of/lib", "-lOrderfileRuntime", "-Wl,-rpath,/opt/of/lib"])
+    // The runtime survives a project's -Wl,--as-needed placed before it.
+    #expect(
+      flags.link == [
+        "-L/opt/of/lib", "-Wl,--no-as-needed", "-lOrderfileRuntime", "-Wl,--as-needed", "-Wl,-rpath,/opt/of/lib",
+        "-Wl,--build-id",
+      ])
     #expect(BuildFlags.instrumented(compiler: .gcc, runtime: runtime).compile.first == "-finstrument-functions")
   }
 
@@ -60,7 +65,7 @@ struct BuildFlagsTests {
     let order = directory.file("app.order")
     try AtomicFile.write("main\n", to: order)
     let flags = try BuildFlags.forBuild(.release(orderfile: directory.path + "/./app.order", format: .lld))
-    #expect(flags.link == ["-fuse-ld=lld", "-Wl,--symbol-ordering-file=\(order)"])
+    #expect(flags.link == ["-fuse-ld=lld", "-Wl,--build-id", "-Wl,--symbol-ordering-file=\(order)"])
     #expect(throws: BuildError.noOrderfile(path: directory.file("none.order"))) {
       try BuildFlags.forBuild(.release(orderfile: directory.file("none.order"), format: .lld))
     }
@@ -100,13 +105,37 @@ struct BuildSystemSnippetTests {
       ])
   }
 
-  @Test("CMake quotes each flag in target_compile_options and target_link_options")
+  @Test("CMake: C and C++ flags of every target, the link flags of executables and shared libraries")
   func cmake() {
-    let lines = BuildSystem.cmake.snippet(flags).split(separator: "\n")
-    #expect(lines.contains("target_compile_options(app PRIVATE \"-ffunction-sections\")"))
-    #expect(
-      lines.contains(
-        "target_link_options(app PRIVATE \"-fuse-ld=lld\" \"-Wl,--symbol-ordering-file=/src/app.order\" \"-lm\")"))
+    let instrumented = BuildFlags.instrumented(compiler: .gcc, runtime: runtime)
+    let lines = BuildSystem.cmake.snippet(instrumented, for: .instrumented(.gcc)).split(separator: "\n").map(String.init)
+    let compile = "-finstrument-functions -DORDERFILE_INSTRUMENTED -I/opt/of/include"
+    #expect(lines.contains("string(APPEND CMAKE_C_FLAGS \" \(compile)\")"))
+    #expect(lines.contains("string(APPEND CMAKE_CXX_FLAGS \" \(compile)\")"))
+    for variable in ["CMAKE_EXE_LINKER_FLAGS", "CMAKE_SHARED_LINKER_FLAGS"] {
+      #expect(lines.contains { $0.hasPrefix("string(APPEND \(variable) ") && $0.contains("-Wl,--no-as-needed -lOrderfileRuntime") })
+    }
+    #expect(!lines.contains { $0.contains("(app ") })
+  }
+
+  @Test("CMake, ordered: one orderfile per target through a function, the first call made for the given one")
+  func cmakeOrdered() {
+    let flags = BuildFlags.release(orderfile: "/src/orders/libui.so.order", format: .lld)
+    let lines = BuildSystem.cmake.snippet(flags, for: .release(orderfile: "/src/orders/libui.so.order", format: .lld))
+      .split(separator: "\n").map(String.init)
+    #expect(lines.contains("string(APPEND CMAKE_SHARED_LINKER_FLAGS \" -fuse-ld=lld -Wl,--build-id\")"))
+    #expect(lines.contains("    target_link_options [[${target}]] PRIVATE [[-Wl,--symbol-ordering-file=${orderfile}]])\")"))
+    #expect(lines.last == "orderfile_order(ui \"/src/orders/libui.so.order\")")
+  }
+
+  @Test("the compiler comes from CXX or CC; gcc wins a mix, since clang takes gcc's flag")
+  func detectedCompiler() {
+    #expect(InstrumentingCompiler.detected(in: ["CXX": "/usr/bin/g++-12"]) == .gcc)
+    #expect(InstrumentingCompiler.detected(in: ["CC": "ccache clang"]) == .clang)
+    #expect(InstrumentingCompiler.detected(in: ["CC": "clang", "CXX": "g++"]) == .gcc)
+    #expect(InstrumentingCompiler.detected(in: ["CC": "cc"]) == .gcc)
+    #expect(InstrumentingCompiler.detected(in: ["CC": "icx"]) == nil)
+    #expect(InstrumentingCompiler.detected(in: [:]) == nil)
   }
 
   @Test("SwiftPM passes compile flags with -Xcc, the linker with -use-ld and -Wl words with -Xlinker")

@@ -22,6 +22,26 @@ private func buildForkingProgram(in directory: TemporaryDirectory) throws -> Str
 
 @Suite("Recording through the runtime")
 struct RuntimeRecorderTests {
+  @Test("a runtime dropped by -Wl,--as-needed is named as the cause, with the instrumented binary")
+  func runtimeDroppedByAsNeeded() throws {
+    let directory = try TemporaryDirectory("orderfile-record")
+    let runtime = try RuntimeBuilder.libraryDirectory()
+    let program = directory.file("as_needed")
+    let source = directory.file("as_needed.c")
+    try AtomicFile.write("int helper(int x) { return x * 2; }\nint main(void) { return helper(0); }\n", to: source)
+    // As CMake's link options do: the library before the objects, after --as-needed.
+    try runChecked(
+      Toolchain.gcc,
+      ["-Wl,--as-needed", "-L", runtime, "-lOrderfileRuntime", "-Wl,-rpath," + runtime, "-O0", "-finstrument-functions",
+        source, "-o", program])
+    #expect {
+      try RuntimeRecorder(output: directory.file("launch.trace")).record(program: program, arguments: [])
+    } throws: { error in
+      guard case .runtimeNotLoaded(_, _, let instrumented) = error as? RecordingError else { return false }
+      return instrumented == [program] && error.localizedDescription.contains("-Wl,--no-as-needed -lOrderfileRuntime")
+    }
+  }
+
   @Test("the program's trace lands at the output, a forked child's beside it as <trace>.<pid>, no scratch left")
   func forkingProgram() throws {
     let directory = try TemporaryDirectory("orderfile-record")

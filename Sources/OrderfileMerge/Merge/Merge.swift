@@ -16,8 +16,13 @@ public struct Merge: Sendable {
     public var weight: Double
     /// The functions this run recorded in the module, in first-call order.
     public var order: [String]
-    /// Distinct functions the run recorded: entries + unresolved addresses + cold parts.
+    /// Distinct functions the run recorded: entries + unresolved addresses + cold parts
+    /// (+ functions the release binary lacks, when they were left out).
     public var recordedFunctions: Int
+    /// Entries the binary that will be linked has (the release binary's, when given).
+    public var matchedFunctions: Int
+    /// Recorded functions the release binary lacks.
+    public var absentFromRelease: [AbsentFunction]
     public var unresolvedAddresses: Int
     public var coldParts: Int
     /// The run's order against the merged one, over the functions both list.
@@ -25,7 +30,7 @@ public struct Merge: Sendable {
 
     /// The share of recorded functions that resolved to entries.
     public var matchRate: Double {
-      recordedFunctions == 0 ? 1 : Double(order.count) / Double(recordedFunctions)
+      recordedFunctions == 0 ? 1 : Double(matchedFunctions) / Double(recordedFunctions)
     }
   }
 
@@ -72,6 +77,7 @@ public struct Merge: Sendable {
     public var path: String
     /// Launch records summed over the runs.
     public var launchRecords: Int
+    public var reason: SkippedModule.Reason
   }
 
   /// Recorded modules outside the selection, by name.

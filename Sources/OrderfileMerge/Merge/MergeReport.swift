@@ -21,6 +21,10 @@ public struct MergeReport: Codable, Sendable, Equatable {
     public var entries: Int
     public var recordedFunctions: Int
     public var matchRate: Double
+    /// Recorded functions the release binary lacks because the release build inlined them.
+    public var inlinedInRelease: Int
+    /// Recorded functions the release binary has under another (clone) name.
+    public var renamedInRelease: Int
     /// Kendall's τ of this run's order against the merged order.
     public var kendallTau: Double
   }
@@ -76,16 +80,23 @@ public struct MergeReport: Codable, Sendable, Equatable {
   public struct Skipped: Codable, Sendable, Equatable {
     public var path: String
     public var launchRecords: Int
+    public var reason: SkippedModule.Reason
   }
 
   public var format: OrderfileFormat
   /// The lowest match rate of any run in any merged module; `--min-match` gates on it.
   public var matchRate: Double
+  /// The release binaries entries were checked against (`--release-binary`).
+  public var releaseBinaries: [String]
   public var runs: [Run]
   public var modules: [Module]
   public var skippedModules: [Skipped]
 
-  public init(_ merge: Merge, format: OrderfileFormat, outputs: [String: String], includeFunctions: Bool) {
+  public init(
+    _ merge: Merge, format: OrderfileFormat, outputs: [String: String], includeFunctions: Bool,
+    releaseBinaries: [String] = []
+  ) {
+    self.releaseBinaries = releaseBinaries
     self.format = format
     self.matchRate = merge.matchRate
     self.runs = merge.runs.map { run in
@@ -104,7 +115,9 @@ public struct MergeReport: Codable, Sendable, Equatable {
         runs: module.runs.map {
           ModuleRun(
             trace: $0.trace, weight: $0.weight, entries: $0.order.count, recordedFunctions: $0.recordedFunctions,
-            matchRate: $0.matchRate, kendallTau: $0.agreement.kendallTau)
+            matchRate: $0.matchRate, inlinedInRelease: $0.absentFromRelease.filter { $0.reason == .inlined }.count,
+            renamedInRelease: $0.absentFromRelease.filter { $0.reason == .renamed }.count,
+            kendallTau: $0.agreement.kendallTau)
         },
         ambiguousNames: module.ambiguousNames,
         functions: includeFunctions
@@ -112,6 +125,6 @@ public struct MergeReport: Codable, Sendable, Equatable {
             Entry(rank: rank + 1, statistics: entry)
           } : nil)
     }
-    self.skippedModules = merge.skipped.map { Skipped(path: $0.path, launchRecords: $0.launchRecords) }
+    self.skippedModules = merge.skipped.map { Skipped(path: $0.path, launchRecords: $0.launchRecords, reason: $0.reason) }
   }
 }

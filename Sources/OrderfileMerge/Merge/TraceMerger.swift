@@ -22,13 +22,16 @@ public struct TraceMerger {
   /// `Merge.Module.fileName`), if any: functions whose runs agree with their place there
   /// keep it (see `MergeRanker`).
   public var previousOrder: (String) throws -> PreviousOrder?
+  /// The binaries that will be linked, to check each run's order against.
+  public var release: ReleaseBinaries?
 
   public init(
     selection: ModuleSelection = .all, binaries: BinaryResolver = BinaryResolver(),
     builder: OrderBuilder = OrderBuilder(), allowMixedBuilds: Bool = false,
     readTrace: @escaping (String) throws -> Trace = { try TraceReader.read(path: $0) },
-    previousOrder: @escaping (String) throws -> PreviousOrder? = { _ in nil }
+    previousOrder: @escaping (String) throws -> PreviousOrder? = { _ in nil }, release: ReleaseBinaries? = nil
   ) {
+    self.release = release
     self.selection = selection
     self.binaries = binaries
     self.builder = builder
@@ -42,15 +45,17 @@ public struct TraceMerger {
     let runs = try inputs.sorted(by: WeightedTrace.canonicalOrder).map {
       Merge.Run(input: $0, trace: try readTrace($0.path))
     }
+    try release?.checkMatched(modules: runs.flatMap(\.trace.modules), traces: runs.map(\.input.path))
     let selections = try runSelections(runs)
     try checkBuilds(runs, selections: selections)
 
     var grouped: [String: [(run: Merge.Run, order: ModuleOrder)]] = [:]
     var skipped: [String: Int] = [:]
     var skippedPaths: [String: String] = [:]
+    var skippedReasons: [String: SkippedModule.Reason] = [:]
     for (run, selection) in zip(runs, selections) {
       guard let selection else { continue }
-      let generator = Generator(selection: selection, binaries: binaries, builder: builder)
+      let generator = Generator(selection: selection, binaries: binaries, builder: builder, release: release)
       let generation = try generator.generate(run.trace)
       let keys = Self.moduleKeys(run.trace)
       for order in generation.orders {
@@ -60,6 +65,7 @@ public struct TraceMerger {
         let key = (module.path as NSString).lastPathComponent
         skipped[key, default: 0] += module.launchRecords
         if skippedPaths[key] == nil { skippedPaths[key] = module.path }
+        skippedReasons[key] = module.reason
       }
     }
 
@@ -77,7 +83,10 @@ public struct TraceMerger {
     }
     let skippedModules = skipped.keys.filter { grouped[$0] == nil }
       .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-      .map { Merge.Skipped(path: skippedPaths[$0] ?? $0, launchRecords: skipped[$0] ?? 0) }
+      .map {
+        Merge.Skipped(
+          path: skippedPaths[$0] ?? $0, launchRecords: skipped[$0] ?? 0, reason: skippedReasons[$0] ?? .notSelected)
+      }
     return Merge(runs: runs, modules: modules, skipped: skippedModules)
   }
 
@@ -99,7 +108,8 @@ public struct TraceMerger {
     let moduleRuns = orders.map { run, order in
       Merge.ModuleRun(
         trace: run.input.path, weight: run.input.weight, order: order.functions.map(\.symbol.name),
-        recordedFunctions: order.recordedFunctions, unresolvedAddresses: order.unresolvedAddresses.count,
+        recordedFunctions: order.recordedFunctions, matchedFunctions: order.matchedFunctions,
+        absentFromRelease: order.release?.absent ?? [], unresolvedAddresses: order.unresolvedAddresses.count,
         coldParts: order.coldParts.count,
         agreement: RankCorrelation(base: merged, head: order.functions.map(\.symbol.name)))
     }

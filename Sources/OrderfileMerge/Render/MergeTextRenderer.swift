@@ -39,8 +39,10 @@ public struct MergeTextRenderer: Renderer {
         )
       }
       for run in module.runs {
+        let absent = [(run.inlinedInRelease, "inlined"), (run.renamedInRelease, "renamed")].filter { $0.0 > 0 }
+          .map { "\($0.0) \($0.1) in the release build" }
         lines.append(
-          "  \(run.trace): \(run.entries) entries, \(TextFormatting.percent(run.matchRate)) matched, agreement with the merged order τ \(String(format: "%.3f", run.kendallTau))"
+          "  \(run.trace): \(run.entries) entries, \(TextFormatting.percent(run.matchRate)) matched\(absent.isEmpty ? "" : " (\(absent.joined(separator: ", ")))"), agreement with the merged order τ \(String(format: "%.3f", run.kendallTau))"
         )
       }
       for ambiguous in module.ambiguousNames {
@@ -60,11 +62,17 @@ public struct MergeTextRenderer: Renderer {
       }
     }
     for skipped in report.skippedModules {
-      lines.append(
-        "not emitted: \(skipped.path) (\(skipped.launchRecords) launch records over all runs) is outside the requested module; use --module or --output-dir"
-      )
+      let why =
+        skipped.reason == .systemLibrary
+        ? "is a system library your build does not produce; name it with --module to write its orderfile anyway"
+        : "is outside the requested module; use --module or --output-dir"
+      lines.append("not emitted: \(skipped.path) (\(skipped.launchRecords) launch records over all runs) \(why)")
     }
-    lines.append("match rate \(TextFormatting.percent(report.matchRate)) (the lowest of any run)")
+    let against =
+      report.releaseBinaries.isEmpty
+      ? "against the instrumented binaries: give --release-binary to match against the binaries you link"
+      : "against the release binaries"
+    lines.append("match rate \(TextFormatting.percent(report.matchRate)) (the lowest of any run, \(against))")
     return lines.joined(separator: "\n") + "\n"
   }
 }

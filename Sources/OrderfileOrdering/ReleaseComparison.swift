@@ -1,0 +1,116 @@
+import Foundation
+import OrderfileSymbolization
+import OrderfileTrace
+
+/// A recorded function that the release binary does not have.
+public struct AbsentFunction: Codable, Sendable, Equatable {
+  /// Why the release binary lacks it, as far as its symbols tell.
+  public enum Reason: String, Codable, Sendable {
+    /// No function of that name or of a clone of it: the release build inlined every call
+    /// (an instrumented gcc build keeps inline functions out of line), or dropped it.
+    case inlined
+    /// The release build has a compiler-made copy under another name (`foo.constprop.0`
+    /// for `foo`, or the other way round).
+    case renamed
+  }
+
+  public var name: String
+  public var reason: Reason
+  /// The release binary's name for it, when renamed.
+  public var releaseName: String?
+
+  public init(name: String, reason: Reason, releaseName: String? = nil) {
+    self.name = name
+    self.reason = reason
+    self.releaseName = releaseName
+  }
+}
+
+/// How one module's order compares with the release binary it will be linked into.
+///
+/// The instrumented build is not the build that ships: gcc's `-finstrument-functions`
+/// instruments functions before inlining, so it records functions the optimized release
+/// build has none of. An orderfile entry the linker cannot find orders nothing, and a match
+/// rate measured against the instrumented binary hides that.
+public struct ReleaseComparison: Sendable, Equatable {
+  /// The release binary the entries were looked up in.
+  public var binaryPath: String
+  /// Recorded functions the release binary lacks, in first-call order.
+  public var absent: [AbsentFunction]
+  /// Whether the absent functions stayed in the orderfile.
+  public var keptAbsent: Bool
+
+  /// Splits `order`'s functions into those the release binary has and those it lacks; the
+  /// lacking ones leave the order unless `keepAbsent`.
+  public static func apply(to order: ModuleOrder, release: any Symbolizer, keepAbsent: Bool) -> ModuleOrder {
+    var names = Set<String>()
+    var cloneBases: [String: String] = [:]
+    for function in release.functions {
+      for name in function.allNames {
+        names.insert(name)
+        if let clone = CloneName(name), !clone.isCold, cloneBases[clone.base] == nil { cloneBases[clone.base] = name }
+        if cloneBases[name] == nil { cloneBases[name] = name }
+      }
+    }
+    var kept: [OrderedFunction] = []
+    var absent: [AbsentFunction] = []
+    for function in order.functions {
+      if function.symbol.allNames.contains(where: names.contains) {
+        kept.append(function)
+        continue
+      }
+      let base = CloneName(function.symbol.name)?.base ?? function.symbol.name
+      if let now = cloneBases[base] {
+        absent.append(AbsentFunction(name: function.symbol.name, reason: .renamed, releaseName: now))
+      } else {
+        absent.append(AbsentFunction(name: function.symbol.name, reason: .inlined))
+      }
+      if keepAbsent { kept.append(function) }
+    }
+    var result = order
+    result.functions = kept
+    result.release = ReleaseComparison(binaryPath: release.path, absent: absent, keptAbsent: keepAbsent)
+    return result
+  }
+}
+
+/// The release binaries given for a trace's modules, each matched to the module of the same
+/// file name, and opened once however many traces ask.
+public final class ReleaseBinaries {
+  public let paths: [String]
+  /// Keep entries the release binary lacks in the orderfile.
+  public let keepAbsent: Bool
+  private let resolver: BinaryResolver
+
+  /// - Parameter open: opens a binary; tests pass a fake.
+  public init(
+    paths: [String], keepAbsent: Bool = false,
+    open: @escaping (String) throws -> any Symbolizer = { try ELFSymbolizer(path: $0) }
+  ) {
+    self.paths = paths
+    self.keepAbsent = keepAbsent
+    self.resolver = BinaryResolver(open: open)
+  }
+
+  /// The release binary given for `module`, if any.
+  public func path(for module: TraceModule) -> String? {
+    let name = (module.path as NSString).lastPathComponent
+    return paths.first { ($0 as NSString).lastPathComponent == name }
+  }
+
+  /// `order` checked against its module's release binary; unchanged when none was given.
+  public func compare(_ order: ModuleOrder) throws -> ModuleOrder {
+    guard let path = path(for: order.module) else { return order }
+    return ReleaseComparison.apply(to: order, release: try resolver.symbolizer(at: path), keepAbsent: keepAbsent)
+  }
+
+  /// Refuses a release binary whose file name no recorded module has: a typo would
+  /// otherwise leave the match rate measured against the instrumented binary.
+  public func checkMatched(modules: [TraceModule], traces: [String]) throws {
+    let names = Set(modules.map { ($0.path as NSString).lastPathComponent })
+    for path in paths where !names.contains((path as NSString).lastPathComponent) {
+      throw OrderingError.releaseBinaryMatchesNoModule(
+        path: path, traces: traces, modules: Array(Set(modules.map(\.path))).sorted())
+    }
+  }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import OrderfileSupport
+import Testing
+import _OrderfileTestSupport
+
+/// The C++ fixture's CMake project (an executable and a shared library of its own, linked
+/// with -Wl,--as-needed) built three times with the snippets `orderfile flags
+/// --build-system cmake` prints: instrumented, release, and release with the orderfiles.
+private struct CMakeProject {
+  let work: TemporaryDirectory
+  let compiler: String
+  static let source = PackagePaths.fixtures + "/cxx"
+
+  init(compiler: String) throws {
+    self.compiler = compiler
+    work = try TemporaryDirectory("orderfile-cmake")
+  }
+
+  var environment: [String: String] {
+    var environment = ["CXX": compiler]
+    // The tool finds the runtime beside itself; tests build it elsewhere.
+    if let runtime = try? RuntimeBuilder.libraryDirectory() { environment["ORDERFILE_RUNTIME_DIR"] = runtime }
+    environment["ORDERFILE_INCLUDE_DIR"] = PackagePaths.runtimeInclude
+    return environment
+  }
+
+  /// Prints the snippet for `flags`, then configures and builds into `name`; returns the
+  /// build directory and everything the build printed.
+  func build(_ name: String, flags: [String], defines: [String] = []) throws -> (directory: String, output: String) {
+    let snippet = try orderfile(["flags", "--build-system", "cmake"] + flags, environment: environment)
+    guard snippet.succeeded else { throw TestSupportError("flags failed: \(snippet.standardError)") }
+    let snippetFile = work.file(name + ".cmake")
+    try AtomicFile.write(snippet.standardOutput, to: snippetFile)
+    let directory = work.file(name)
+    try cmake(
+      ["-S", Self.source, "-B", directory, "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DCMAKE_CXX_COMPILER=" + compiler,
+        "-DORDERFILE_SNIPPET=" + snippetFile] + defines)
+    let built = try cmake(["--build", directory, "--", "VERBOSE=1"])
+    return (directory, built.standardOutput + built.standardError)
+  }
+}
+
+/// Runs cmake with no signal blocked: a test thread's blocked SIGCHLD is inherited through
+/// the spawn, and cmake then never sees its own children exit.
+@discardableResult
+private func cmake(_ arguments: [String]) throws -> ProcessResult {
+  try runChecked(
+    "python3",
+    ["-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp('cmake', sys.argv[1:])",
+      "cmake"] + arguments)
+}
+
+@Suite("A CMake C++ project with the printed snippets, gcc and clang", .serialized)
+struct CMakeProjectTests {
+  static let compilers = [ProcessRunner.resolve("g++"), Toolchain.llvmBin + "/clang++"]
+
+  @Test("record, generate against the release build, relink with lld without warnings, verify", arguments: compilers)
+  func wholeWorkflow(compiler: String) throws {
+    let project = try CMakeProject(compiler: compiler)
+    let instrumented = try project.build("instrumented", flags: ["--instrument"])
+    #expect(instrumented.output.contains(compiler.contains("clang") ? "-finstrument-functions-after-inlining" : "-finstrument-functions "))
+    let release = try project.build("release", flags: [])
+
+    let trace = project.work.file("launch.trace")
+    let recorded = try orderfile(["record", "--instrumented", "-o", trace, "--", instrumented.directory + "/cxxapp"])
+    #expect(recorded.succeeded, "\(recorded.standardError)")
+
+    let orders = project.work.file("orders")
+    let generated = try orderfile(
+      ["generate", trace, "--output-dir", orders, "--json", "--release-binary", release.directory + "/cxxapp",
+        "--release-binary", release.directory + "/libshapes.so"])
+    #expect(generated.succeeded, "\(generated.standardError)")
+    let report = try json(generated)
+    let modules = try #require(report["modules"] as? [[String: Any]])
+    for name in ["cxxapp", "libshapes.so"] {
+      let module = try #require(modules.first { ($0["path"] as? String)?.hasSuffix("/" + name) == true })
+      #expect(module["release"] is [String: Any], "\(name): matched against the release binary")
+    }
+
+    let ordered = try project.build(
+      "ordered", flags: ["--release", orders + "/cxxapp.order"], defines: ["-DORDERFILE_DIR=" + orders])
+    let warnings = ordered.output.split(separator: "\n").filter { $0.contains("symbol ordering file") }
+    #expect(warnings.isEmpty, "\(warnings.prefix(5))")
+    for (binary, order) in [("cxxapp", "cxxapp.order"), ("libshapes.so", "libshapes.so.order")] {
+      let verified = try orderfile(["verify", "--binary", ordered.directory + "/" + binary, "--order", orders + "/" + order])
+      #expect(verified.succeeded, "\(binary): \(verified.standardOutput)")
+    }
+  }
+}

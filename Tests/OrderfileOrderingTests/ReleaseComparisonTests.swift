@@ -1,0 +1,61 @@
+import OrderfileOrdering
+import OrderfileSymbolization
+import OrderfileTrace
+import Testing
+
+private func launchTrace(_ addresses: [UInt64]) -> Trace {
+  let header = TraceHeader(
+    versionMajor: 1, versionMinor: 0, pid: 1, parentPID: nil, forkRecordIndex: nil, recordCapacity: 64,
+    moduleCapacity: 1, processStartNanoseconds: 0, processStartResolutionNanoseconds: 1, traceStartNanoseconds: 0,
+    timeLimitNanoseconds: nil, droppedCount: 0, isClosed: true, windowReason: .startupComplete,
+    windowEndNanoseconds: 100, endNanoseconds: 100, minorFaults: nil, majorFaults: nil)
+  let module = TraceModule(
+    index: 0, path: "/build/instrumented/app", buildID: [], loadBase: 0, textRange: 0..<0x10000, isMainExecutable: true)
+  let records = addresses.enumerated().map {
+    FirstCall(module: 0, address: $0.element, timeNanoseconds: UInt64($0.offset), threadID: 1, phase: .launch)
+  }
+  return Trace(path: "t.trace", header: header, modules: [module], records: records)
+}
+
+@Suite("Release comparison")
+struct ReleaseComparisonTests {
+  let instrumented = FakeSymbolizer(
+    path: "/build/instrumented/app",
+    functions: [symbol("main", 0x1000), symbol("_ZNKSt6vector4sizeEv", 0x1100), symbol("parse", 0x1200)])
+  let release = FakeSymbolizer(
+    path: "/build/release/app", functions: [symbol("main", 0x1000), symbol("parse.constprop.0", 0x1040, binding: .local)])
+
+  @Test("functions the release binary lacks are named inlined or renamed, left out, and lower the match rate")
+  func leftOut() throws {
+    let order = OrderBuilder().order(trace: launchTrace([0x1000, 0x1100, 0x1200]), module: 0, symbolizer: instrumented)
+    #expect(order.matchRate == 1)
+    let compared = ReleaseComparison.apply(to: order, release: release, keepAbsent: false)
+    #expect(compared.functions.map(\.symbol.name) == ["main"])
+    #expect(
+      compared.release?.absent == [
+        AbsentFunction(name: "_ZNKSt6vector4sizeEv", reason: .inlined),
+        AbsentFunction(name: "parse", reason: .renamed, releaseName: "parse.constprop.0"),
+      ])
+    #expect(compared.recordedFunctions == 3)
+    #expect(compared.matchRate == 1.0 / 3.0)
+  }
+
+  @Test("kept absent entries stay in the order but still count as unmatched")
+  func kept() {
+    let order = OrderBuilder().order(trace: launchTrace([0x1000, 0x1100, 0x1200]), module: 0, symbolizer: instrumented)
+    let compared = ReleaseComparison.apply(to: order, release: release, keepAbsent: true)
+    #expect(compared.functions.count == 3)
+    #expect(compared.matchRate == 1.0 / 3.0)
+  }
+
+  @Test("release binaries match modules by file name; a stray one is refused")
+  func matchedByFileName() throws {
+    let trace = launchTrace([0x1000, 0x1100, 0x1200])
+    let order = OrderBuilder().order(trace: trace, module: 0, symbolizer: instrumented)
+    let matched = ReleaseBinaries(paths: ["/build/release/app"], open: { _ in self.release })
+    #expect(try matched.compare(order).matchRate == 1.0 / 3.0)
+    try matched.checkMatched(modules: trace.modules, traces: [trace.path])
+    let stray = ReleaseBinaries(paths: ["/build/release/other"], open: { _ in self.release })
+    #expect(throws: OrderingError.self) { try stray.checkMatched(modules: trace.modules, traces: [trace.path]) }
+  }
+}
