@@ -5,11 +5,11 @@ import OrderfileSupport
 public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
   /// The program ran but wrote no trace for its own pid.
   case noTrace(program: String, status: Int32)
+  /// The scratch directory for the run could not be made.
+  case scratch(message: String)
   /// The program's binaries call the recording hooks, but the runtime was not among the
   /// libraries it loads, so glibc's no-op hooks answered them.
   case runtimeNotLoaded(program: String, status: Int32, instrumented: [String])
-  /// The scratch directory for the run could not be made.
-  case scratch(message: String)
 
   public var errorDescription: String? {
     switch self {

@@ -58,6 +58,8 @@ struct CommandOutputTests {
     (BuildError.noOrderfile(path: "a"), .usage),
     (RecordingError.noTrace(program: "a", status: 0), .dataError),
     (RecordingError.scratch(message: "read-only"), .ioError),
+    (RecordingError.runtimeNotLoaded(program: "a", status: 0, instrumented: ["a"]), .dataError),
+    (OrderingError.releaseBinaryMatchesNoModule(path: "a", traces: ["t"], modules: []), .dataError),
   ]
 
   @Test("every library error gives the exit status the reference promises")

@@ -74,7 +74,7 @@ struct RequestTests {
         # Compile flags for the ordered release build:
         -ffunction-sections
         # Link flags for the ordered release build:
-        -fuse-ld=gold -Wl,--section-ordering-file=\(order)
+        -fuse-ld=gold -Wl,--build-id -Wl,--section-ordering-file=\(order)
 
         """)
     #expect(try FlagsRequest(build: build, shape: .compile).run().standardOutput == "-ffunction-sections\n")
