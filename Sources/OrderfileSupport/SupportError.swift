@@ -38,8 +38,8 @@ public enum SupportError: LocalizedError, ExitStatusProviding, Equatable, Sendab
 
   public var exitStatus: ExitStatus {
     switch self {
-    case .cannotRead: return .noInput
-    case .notRegularFile, .tooLarge: return .dataError
+    case .cannotRead, .notRegularFile: return .noInput
+    case .tooLarge: return .dataError
     case .cannotWrite, .launchFailed: return .ioError
     }
   }
