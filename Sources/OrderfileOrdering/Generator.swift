@@ -45,16 +45,6 @@ public struct SkippedModule: Sendable, Equatable {
   public var reason: Reason = .notSelected
 }
 
-extension TraceModule {
-  /// Whether this is a shared library installed in the system's library directories, which
-  /// the user does not build (gcc records inlined members of libstdc++'s extern templates
-  /// at addresses inside libstdc++.so).
-  public var isSystemLibrary: Bool {
-    !isMainExecutable
-      && ["/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/usr/lib32/", "/lib32/"].contains { path.hasPrefix($0) }
-  }
-}
-
 /// The result of turning a trace into launch orders.
 public struct Generation: Sendable {
   public var trace: Trace

@@ -1,4 +1,5 @@
 import OrderfileSymbolization
+import OrderfileTrace
 
 #if canImport(Glibc)
   import Glibc
@@ -60,13 +61,6 @@ final class ModulePlanner {
     self.warn = warn
   }
 
-  /// Directories whose libraries belong to the system, not to the program being ordered.
-  static let systemLibraryDirectories = ["/lib/", "/lib32/", "/lib64/", "/usr/lib/", "/usr/lib32/", "/usr/lib64/"]
-
-  static func isSystemLibrary(_ path: String) -> Bool {
-    systemLibraryDirectories.contains { path.hasPrefix($0) }
-  }
-
   func plan(path: String, isMainExecutable: Bool, isInterpreter: Bool) -> ModulePlan {
     if let plan = plans[path] { return plan }
     let plan = makePlan(path: path, isMainExecutable: isMainExecutable, isInterpreter: isInterpreter)
@@ -76,7 +70,7 @@ final class ModulePlanner {
 
   private func makePlan(path: String, isMainExecutable: Bool, isInterpreter: Bool) -> ModulePlan {
     if isInterpreter { return loaderPlan(path: path) }
-    if !isMainExecutable && !includeSystemLibraries && Self.isSystemLibrary(path) {
+    if !isMainExecutable && !includeSystemLibraries && TraceModule.isSystemLibrary(path: path) {
       skippedSystemLibraries.insert(path)
       return .empty
     }

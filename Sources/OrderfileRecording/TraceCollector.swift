@@ -56,8 +56,9 @@ final class TraceCollector {
   private var images: [Int32: Int] = [:]
   private(set) var finished: [Finished] = []
   let timeLimitNanoseconds: UInt64?
-  /// The clock reading just before the first process was forked: its exact start.
-  let spawnResolutionNanoseconds: UInt64 = 1_000
+  /// How well a process's start is known: the tracer reads the clock just before the fork
+  /// that creates it, so to within a microsecond.
+  static let spawnResolutionNanoseconds: UInt64 = 1_000
 
   init(timeLimitNanoseconds: UInt64?) {
     self.timeLimitNanoseconds = timeLimitNanoseconds
@@ -127,7 +128,7 @@ final class TraceCollector {
       recordCount: records.count,
       moduleCount: modules.count,
       processStartNanoseconds: process.processStart,
-      processStartResolutionNanoseconds: spawnResolutionNanoseconds,
+      processStartResolutionNanoseconds: Self.spawnResolutionNanoseconds,
       traceStartNanoseconds: process.traceStart,
       timeLimitNanoseconds: timeLimitNanoseconds,
       windowReason: windowOpen ? .exit : process.windowReason,

@@ -1,0 +1,14 @@
+extension TraceModule {
+  /// The directories whose libraries belong to the system, not to the program being ordered.
+  public static let systemLibraryDirectories = ["/lib/", "/lib32/", "/lib64/", "/usr/lib/", "/usr/lib32/", "/usr/lib64/"]
+
+  /// Whether `path` is in one of the system's library directories.
+  public static func isSystemLibrary(path: String) -> Bool {
+    systemLibraryDirectories.contains { path.hasPrefix($0) }
+  }
+
+  /// Whether this is a shared library installed in the system's library directories, which
+  /// the user does not build (gcc records inlined members of libstdc++'s extern templates
+  /// at addresses inside libstdc++.so).
+  public var isSystemLibrary: Bool { !isMainExecutable && Self.isSystemLibrary(path: path) }
+}
