@@ -13,7 +13,8 @@ import OrderfileSupport
 final class ELFFile {
   let path: String
   private let descriptor: Int32
-  private let elf: OpaquePointer
+  /// The libelf handle, valid as long as this object lives.
+  let elf: OpaquePointer
 
   /// Opens and checks the file at `path`: readable, ELF, an executable or a shared library,
   /// with headers and section contents inside the file.
@@ -79,53 +80,59 @@ final class ELFFile {
 
   /// Whether the file has a section of this type (`SHT_SYMTAB`: a full symbol table).
   func hasSection(ofType type: Int32) -> Bool {
+    var found = false
+    forEachSection { header, _, _ in found = found || header.sh_type == UInt32(type) }
+    return found
+  }
+
+  /// Calls `body` with every section's header, handle and name (empty when unnamed), in file order.
+  func forEachSection(_ body: (GElf_Shdr, OpaquePointer, String) -> Void) {
+    var stringTableIndex = 0
+    let hasNames = elf_getshdrstrndx(elf, &stringTableIndex) == 0
     var section = elf_nextscn(elf, nil)
     while let current = section {
       var header = GElf_Shdr()
-      if gelf_getshdr(current, &header) != nil, header.sh_type == UInt32(type) { return true }
+      if gelf_getshdr(current, &header) != nil {
+        let name = hasNames ? elf_strptr(elf, stringTableIndex, Int(header.sh_name)).map { String(cString: $0) } : nil
+        body(header, current, name ?? "")
+      }
       section = elf_nextscn(elf, current)
     }
-    return false
   }
 
   /// Whether `.symtab` or `.dynsym` names any of these symbols, defined or only referenced.
   func mentionsSymbol(_ names: Set<String>) -> Bool {
-    var section = elf_nextscn(elf, nil)
-    while let current = section {
-      defer { section = elf_nextscn(elf, current) }
-      var header = GElf_Shdr()
-      guard gelf_getshdr(current, &header) != nil,
+    var mentioned = false
+    forEachSection { header, section, _ in
+      guard !mentioned,
         header.sh_type == UInt32(SHT_SYMTAB) || header.sh_type == UInt32(SHT_DYNSYM), header.sh_entsize > 0,
-        let data = elf_getdata(current, nil)
-      else { continue }
-      for index in 0..<Int32(header.sh_size / header.sh_entsize) {
+        let data = elf_getdata(section, nil)
+      else { return }
+      for index in 0..<Int32(clamping: header.sh_size / header.sh_entsize) {
         var symbol = GElf_Sym()
         guard gelf_getsym(data, index, &symbol) != nil,
           let name = elf_strptr(elf, Int(header.sh_link), Int(symbol.st_name))
         else { continue }
-        if names.contains(String(cString: name)) { return true }
+        if names.contains(String(cString: name)) {
+          mentioned = true
+          return
+        }
       }
     }
-    return false
+    return mentioned
   }
 
   /// The NUL-separated strings in the named section of this type; empty without one.
   private func strings(ofSection wanted: String, type: Int32) -> [String] {
-    var stringTableIndex = 0
-    guard elf_getshdrstrndx(elf, &stringTableIndex) == 0 else { return [] }
-    var section = elf_nextscn(elf, nil)
-    while let current = section {
-      var header = GElf_Shdr()
-      if gelf_getshdr(current, &header) != nil, header.sh_type == UInt32(type),
-        let name = elf_strptr(elf, stringTableIndex, Int(header.sh_name)), String(cString: name) == wanted,
-        let data = elf_getdata(current, nil), let bytes = data.pointee.d_buf
-      {
-        let buffer = UnsafeRawBufferPointer(start: bytes, count: Int(data.pointee.d_size))
-        return buffer.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-      }
-      section = elf_nextscn(elf, current)
+    var strings: [String]?
+    forEachSection { header, section, name in
+      guard strings == nil, header.sh_type == UInt32(type), name == wanted,
+        let data = elf_getdata(section, nil), let bytes = data.pointee.d_buf
+      else { return }
+      let buffer = UnsafeRawBufferPointer(start: bytes, count: Int(data.pointee.d_size))
+      strings = buffer.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
     }
-    return []
+    return strings ?? []
   }
 
   /// libelf needs its version set once per process before `elf_begin`.
