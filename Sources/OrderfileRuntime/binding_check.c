@@ -35,6 +35,10 @@ static const char *of_module_name(void *address) {
  */
 __attribute__((constructor)) static void of_check_binding(void) OF_NOINSTR;
 __attribute__((constructor)) static void of_check_binding(void) {
+#ifdef OF_EMBEDDED
+  /* The embedded archive's hooks are hidden: its library's calls cannot bind elsewhere. */
+  return;
+#endif
   const char *disabled = getenv("ORDERFILE_DISABLE");
   if (disabled != NULL && strcmp(disabled, "1") == 0) {
     return;

@@ -55,6 +55,11 @@ static void of_write_mark(const void *argument) {
 }
 
 void orderfile_mark(const char *name) {
+  const of_instance *owner = of_owner_for_call();
+  if (owner != NULL) {
+    owner->mark(name);
+    return;
+  }
   if (name != NULL) {
     of_public_call(of_write_mark, name, OF_CALL_AS_WRITER);
   }

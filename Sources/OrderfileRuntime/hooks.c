@@ -249,6 +249,8 @@ static void of_note_call(uintptr_t pc) {
   __atomic_fetch_add(&of_seen_count, 1u, __ATOMIC_RELAXED);
   if (recording) {
     of_record_first_call(pc);
+  } else {
+    of_forward_first_call(pc);
   }
   of_mark_seen(pc);
   self->busy = 0;
@@ -274,4 +276,12 @@ static void of_first_call(uintptr_t pc) {
   if (__builtin_expect(__atomic_load_n(&of_events_on, __ATOMIC_RELAXED) != 0, 0)) {
     of_record_event(pc, 0);
   }
+}
+
+/* Another copy's first call, handed over because this copy owns the trace (shared_instance.c):
+ * the same bookkeeping as this copy's own hooks, so a function two copies both saw is
+ * recorded once. No event: the other copy's exits never come here, and an entry without
+ * its exit would break full mode's call tree. */
+void of_accept_first_call(uintptr_t pc) {
+  of_note_call(pc);
 }

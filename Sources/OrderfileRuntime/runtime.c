@@ -24,7 +24,7 @@
 #include "runtime_internal.h"
 
 of_runtime of_rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
-__thread of_thread of_self __attribute__((tls_model("initial-exec")));
+__thread of_thread of_self __attribute__((tls_model(OF_TLS_MODEL)));
 
 /* Disk space is allocated ahead of the records in steps of this many bytes. */
 #define OF_BACKING_STEP (256u * 1024u)
@@ -374,6 +374,11 @@ bool of_ensure_started(void) {
     uint32_t expected = OF_INIT_NONE;
     if (__atomic_compare_exchange_n(&of_rt.init_state, &expected, OF_INIT_RUNNING, false,
                                     __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+      if (of_join_instance() != NULL) {
+        __atomic_fetch_or(&of_rt.gate, OF_GATE_STOPPED, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&of_rt.init_state, OF_INIT_DELEGATED, __ATOMIC_RELEASE);
+        return false;
+      }
       bool recording = of_start();
       if (!recording) {
         __atomic_fetch_or(&of_rt.gate, OF_GATE_STOPPED, __ATOMIC_SEQ_CST);
@@ -820,6 +825,11 @@ static void of_end_launch(const void *unused) {
 }
 
 void orderfile_startup_complete(void) {
+  const of_instance *owner = of_owner_for_call();
+  if (owner != NULL) {
+    owner->startup_complete();
+    return;
+  }
   of_public_call(of_end_launch, NULL, OF_CALL_AS_WRITER);
 }
 
@@ -831,5 +841,10 @@ static void of_finish_call(const void *unused) {
 
 /* Alone, not as a writer: of_finish closes the gate and waits for the writers to drain. */
 void orderfile_finish(void) {
+  const of_instance *owner = of_owner_for_call();
+  if (owner != NULL) {
+    owner->finish();
+    return;
+  }
   of_public_call(of_finish_call, NULL, OF_CALL_ALONE);
 }

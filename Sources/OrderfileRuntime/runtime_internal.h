@@ -53,6 +53,7 @@ enum {
   OF_INIT_RUNNING = 1,   /* one thread is initializing; the others wait */
   OF_INIT_RECORDING = 2, /* the trace file is mapped */
   OF_INIT_DISABLED = 3,  /* ORDERFILE_DISABLE=1, or the trace file could not be created */
+  OF_INIT_DELEGATED = 4, /* another copy of the runtime owns the trace (shared_instance.c) */
 };
 
 /* of_runtime.gate: bit 0 = stopped; the bits above count forks in progress. */
@@ -124,7 +125,7 @@ extern of_runtime of_rt;
  */
 extern uint8_t of_events_on;
 
-/* Per-thread state, initial-exec TLS (no allocation, no lock on access). */
+/* Per-thread state (no allocation, no lock on access; see OF_TLS_MODEL). */
 typedef struct of_thread {
   uint32_t tid;   /* cached gettid(); 0 = not yet read (reset in a fork child) */
   uint32_t busy;  /* inside the runtime or a fork: a hook on this thread records nothing */
@@ -143,7 +144,16 @@ enum {
   OF_EVENTS_REFUSED = 2,  /* no buffer left: events go to unbuffered_events */
 };
 
-extern __thread of_thread of_self __attribute__((tls_model("initial-exec")));
+/* Initial-exec TLS costs one load on access, but a library loaded with dlopen() can only have
+ * it from glibc's small static TLS reserve. The embedded archive goes into exactly such
+ * libraries, so it uses the general model: slower, and only the slow paths touch of_self. */
+#ifdef OF_EMBEDDED
+#define OF_TLS_MODEL "global-dynamic"
+#else
+#define OF_TLS_MODEL "initial-exec"
+#endif
+
+extern __thread of_thread of_self __attribute__((tls_model(OF_TLS_MODEL)));
 
 /* How of_public_call runs the body of a public call. */
 typedef enum {
@@ -225,6 +235,29 @@ of_claim of_open_trace(const char *path, uint64_t size, const of_identity *self,
 bool of_publish_trace(of_new_trace *trace, int *error_out) OF_NOINSTR;
 void of_abandon_trace(of_new_trace *trace) OF_NOINSTR;
 bool of_join(char *out, const char *first, const char *second, const char *third) OF_NOINSTR;
+
+/* shared_instance.c: the copy of the runtime that owns the process's trace. */
+typedef struct of_instance {
+  uint64_t magic;   /* set last, with release, once the fields below are in */
+  uint32_t version;
+  uint32_t reserved;
+  void (*first_call)(uintptr_t pc); /* a first call seen by another copy's hooks */
+  void (*mark)(const char *name);
+  void (*startup_complete)(void);
+  void (*finish)(void);
+} of_instance;
+
+/* Claims the process's trace for this copy (NULL: record here) or returns the owner's. */
+const of_instance *of_join_instance(void) OF_NOINSTR;
+/* The owner this copy forwards to, once of_ensure_started has found one; else NULL. */
+const of_instance *of_owner_instance(void) OF_NOINSTR;
+/* The owner a public call must be handed to, starting the runtime first; NULL: run it here. */
+const of_instance *of_owner_for_call(void) OF_NOINSTR;
+/* Hands a first call this copy's hooks saw to the owner, if there is one. */
+void of_forward_first_call(uintptr_t pc) OF_NOINSTR;
+
+/* hooks.c: the owner's side of of_forward_first_call */
+void of_accept_first_call(uintptr_t pc) OF_NOINSTR;
 
 /* fork.c */
 void of_fork_prepare(void) OF_NOINSTR;

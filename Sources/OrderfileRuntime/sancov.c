@@ -82,6 +82,8 @@ static void of_guard_first_hit(uint32_t *guard, uintptr_t return_address) {
   self->busy = 1;
   if (of_ensure_started()) {
     of_record_first_call(return_address - 1u);
+  } else {
+    of_forward_first_call(return_address - 1u);
   }
   self->busy = 0;
 }
