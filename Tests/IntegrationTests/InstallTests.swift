@@ -16,7 +16,8 @@ struct InstallTests {
   func installedTree() throws {
     let tree = try InstalledTree.shared.get()
     for file in [
-      "bin/orderfile", "lib/libOrderfileRuntime.so", "lib/libOrderfileRuntime.a", "include/orderfile.h",
+      "bin/orderfile", "lib/libOrderfileRuntime.so", "lib/libOrderfileRuntime.a",
+      "lib/libOrderfileRuntimeEmbedded.a", "include/orderfile.h",
       "include/orderfile_trace_format.h", "lib/pkgconfig/orderfile-runtime.pc",
       "lib/cmake/OrderfileRuntime/OrderfileRuntimeConfig.cmake",
       "lib/cmake/OrderfileRuntime/OrderfileRuntimeConfigVersion.cmake",
@@ -32,6 +33,10 @@ struct InstallTests {
     let symbols = try runChecked(Toolchain.nm, ["-g", "--defined-only", tree.root + "/lib/libOrderfileRuntime.a"])
     #expect(symbols.standardOutput.contains(" T __cyg_profile_func_enter\n"))
     #expect(symbols.standardOutput.contains(" T orderfile_startup_complete\n"))
+    // The embedded archive binds its library's hook calls inside the library: hidden hooks.
+    let embedded = try runChecked("/usr/bin/readelf", ["-s", tree.root + "/lib/libOrderfileRuntimeEmbedded.a"])
+    let enter = embedded.standardOutput.split(separator: "\n").filter { $0.hasSuffix(" __cyg_profile_func_enter") }
+    #expect(enter.count == 1 && enter[0].contains(" HIDDEN "), "\(enter)")
     let soname = try runChecked("/usr/bin/readelf", ["-d", tree.root + "/lib/libOrderfileRuntime.so"])
     #expect(soname.standardOutput.contains("Library soname: [libOrderfileRuntime.so]"))
     let manual = try String(contentsOfFile: tree.root + "/share/man/man1/orderfile.flags.1", encoding: .utf8)
@@ -170,6 +175,7 @@ struct DebianPackageTests {
     let contents = try runChecked("/usr/bin/dpkg-deb", ["--contents", deb]).standardOutput
     for file in [
       "./usr/bin/orderfile", "./usr/lib/libOrderfileRuntime.so", "./usr/lib/libOrderfileRuntime.a",
+      "./usr/lib/libOrderfileRuntimeEmbedded.a",
       "./usr/include/orderfile.h", "./usr/include/orderfile_trace_format.h",
       "./usr/lib/pkgconfig/orderfile-runtime.pc", "./usr/lib/cmake/OrderfileRuntime/OrderfileRuntimeConfig.cmake",
       "./usr/share/man/man1/orderfile.1.gz", "./usr/share/bash-completion/completions/orderfile",

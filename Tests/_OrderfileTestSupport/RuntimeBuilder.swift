@@ -8,18 +8,39 @@ public enum RuntimeBuilder {
   public static func libraryDirectory() throws -> String {
     try cache.withLock { cached in
       if let cached { return cached }
-      // Not a TemporaryDirectory: the library must outlive every test of the process.
-      var template = Array(("/tmp/orderfile-runtime.XXXXXX").utf8CString)
-      guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-        throw TestSupportError("mkdtemp failed for the runtime build")
-      }
-      let keep = String(cString: created)
+      let keep = try keptDirectory("/tmp/orderfile-runtime.XXXXXX")
       let sources = try FileManager.default.contentsOfDirectory(atPath: PackagePaths.runtimeSources)
         .filter { $0.hasSuffix(".c") }.sorted().map { PackagePaths.runtimeSources + "/" + $0 }
       try runChecked(
         Toolchain.clang,
         ["-O2", "-g", "-fPIC", "-shared", "-I", PackagePaths.runtimeInclude, "-I", PackagePaths.traceFormatInclude]
           + sources + ["-o", keep + "/libOrderfileRuntime.so", "-lpthread"])
+      cached = keep
+      return keep
+    }
+  }
+}
+
+extension RuntimeBuilder {
+  /// A new directory from a mkdtemp template. Not a TemporaryDirectory: what is built there
+  /// must outlive every test of the process.
+  fileprivate static func keptDirectory(_ template: String) throws -> String {
+    var template = Array(template.utf8CString)
+    guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+      throw TestSupportError("mkdtemp failed for the runtime build")
+    }
+    return String(cString: created)
+  }
+
+  private static let scriptOutput = Locked<String?>(nil)
+
+  /// The directory where `Scripts/build-runtime` put every variant of the runtime (the shared
+  /// library and both archives), built once per test process.
+  public static func scriptBuildDirectory() throws -> String {
+    try scriptOutput.withLock { cached in
+      if let cached { return cached }
+      let keep = try keptDirectory("/tmp/orderfile-runtime-script.XXXXXX")
+      try runChecked(PackagePaths.root + "/Scripts/build-runtime", [keep])
       cached = keep
       return keep
     }
