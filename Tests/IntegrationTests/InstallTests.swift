@@ -34,7 +34,7 @@ struct InstallTests {
     #expect(symbols.standardOutput.contains(" T __cyg_profile_func_enter\n"))
     #expect(symbols.standardOutput.contains(" T orderfile_startup_complete\n"))
     // The embedded archive binds its library's hook calls inside the library: hidden hooks.
-    let embedded = try runChecked("/usr/bin/readelf", ["-s", tree.root + "/lib/libOrderfileRuntimeEmbedded.a"])
+    let embedded = try runChecked("/usr/bin/readelf", ["-sW", tree.root + "/lib/libOrderfileRuntimeEmbedded.a"])
     let enter = embedded.standardOutput.split(separator: "\n").filter { $0.hasSuffix(" __cyg_profile_func_enter") }
     #expect(enter.count == 1 && enter[0].contains(" HIDDEN "), "\(enter)")
     let soname = try runChecked("/usr/bin/readelf", ["-d", tree.root + "/lib/libOrderfileRuntime.so"])
