@@ -12,6 +12,30 @@ private func singleErrorLine(_ result: ProcessResult) -> String {
 
 @Suite("Inputs that are wrong in their data, and outputs written as sets", .serialized)
 struct OutputReliabilityCLITests {
+  @Test("generate --output-dir swaps in a directory of earlier orderfiles whole, and keeps the user's files in another")
+  func outputDirectoryIsSwapped() throws {
+    let fixture = try TracedBinary(called: ["main", "alpha"])
+    let orders = fixture.directory.file("orders")
+    let first = try orderfile(["generate", fixture.trace, "--output-dir", orders])
+    #expect(first.status == 0, "\(first.standardError)")
+    var info = stat()
+    #expect(stat(orders, &info) == 0)
+    let before = info.st_ino
+    let second = try orderfile(["generate", fixture.trace, "--output-dir", orders])
+    #expect(second.status == 0, "\(second.standardError)")
+    #expect(stat(orders, &info) == 0)
+    // A new inode: the whole directory was exchanged, so no reader saw old and new mixed.
+    #expect(info.st_ino != before)
+    #expect(try FileReading.text(atPath: orders + "/tool.order") == "main\nalpha\n")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.directory.path).filter { $0.hasPrefix(".") } == [])
+
+    try AtomicFile.write("mine\n", to: orders + "/NOTES")
+    let third = try orderfile(["generate", fixture.trace, "--output-dir", orders])
+    #expect(third.status == 0, "\(third.standardError)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: orders).sorted() == ["NOTES", "tool.order"])
+    #expect(try FileReading.text(atPath: orders + "/NOTES") == "mine\n")
+  }
+
   @Test("-o through a symbolic link replaces the file it points to, keeps the link, and keeps a 0600 mode")
   func outputThroughSymbolicLink() throws {
     let fixture = try TracedBinary(called: ["main", "alpha"])

@@ -119,6 +119,61 @@ struct AtomicFileTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["a.json"])
   }
 
+  @Test("a directory that does not exist is made whole, with no staging directory left")
+  func newDirectory() throws {
+    let directory = try TemporaryDirectory()
+    let out = directory.file("orders")
+    try AtomicFile.write([OutputFile(path: "app.order", text: "main\n")], intoDirectory: out)
+    #expect(try FileReading.text(atPath: out + "/app.order") == "main\n")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["orders"])
+  }
+
+  @Test("a directory of earlier orderfiles is swapped for the new set as a whole")
+  func directorySwapped() throws {
+    let directory = try TemporaryDirectory()
+    let out = directory.file("orders")
+    try AtomicFile.write(
+      [OutputFile(path: "app.order", text: "old\n"), OutputFile(path: "libui.so.order", text: "old\n")],
+      intoDirectory: out)
+    #expect(chmod(out, 0o750) == 0)
+    let before = try inode(out)
+    try AtomicFile.write(
+      [OutputFile(path: "app.order", text: "new\n"), OutputFile(path: "libui.so.order", text: "new\n")],
+      intoDirectory: out)
+    // A new inode shows the directory was exchanged, not its files replaced one at a time.
+    #expect(try inode(out) != before)
+    var info = stat()
+    #expect(stat(out, &info) == 0 && info.st_mode & 0o7777 == 0o750)
+    #expect(try FileReading.text(atPath: out + "/app.order") == "new\n")
+    #expect(try FileReading.text(atPath: out + "/libui.so.order") == "new\n")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["orders"])
+  }
+
+  @Test("a directory that holds the user's own files keeps them, and gets the new orderfiles")
+  func directoryWithUserFiles() throws {
+    let directory = try TemporaryDirectory()
+    let out = directory.file("orders")
+    #expect(mkdir(out, 0o755) == 0)
+    try AtomicFile.write("old\n", to: out + "/app.order")
+    try AtomicFile.write("notes\n", to: out + "/README")
+    try AtomicFile.write([OutputFile(path: "app.order", text: "new\n")], intoDirectory: out)
+    #expect(try FileReading.text(atPath: out + "/app.order") == "new\n")
+    #expect(try FileReading.text(atPath: out + "/README") == "notes\n")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == ["README", "app.order"])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["orders"])
+  }
+
+  @Test("a staging directory a killed run left is removed by the next write to that directory")
+  func staleStagingDirectoryRemoved() throws {
+    let directory = try TemporaryDirectory()
+    let stale = directory.file(".orders.Qw3rTy")
+    #expect(mkdir(stale, 0o700) == 0)
+    try AtomicFile.write("partial", to: stale + "/app.order")
+    try backdate(stale)
+    try AtomicFile.write([OutputFile(path: "app.order", text: "main\n")], intoDirectory: directory.file("orders"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["orders"])
+  }
+
   /// Sets the file's times an hour back, past the age at which an unlocked temporary is stale.
   private func backdate(_ path: String) throws {
     let hourAgo = Date(timeIntervalSinceNow: -3600)
