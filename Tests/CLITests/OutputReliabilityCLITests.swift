@@ -12,6 +12,22 @@ private func singleErrorLine(_ result: ProcessResult) -> String {
 
 @Suite("Inputs that are wrong in their data, and outputs written as sets", .serialized)
 struct OutputReliabilityCLITests {
+  @Test("report writes its exports as a set: when one cannot be written, none is")
+  func reportExportsAreASet() throws {
+    let fixture = try TracedBinary(called: ["main", "alpha"])
+    let chrome = fixture.directory.file("launch.json")
+    try AtomicFile.write("old\n", to: chrome)
+    let result = try orderfile([
+      "report", fixture.trace, "--chrome-trace", chrome, "--html", fixture.directory.file("missing/launch.html"),
+    ])
+    #expect(result.status == 74, "\(result.standardError)")
+    #expect(try FileReading.text(atPath: chrome) == "old\n")
+    let made = try orderfile(["report", fixture.trace, "--chrome-trace", chrome, "--html", fixture.directory.file("launch.html")])
+    #expect(made.status == 0, "\(made.standardError)")
+    #expect(try FileReading.text(atPath: chrome) != "old\n")
+    #expect(FileManager.default.fileExists(atPath: fixture.directory.file("launch.html")))
+  }
+
   @Test("generate --output-dir swaps in a directory of earlier orderfiles whole, and keeps the user's files in another")
   func outputDirectoryIsSwapped() throws {
     let fixture = try TracedBinary(called: ["main", "alpha"])
