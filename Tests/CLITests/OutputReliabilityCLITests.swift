@@ -12,6 +12,22 @@ private func singleErrorLine(_ result: ProcessResult) -> String {
 
 @Suite("Inputs that are wrong in their data, and outputs written as sets", .serialized)
 struct OutputReliabilityCLITests {
+  @Test("weights whose sum overflows are a usage error, and nothing is written")
+  func weightSumOverflows() throws {
+    let directory = try TemporaryDirectory("orderfile-weights")
+    let fixture = try ManyFunctions(directory: directory)
+    let a = try fixture.trace("a.trace", "main f0 f1")
+    let b = try fixture.trace("b.trace", "main f1 f0", pid: 78)
+    let output = directory.file("app.order")
+    let result = try orderfile(["merge", a + ":1e308", b + ":1e308", "--json", "--list", "-o", output])
+    #expect(result.status == 64, "\(result.standardError)")
+    #expect(singleErrorLine(result).contains("the weights add up to more than the largest number"))
+    #expect(!FileManager.default.fileExists(atPath: output))
+    let fine = try orderfile(["merge", a + ":1e307", b + ":1e307", "--json", "--list", "-o", output])
+    #expect(fine.status == 0, "\(fine.standardError)")
+    #expect(!fine.standardOutput.contains("nan"))
+  }
+
   @Test("report writes its exports as a set: when one cannot be written, none is")
   func reportExportsAreASet() throws {
     let fixture = try TracedBinary(called: ["main", "alpha"])

@@ -51,6 +51,7 @@ struct CommandOutputTests {
     (OrderingError.emptyTrace(trace: "a"), .dataError),
     (OrderingError.severalModules(names: ["a", "b"]), .usage),
     (MergeError.badWeight(argument: "a:0", weight: "0"), .usage),
+    (MergeError.weightsOverflow(weights: ["a:1e+308", "b:1e+308"]), .usage),
     (MergeError.previousNotDirectory(path: "a"), .usage),
     (MergeError.noSuchModule(name: "a", available: []), .dataError),
     (LayoutError.emptyOrderfile(path: "a"), .dataError),
