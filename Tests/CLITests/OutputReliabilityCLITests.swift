@@ -28,6 +28,18 @@ struct OutputReliabilityCLITests {
     #expect(!fine.standardOutput.contains("nan"))
   }
 
+  @Test("orderfiles that differ only in bytes that are not UTF-8 are refused, naming the file and line")
+  func diffOfInvalidUTF8() throws {
+    let directory = try TemporaryDirectory("orderfile-utf8")
+    let base = directory.file("base.order")
+    let head = directory.file("head.order")
+    try AtomicFile.write(Array("main\n".utf8) + [0x66, 0xFF, 0x0A], to: base)
+    try AtomicFile.write(Array("main\n".utf8) + [0x66, 0xFE, 0x0A], to: head)
+    let result = try orderfile(["diff", base, head])
+    #expect(result.status == 65, "\(result.standardError)")
+    #expect(singleErrorLine(result) == "orderfile: error: \(base): line 2 is not valid UTF-8 (byte 0xff at column 2)")
+  }
+
   @Test("report writes its exports as a set: when one cannot be written, none is")
   func reportExportsAreASet() throws {
     let fixture = try TracedBinary(called: ["main", "alpha"])
