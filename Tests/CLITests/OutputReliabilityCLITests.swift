@@ -40,6 +40,34 @@ struct OutputReliabilityCLITests {
     #expect(singleErrorLine(result) == "orderfile: error: \(base): line 2 is not valid UTF-8 (byte 0xff at column 2)")
   }
 
+  @Test("a trace without a main executable and a trace without threads are bad input (65) in one line, not usage errors")
+  func dataProblemsAreNotUsageErrors() throws {
+    let fixture = try TracedBinary(called: ["main", "alpha"])
+    let recorded = try TraceReader.read(path: fixture.trace)
+    // Two modules, neither marked as the main executable, each with launch records.
+    var modules = recorded.modules
+    modules[0].isMainExecutable = false
+    var second = modules[0]
+    second.index = 1
+    second.path = fixture.directory.file("tool-copy")
+    try FileManager.default.copyItem(atPath: fixture.binary, toPath: second.path)
+    modules.append(second)
+    var records = recorded.records
+    records.append(FirstCall(module: 1, address: records[0].address, timeNanoseconds: 400, threadID: 77, phase: .launch))
+    let noMain = fixture.directory.file("nomain.trace")
+    try AtomicFile.write(
+      TraceEncoder.encode(Trace(path: noMain, header: recorded.header, modules: modules, records: records)), to: noMain)
+    let generated = try orderfile(["generate", noMain, "-o", fixture.directory.file("app.order")])
+    #expect(generated.status == 65, "\(generated.standardError)")
+    #expect(singleErrorLine(generated).contains("2 modules selected"))
+    #expect(!generated.standardError.contains("Usage"))
+
+    let folded = try orderfile(["report", fixture.trace, "--folded", fixture.directory.file("stacks.folded")])
+    #expect(folded.status == 65, "\(folded.standardError)")
+    #expect(singleErrorLine(folded).contains("--folded needs a full-mode trace"))
+    #expect(!folded.standardError.contains("Usage"))
+  }
+
   @Test("report writes its exports as a set: when one cannot be written, none is")
   func reportExportsAreASet() throws {
     let fixture = try TracedBinary(called: ["main", "alpha"])
