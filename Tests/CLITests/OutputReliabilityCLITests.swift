@@ -12,6 +12,38 @@ private func singleErrorLine(_ result: ProcessResult) -> String {
 
 @Suite("Inputs that are wrong in their data, and outputs written as sets", .serialized)
 struct OutputReliabilityCLITests {
+  @Test("a stripped binary is an error naming it, the missing symbol table and the fixes, for generate, estimate and verify")
+  func strippedBinary() throws {
+    let fixture = try TracedBinary(called: ["main", "alpha"])
+    try runChecked(ProcessRunner.resolve("strip"), [fixture.binary])
+    let order = fixture.directory.file("app.order")
+    try AtomicFile.write("main\nalpha\n", to: order)
+    let output = fixture.directory.file("out.order")
+    for arguments in [
+      ["generate", fixture.trace, "-o", output],
+      ["estimate", "--trace", fixture.trace, "--binary", fixture.binary],
+      ["verify", "--binary", fixture.binary, "--order", order],
+    ] {
+      let result = try orderfile(arguments)
+      #expect(result.status == 65, "\(arguments[0]): \(result.standardError)")
+      let line = singleErrorLine(result)
+      #expect(line.hasPrefix("orderfile: error: '\(fixture.binary)' has no symbol table"), "\(arguments[0]): \(line)")
+      #expect(line.contains("keep its .symtab"), "\(arguments[0])")
+      #expect(line.contains("/usr/lib/debug/.build-id/"), "\(arguments[0])")
+    }
+    #expect(!FileManager.default.fileExists(atPath: output))
+
+    // With a build-id, the error names the debug file that would do.
+    let directory = try TemporaryDirectory("orderfile-stripped")
+    let identified = try ManyFunctions(directory: directory)
+    let trace = try identified.trace("launch.trace", "main f0")
+    try runChecked(ProcessRunner.resolve("strip"), [identified.binary])
+    let hex = identified.buildID.map { String(format: "%02x", $0) }.joined()
+    let result = try orderfile(["generate", trace])
+    #expect(result.status == 65)
+    #expect(singleErrorLine(result).contains("/usr/lib/debug/.build-id/\(hex.prefix(2))/\(hex.dropFirst(2)).debug"))
+  }
+
   @Test("weights whose sum overflows are a usage error, and nothing is written")
   func weightSumOverflows() throws {
     let directory = try TemporaryDirectory("orderfile-weights")
