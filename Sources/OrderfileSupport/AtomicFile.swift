@@ -85,8 +85,8 @@ public enum AtomicFile {
       }
       return
     }
-    let parent = (path as NSString).deletingLastPathComponent
-    if !parent.isEmpty && parent != path { try createDirectory(atPath: parent) }
+    let parent = StagedFile.split(path).directory
+    if parent != "." && parent != path { try createDirectory(atPath: parent) }
     // Another process may have made it meanwhile: that is as good.
     guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw SupportError.writing("mkdir", path: path) }
   }

@@ -155,4 +155,17 @@ struct OutputReliabilityCLITests {
     #expect(stat(real, &info) == 0 && info.st_mode & 0o7777 == 0o600)
     #expect(try FileReading.text(atPath: real) == "main\nalpha\n")
   }
+
+  @Test("outputs named by one-letter relative paths are written, as files and as directories")
+  func oneLetterRelativePaths() throws {
+    let fixture = try TracedBinary(called: ["main", "alpha"])
+    for arguments in [["-o", "a"], ["--output-dir", "d/o"], ["--output-dir", "e"]] {
+      let result = try ProcessRunner.run(
+        PackagePaths.orderfileExecutable, ["generate", fixture.trace] + arguments, currentDirectory: fixture.directory.path)
+      #expect(result.status == 0, "\(arguments): \(result.standardError)")
+    }
+    #expect(try FileReading.text(atPath: fixture.directory.file("a")) == "main\nalpha\n")
+    #expect(try FileReading.text(atPath: fixture.directory.file("d/o/tool.order")) == "main\nalpha\n")
+    #expect(try FileReading.text(atPath: fixture.directory.file("e/tool.order")) == "main\nalpha\n")
+  }
 }
