@@ -22,10 +22,13 @@ public struct EstimateRequest {
     let estimate = try estimation.run()
     var output = CommandOutput()
     if let caution = estimate.reorderedBinary { output.warning(caution.message(binary: estimation.binaryPath)) }
-    if let svg { try AtomicFile.write(PageStripRenderer().render(estimate), to: svg) }
-    if let html { try AtomicFile.write(EstimateHTMLRenderer().render(estimate), to: html) }
+    var files: [OutputFile] = []
+    if let svg { files.append(OutputFile(path: svg, text: PageStripRenderer().render(estimate))) }
+    if let html { files.append(OutputFile(path: html, text: EstimateHTMLRenderer().render(estimate))) }
     let renderer = reportFormat.renderer(text: EstimateTextRenderer(), markdown: EstimateMarkdownRenderer())
-    output.print(try renderer.render(estimate))
+    let report = try renderer.render(estimate)
+    try AtomicFile.write(files)
+    output.print(report)
     return output
   }
 }

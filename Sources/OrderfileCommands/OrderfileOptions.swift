@@ -50,7 +50,7 @@ public struct OrderfileOptions: Sendable {
     releaseBinaries.isEmpty ? nil : ReleaseBinaries(paths: releaseBinaries, keepAbsent: keepAbsent)
   }
 
-  /// Writes `orderfiles`, then the report built from where they went, then checks the gate.
+  /// Renders the report built from where `orderfiles` go, writes them, then checks the gate.
   ///
   /// The report goes to stdout, unless the orderfile itself is printed there: then the
   /// report goes to stderr (and JSON replaces the orderfile on stdout).
@@ -61,9 +61,12 @@ public struct OrderfileOptions: Sendable {
     _ orderfiles: [ModuleOrderfile], reportFormat: ReportFormat, text: some Renderer<Report>,
     report: (_ written: [String?]) -> Report, matchRate: Double, matchRateNote: String = ""
   ) throws -> CommandOutput {
-    let written = try OrderfileWriter(format: format, destination: destination).write(orderfiles)
-    let report = report(written.paths)
+    // Every output is made before any is written: a report that cannot be rendered leaves
+    // the orderfiles as they were.
+    let writer = OrderfileWriter(format: format, destination: destination)
+    let report = report(try writer.paths(for: orderfiles).paths)
     let rendered = try reportFormat.renderer(text: text).render(report)
+    let written = try writer.write(orderfiles)
     var output = CommandOutput()
     if reportFormat == .json {
       output.print(rendered)

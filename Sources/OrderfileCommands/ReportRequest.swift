@@ -43,21 +43,25 @@ public struct ReportRequest: Sendable {
     for module in symbols.unavailable { output.warning("not symbolized: \(module.module): \(module.reason)") }
     let profile = ProfileBuilder().build(trace: trace, symbols: symbols)
 
+    // Every export is rendered before any is written, and all are written as one set.
+    var files: [OutputFile] = []
     if let chromeTrace {
-      try AtomicFile.write(ChromeTraceExporter(trace: trace, symbols: symbols).render(profile), to: chromeTrace)
+      files.append(OutputFile(path: chromeTrace, text: try ChromeTraceExporter(trace: trace, symbols: symbols).render(profile)))
     }
     if let folded {
       guard !trace.threads.isEmpty else { throw ProfileError.notFullMode(trace: self.trace) }
-      try AtomicFile.write(FoldedStacksExporter(symbols: symbols, perThread: perThread).render(trace), to: folded)
+      files.append(OutputFile(path: folded, text: FoldedStacksExporter(symbols: symbols, perThread: perThread).render(trace)))
     }
     if let html {
       let pages = try pagesBinary.map {
         try LaunchEstimation(tracePath: self.trace, binaryPath: $0, searchPaths: searchPaths).run()
       }
-      try AtomicFile.write(ProfileHTMLRenderer(pages: pages).render(profile), to: html)
+      files.append(OutputFile(path: html, text: ProfileHTMLRenderer(pages: pages).render(profile)))
     }
     let renderer = reportFormat.renderer(text: ProfileTextRenderer(), markdown: ProfileMarkdownRenderer())
-    output.print(try renderer.render(profile))
+    let report = try renderer.render(profile)
+    try AtomicFile.write(files)
+    output.print(report)
     return output
   }
 }

@@ -22,10 +22,14 @@ public struct VerifyRequest: Sendable {
   public func run() throws -> CommandOutput {
     let orderfile = try Orderfile.read(path: order)
     guard !orderfile.lines.isEmpty else { throw LayoutError.emptyOrderfile(path: order) }
-    let symbolizer = try ELFSymbolizer(path: binary)
+    let symbolizer = try ELFSymbolizer.withSymbols(path: binary)
     let verification = LayoutVerifier(threshold: threshold.value).verify(
       order: orderfile, symbolizer: symbolizer, linker: try BinaryLocator.linker(ofFileAt: binary))
     var output = CommandOutput()
+    if symbolizer.symbolSource == .dynamicSymbols {
+      output.warning(
+        "\(binary) has only dynamic symbols: its local functions cannot be found and count as missing; verify a build that keeps its .symtab")
+    }
     output.print(try reportFormat.renderer(text: VerificationTextRenderer()).render(verification))
     // The verdict and its reason are the report's last lines: no second line on stderr.
     if !verification.passed { output.end(with: .gateFailed) }

@@ -33,7 +33,7 @@ public struct LaunchEstimation {
 
   public func run() throws -> Estimate {
     let trace = try TraceReader.read(path: tracePath)
-    let binary = try ELFSymbolizer(path: binaryPath)
+    let binary = try ELFSymbolizer.withSymbols(path: binaryPath)
     let moduleIndex = try selectModule(trace, binary: binary)
     let traceModule = trace.modules[moduleIndex]
 

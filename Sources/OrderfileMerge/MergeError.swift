@@ -5,6 +5,9 @@ import OrderfileSupport
 public enum MergeError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
   /// A `TRACE:WEIGHT` argument whose weight is not a positive number.
   case badWeight(argument: String, weight: String)
+  /// The weights are each fine but add up to more than a `Double` holds: each argument
+  /// and its weight.
+  case weightsOverflow(weights: [String])
   /// No traces were given.
   case noTraces
   /// The same module was recorded from two different builds (its build-ids differ), and
@@ -19,6 +22,9 @@ public enum MergeError: LocalizedError, ExitStatusProviding, Equatable, Sendable
     switch self {
     case .badWeight(let argument, let weight):
       return "'\(argument)': weight '\(weight)' is not a positive number (write TRACE:WEIGHT, e.g. cold.trace:2)"
+    case .weightsOverflow(let weights):
+      return
+        "the weights add up to more than the largest number (\(weights.joined(separator: " + "))): scale them down, keeping their ratios"
     case .noTraces:
       return "no traces to merge"
     case .mixedBuilds(let module, let trace, let buildID, let otherTrace, let otherBuildID):
@@ -33,7 +39,7 @@ public enum MergeError: LocalizedError, ExitStatusProviding, Equatable, Sendable
 
   public var exitStatus: ExitStatus {
     switch self {
-    case .badWeight, .noTraces, .previousNotDirectory: return .usage
+    case .badWeight, .weightsOverflow, .noTraces, .previousNotDirectory: return .usage
     case .mixedBuilds, .noSuchModule: return .dataError
     }
   }

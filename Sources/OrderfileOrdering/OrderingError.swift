@@ -7,7 +7,10 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
   case noSuchModule(name: String, trace: String, available: [String])
   /// The trace recorded no launch functions at all.
   case emptyTrace(trace: String)
-  /// One orderfile was asked for (a file or stdout), but the selection covers several modules.
+  /// One orderfile was asked for (a file or stdout), but the selection covers several
+  /// modules: the trace marks none as the main executable, or `--module` names a file name
+  /// that several modules share. Bad input data, not a bad flag: the same command works on
+  /// a trace that tells its modules apart.
   case severalModules(names: [String])
   /// A `--release-binary` has the file name of no recorded module.
   case releaseBinaryMatchesNoModule(path: String, traces: [String], modules: [String])
@@ -30,8 +33,7 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
 
   public var exitStatus: ExitStatus {
     switch self {
-    case .noSuchModule, .emptyTrace, .releaseBinaryMatchesNoModule: return .dataError
-    case .severalModules: return .usage
+    case .noSuchModule, .emptyTrace, .severalModules, .releaseBinaryMatchesNoModule: return .dataError
     }
   }
 }

@@ -85,7 +85,7 @@ public final class ReleaseBinaries {
   /// - Parameter open: opens a binary; tests pass a fake.
   public init(
     paths: [String], keepAbsent: Bool = false,
-    open: @escaping (String) throws -> any Symbolizer = { try ELFSymbolizer(path: $0) }
+    open: @escaping (String) throws -> any Symbolizer = { try ELFSymbolizer.withSymbols(path: $0) }
   ) {
     self.paths = paths
     self.keepAbsent = keepAbsent

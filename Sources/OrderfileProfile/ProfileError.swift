@@ -14,6 +14,6 @@ public enum ProfileError: LocalizedError, ExitStatusProviding, Equatable, Sendab
     }
   }
 
-  /// Asking for stacks of a trace that cannot have them is a usage error.
-  public var exitStatus: ExitStatus { .usage }
+  /// The flag is fine; the trace lacks what it needs: bad input data.
+  public var exitStatus: ExitStatus { .dataError }
 }

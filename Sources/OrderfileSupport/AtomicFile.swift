@@ -4,46 +4,71 @@ import Foundation
   import Glibc
 #endif
 
+/// One file of a set that `AtomicFile.write(_:)` writes together.
+public struct OutputFile: Sendable, Equatable {
+  public var path: String
+  public var bytes: [UInt8]
+
+  public init(path: String, bytes: [UInt8]) {
+    self.path = path
+    self.bytes = bytes
+  }
+
+  public init(path: String, text: String) {
+    self.init(path: path, bytes: Array(text.utf8))
+  }
+}
+
 /// Writes files whole or not at all.
 ///
-/// The bytes go to a temporary file beside the destination, which is flushed
-/// and then renamed over it. A reader never sees half a file, and a failure
-/// leaves whatever was there before untouched.
+/// The bytes go to a temporary file beside the destination, which is flushed and then
+/// renamed over it. A reader never sees half a file, and a failure leaves whatever was there
+/// before untouched. A destination that is a symbolic link is followed: the file it points
+/// to is replaced and the link stays. A file that is replaced keeps its mode. Temporaries
+/// that a killed run left behind are removed by the next run that writes the same
+/// destination (see `StagedFile`).
 public enum AtomicFile {
   /// Replaces the file at `path` with `bytes`.
   ///
   /// A destination that exists and is not a regular file (`/dev/null`, `/dev/stdout`, a
   /// pipe) is written in place: renaming over it would replace a device with a file.
+  ///
+  /// - Parameter mode: the mode of a new file; a file that exists keeps its own.
   public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws {
-    var existing = stat()
-    if stat(path, &existing) == 0, (existing.st_mode & S_IFMT) != S_IFREG {
-      if (existing.st_mode & S_IFMT) == S_IFDIR {
-        throw SupportError.cannotWrite(path: path, call: "write", message: "is a directory")
+    try write([OutputFile(path: path, bytes: bytes)], mode: mode)
+  }
+
+  /// Writes every file of `files`: all of them are written and flushed under temporary
+  /// names first, and only then renamed into place one after another, so an error or a
+  /// kill while writing leaves every destination as it was.
+  public static func write(_ files: [OutputFile], mode: mode_t = 0o644) throws {
+    var staged: [StagedFile] = []
+    defer { for file in staged { file.discard() } }
+    var inPlace: [OutputFile] = []
+    for file in files {
+      let destination = try StagedFile.resolvingLinks(file.path)
+      var existing = stat()
+      if stat(destination, &existing) == 0, (existing.st_mode & S_IFMT) != S_IFREG {
+        if (existing.st_mode & S_IFMT) == S_IFDIR {
+          throw SupportError.cannotWrite(path: file.path, call: "write", message: "is a directory")
+        }
+        inPlace.append(file)
+        continue
       }
-      let fd = open(path, O_WRONLY | O_CLOEXEC)
-      guard fd >= 0 else { throw SupportError.writing("open", path: path) }
-      defer { close(fd) }
-      try writeAll(bytes, to: fd, path: path)
-      return
+      staged.append(try StagedFile.stage(file.bytes, for: destination, mode: mode))
     }
-    let directory = (path as NSString).deletingLastPathComponent
-    let base = (path as NSString).lastPathComponent
-    var template = Array(((directory.isEmpty ? "." : directory) + "/.\(base).XXXXXX").utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else { throw SupportError.writing("create", path: path) }
-    let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    var committed = false
-    defer {
-      if !committed { unlink(temporary) }
+    for file in inPlace { try writeInPlace(file) }
+    while !staged.isEmpty {
+      let file = staged.removeFirst()
+      try file.commit()
     }
-    do {
-      defer { close(fd) }
-      try writeAll(bytes, to: fd, path: path)
-      guard fchmod(fd, mode) == 0 else { throw SupportError.writing("chmod", path: path) }
-      guard fsync(fd) == 0 else { throw SupportError.writing("fsync", path: path) }
-    }
-    guard rename(temporary, path) == 0 else { throw SupportError.writing("rename", path: path) }
-    committed = true
+  }
+
+  private static func writeInPlace(_ file: OutputFile) throws {
+    let fd = open(file.path, O_WRONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw SupportError.writing("open", path: file.path) }
+    defer { close(fd) }
+    try writeAll(file.bytes, to: fd, path: file.path)
   }
 
   /// Replaces the file at `path` with the UTF-8 bytes of `text`.
@@ -60,14 +85,14 @@ public enum AtomicFile {
       }
       return
     }
-    let parent = (path as NSString).deletingLastPathComponent
-    if !parent.isEmpty && parent != path { try createDirectory(atPath: parent) }
+    let parent = StagedFile.split(path).directory
+    if parent != "." && parent != path { try createDirectory(atPath: parent) }
     // Another process may have made it meanwhile: that is as good.
     guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw SupportError.writing("mkdir", path: path) }
   }
 
   /// Writes every byte, retrying on EINTR and short writes.
-  private static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws {
+  static func writeAll(_ bytes: [UInt8], to fd: Int32, path: String) throws {
     try bytes.withUnsafeBytes { buffer in
       var offset = 0
       while offset < buffer.count {

@@ -93,7 +93,10 @@ public enum FileReading {
   }
 
   /// The contents of the regular file at `path` as UTF-8 text; more than `limit` bytes or
-  /// `lineLimit` lines is an error.
+  /// `lineLimit` lines, or bytes that are not UTF-8, is an error.
+  ///
+  /// Invalid bytes are refused rather than replaced: replaced, two names that differ only
+  /// in them would read as the same name.
   public static func text(
     atPath path: String, limit: Int = defaultByteLimit, lineLimit: Int = defaultLineLimit
   ) throws -> String {
@@ -102,7 +105,35 @@ public enum FileReading {
     var lines = contents.last.map { $0 == UInt8(ascii: "\n") ? 0 : 1 } ?? 0
     for byte in contents where byte == UInt8(ascii: "\n") { lines += 1 }
     if lines > lineLimit { throw SupportError.tooLarge(path: path, limit: "\(lineLimit) lines") }
-    return String(decoding: contents, as: UTF8.self)
+    guard let text = String(validating: contents, as: UTF8.self) else {
+      throw invalidUTF8(contents, path: path)
+    }
+    return text
+  }
+
+  /// The error for `contents`, which is not valid UTF-8: where its first bad byte is.
+  private static func invalidUTF8(_ contents: [UInt8], path: String) -> SupportError {
+    var lineStart = 0
+    var line = 1
+    for (index, byte) in contents.enumerated() where byte == UInt8(ascii: "\n") {
+      if String(validating: contents[lineStart..<index], as: UTF8.self) == nil { break }
+      lineStart = index + 1
+      line += 1
+    }
+    let rest = contents[lineStart...].prefix { $0 != UInt8(ascii: "\n") }
+    // The longest valid prefix of the line ends where decoding first fails.
+    var valid = 0
+    var iterator = rest.makeIterator()
+    var decoder = UTF8()
+    decoding: while true {
+      switch decoder.decode(&iterator) {
+      case .scalarValue(let scalar): valid += UTF8.width(scalar)
+      case .emptyInput, .error: break decoding
+      }
+    }
+    let offset = rest.startIndex + valid
+    let byte = offset < rest.endIndex ? contents[offset] : 0
+    return .invalidUTF8(path: path, line: line, column: valid + 1, byte: byte)
   }
 
   private static func describe(bytes: Int) -> String {

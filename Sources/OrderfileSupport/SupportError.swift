@@ -14,11 +14,14 @@ public enum SupportError: LocalizedError, ExitStatusProviding, Equatable, Sendab
   case notRegularFile(path: String, kind: String)
   /// A file holds more than the tool reads from one: its path and the limit it passed.
   case tooLarge(path: String, limit: String)
+  /// A text file is not valid UTF-8: its path, the 1-based line, and the first byte that
+  /// is wrong, with its 1-based column in bytes.
+  case invalidUTF8(path: String, line: Int, column: Int, byte: UInt8)
 
   public var errorDescription: String? {
     switch self {
     case .cannotRead(let path, _, _), .cannotWrite(let path, _, _), .notRegularFile(let path, _),
-      .tooLarge(let path, _):
+      .tooLarge(let path, _), .invalidUTF8(let path, _, _, _):
       return "\(path): \(reason)"
     case .launchFailed(let program, let message):
       return "cannot run '\(program)': \(message)"
@@ -33,13 +36,15 @@ public enum SupportError: LocalizedError, ExitStatusProviding, Equatable, Sendab
     case .launchFailed(_, let message): return message
     case .notRegularFile(_, let kind): return "is \(kind), not a regular file"
     case .tooLarge(_, let limit): return "more than \(limit), the most the tool reads from one file"
+    case .invalidUTF8(_, let line, let column, let byte):
+      return "line \(line) is not valid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: false)) at column \(column))"
     }
   }
 
   public var exitStatus: ExitStatus {
     switch self {
     case .cannotRead, .notRegularFile: return .noInput
-    case .tooLarge: return .dataError
+    case .tooLarge, .invalidUTF8: return .dataError
     case .cannotWrite, .launchFailed: return .ioError
     }
   }

@@ -79,6 +79,19 @@ public final class ELFSymbolizer: Symbolizer {
     symbolSource = Self.source(of: module, hasSymbolTable: hasSymbolTable, found: !index.functions.isEmpty)
   }
 
+  /// Opens the binary at `path` to name the functions a trace recorded in it: as
+  /// `init(path:)`, but a binary without any function symbols is an error rather than one
+  /// in which nothing matches.
+  ///
+  /// - Throws: `SymbolizationError.noSymbolTable` when `symbolSource` is `.none`.
+  public static func withSymbols(path: String) throws -> ELFSymbolizer {
+    let symbolizer = try ELFSymbolizer(path: path)
+    guard symbolizer.symbolSource != .none else {
+      throw SymbolizationError.noSymbolTable(path: path, buildID: symbolizer.buildID)
+    }
+    return symbolizer
+  }
+
   /// libdwfl reads `.symtab` from the file, else from a separate debug file, else `.dynsym`.
   private static func source(of module: OpaquePointer, hasSymbolTable: Bool, found: Bool) -> SymbolSource {
     if hasSymbolTable { return .symbolTable }

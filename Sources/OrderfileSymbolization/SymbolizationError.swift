@@ -21,6 +21,10 @@ public enum SymbolizationError: LocalizedError, ExitStatusProviding, Equatable, 
   /// A file exists at the recorded path but it is another build (and nothing else matched):
   /// its path, the build-id recorded for it, and the build-id it has now (nil for none).
   case buildIDMismatch(path: String, expected: BuildID, found: BuildID?)
+  /// The binary has no function symbols at all: no `.symtab`, no separate debug file found
+  /// for it, and no defined function in `.dynsym` (a stripped executable). Its path and
+  /// build-id, which names the debug file that would do.
+  case noSymbolTable(path: String, buildID: BuildID?)
   /// A line of an address list (`symbolize`'s input) that is not an address: its 1-based
   /// number and its text.
   case notAnAddress(line: Int, text: String)
@@ -48,6 +52,14 @@ public enum SymbolizationError: LocalizedError, ExitStatusProviding, Equatable, 
       let actual = found.map { "build-id '\($0)'" } ?? "no build-id"
       return "'\(path)' has \(actual) but build-id '\(expected)' was recorded for it, "
         + "and no file in the search directories has that build-id"
+    case .noSymbolTable(let path, let buildID):
+      let debugFile =
+        buildID.map { id in
+          let hex = "\(id)"
+          return "install its separate debug file where its build-id finds it (/usr/lib/debug/.build-id/\(hex.prefix(2))/\(hex.dropFirst(2)).debug, or in a --debug-dir)"
+        } ?? "link it with -Wl,--build-id and install its separate debug file under /usr/lib/debug/.build-id/"
+      return
+        "'\(path)' has no symbol table (it was stripped), so no function in it can be named: keep its .symtab (link without -s and do not strip it, or strip with --strip-debug at most), or \(debugFile)"
     case .notAnAddress(let line, let text):
       return "line \(line): '\(text)' is not a hexadecimal address"
     }
@@ -58,7 +70,8 @@ public enum SymbolizationError: LocalizedError, ExitStatusProviding, Equatable, 
   public var exitStatus: ExitStatus {
     switch self {
     case .cannotRead, .binaryNotFound: return .noInput
-    case .notELF, .malformedELF, .unsupportedELFType, .library, .buildIDMismatch, .notAnAddress: return .dataError
+    case .notELF, .malformedELF, .unsupportedELFType, .library, .buildIDMismatch, .noSymbolTable, .notAnAddress:
+      return .dataError
     }
   }
 }

@@ -83,6 +83,19 @@ struct TraceMergerTests {
     #expect(module.runs[2].agreement.kendallTau < 1)
   }
 
+  @Test("weights that are not finite and positive, or whose sum is not finite, are refused before any trace is read")
+  func weightsChecked() throws {
+    let merger = merger(traces)
+    #expect(throws: MergeError.weightsOverflow(weights: ["1.trace:1e+308", "2.trace:1e+308"])) {
+      try merger.merge([WeightedTrace(path: "1.trace", weight: 1e308), WeightedTrace(path: "2.trace", weight: 1e308)])
+    }
+    for weight in [Double.nan, .infinity, 0, -1] {
+      #expect(throws: MergeError.self, "\(weight)") { try merger.merge([WeightedTrace(path: "1.trace", weight: weight)]) }
+    }
+    let merge = try merger.merge([WeightedTrace(path: "1.trace", weight: 1e307), WeightedTrace(path: "2.trace", weight: 1e307)])
+    #expect(merge.modules.first?.entries.allSatisfy { $0.presence.isFinite } == true)
+  }
+
   @Test("the output is byte-identical whatever order the traces are given in")
   func permutedInputs() throws {
     let inputs = [

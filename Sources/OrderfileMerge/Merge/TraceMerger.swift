@@ -40,8 +40,21 @@ public struct TraceMerger {
     self.previousOrder = previousOrder
   }
 
+  /// Every weight must be finite and positive, and so must their sum: an infinite total
+  /// makes every share NaN (`WeightedTrace(argument:)` checks each weight, but not the sum,
+  /// and callers may build inputs directly).
+  static func checkWeights(_ inputs: [WeightedTrace]) throws {
+    for input in inputs where !(input.weight.isFinite && input.weight > 0) {
+      throw MergeError.badWeight(argument: "\(input.path):\(input.weight)", weight: "\(input.weight)")
+    }
+    guard inputs.reduce(0.0, { $0 + $1.weight }).isFinite else {
+      throw MergeError.weightsOverflow(weights: inputs.map { "\($0.path):\($0.weight)" })
+    }
+  }
+
   public func merge(_ inputs: [WeightedTrace]) throws -> Merge {
     guard !inputs.isEmpty else { throw MergeError.noTraces }
+    try Self.checkWeights(inputs)
     let runs = try inputs.sorted(by: WeightedTrace.canonicalOrder).map {
       Merge.Run(input: $0, trace: try readTrace($0.path))
     }

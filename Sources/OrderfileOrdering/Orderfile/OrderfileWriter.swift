@@ -46,25 +46,36 @@ public struct OrderfileWriter {
     public var standardOutput: String?
   }
 
-  /// Writes `orderfiles`, each whole or not at all.
+  /// Writes `orderfiles` as one set: whole or not at all, and with a directory destination
+  /// old and new orderfiles never mixed (see `AtomicFile.write(_:intoDirectory:)`).
   ///
   /// - Throws: `OrderingError.severalModules` when one file or stdout was asked for but
   ///   several modules were selected; `SupportError` when a file cannot be written.
   public func write(_ orderfiles: [ModuleOrderfile]) throws -> Written {
+    let written = try paths(for: orderfiles)
     switch destination {
     case .directory(let directory):
-      try AtomicFile.createDirectory(atPath: directory)
-      let names = Self.fileNames(orderfiles.map { ($0.modulePath, $0.moduleIndex) })
-      var paths: [String?] = []
-      for (orderfile, name) in zip(orderfiles, names) {
-        let path = directory + "/" + name + "." + format.fileExtension
-        try AtomicFile.write(orderfile.text, to: path)
-        paths.append(path)
+      let files = zip(orderfiles, written.paths).map { orderfile, path in
+        OutputFile(path: ((path ?? "") as NSString).lastPathComponent, text: orderfile.text)
       }
-      return Written(paths: paths, standardOutput: nil)
+      try AtomicFile.write(files, intoDirectory: directory)
     case .file(let path):
-      let orderfile = try single(orderfiles)
-      try AtomicFile.write(orderfile.text, to: path)
+      try AtomicFile.write(try single(orderfiles).text, to: path)
+    case .standardOutput:
+      break
+    }
+    return written
+  }
+
+  /// What `write` would do, without writing: where each orderfile goes. A report that
+  /// names them is made from this before any file is written.
+  public func paths(for orderfiles: [ModuleOrderfile]) throws -> Written {
+    switch destination {
+    case .directory(let directory):
+      let names = Self.fileNames(orderfiles.map { ($0.modulePath, $0.moduleIndex) })
+      return Written(paths: names.map { directory + "/" + $0 + "." + format.fileExtension }, standardOutput: nil)
+    case .file(let path):
+      _ = try single(orderfiles)
       return Written(paths: [path], standardOutput: nil)
     case .standardOutput:
       return Written(paths: [nil], standardOutput: try single(orderfiles).text)
