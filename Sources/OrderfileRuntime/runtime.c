@@ -153,18 +153,28 @@ static void of_read_executable_name(char *out, size_t capacity) {
  * pid, the times and the time limit. Returns the trace file's size at full
  * capacity.
  */
-static uint64_t of_draft_header(oft_header *draft, const of_config *config) OF_NOINSTR;
-static uint64_t of_draft_header(oft_header *draft, const of_config *config) {
+static uint64_t of_draft_header(oft_header *draft, const of_config *config, uint64_t now_ns) OF_NOINSTR;
+static uint64_t of_draft_header(oft_header *draft, const of_config *config, uint64_t now_ns) {
   memset(draft, 0, sizeof *draft);
   /* header | module table | marks | thread buffers (full mode only) | records */
   uint64_t size = oft_init_header(draft, OF_MODULE_CAPACITY, config->capacity, config->mark_capacity,
                                   config->full_mode ? config->event_threads : 0,
                                   config->full_mode ? config->event_capacity : 0);
   draft->pid = (uint32_t)getpid();
-  draft->trace_start_ns = of_now_ns();
-  if (!of_process_start(&draft->process_start_ns, &draft->process_start_resolution_ns)) {
+  draft->trace_start_ns = now_ns;
+  /* The recorder's spawn time is exact, and saves reading /proc. It is ours
+   * only if that recorder is our parent (see of_read_spawn), and it cannot be
+   * later than now. An exec keeps the parent, and the start: both images take it. */
+  if (config->spawn_ns != 0 && config->spawn_ns <= now_ns && (uint32_t)getppid() == config->spawner_pid) {
+    draft->process_start_ns = config->spawn_ns;
+    draft->process_start_resolution_ns = OF_SPAWN_RESOLUTION_NS;
+    draft->process_start_source = OFT_START_SPAWN;
+  } else if (of_process_start(&draft->process_start_ns, &draft->process_start_resolution_ns)) {
+    draft->process_start_source = OFT_START_PROC_STAT;
+  } else {
     draft->process_start_ns = draft->trace_start_ns;
     draft->process_start_resolution_ns = 0;
+    draft->process_start_source = OFT_START_TRACE;
   }
   draft->time_limit_ns = config->time_limit_ms * 1000000ull;
   return size;
@@ -328,13 +338,14 @@ static void of_install_handlers(const of_config *config) {
  */
 static bool of_start(void) OF_NOINSTR;
 static bool of_start(void) {
+  uint64_t started_ns = of_now_ns();
   static of_config config; /* too large for the stack of an arbitrary thread */
   of_read_config(&config);
   if (config.disabled) {
     return false;
   }
   oft_header draft;
-  uint64_t size = of_draft_header(&draft, &config);
+  uint64_t size = of_draft_header(&draft, &config, started_ns);
   static of_new_trace trace; /* two paths: kept off the stack too */
   if (!of_create_trace(&config, &draft, size, &trace) || !of_map_trace(&trace, size, &draft)) {
     return false;
@@ -351,6 +362,8 @@ static bool of_start(void) {
     return false;
   }
   of_install_handlers(&config);
+  /* The report shows [trace_start_ns, startup_end_ns) as the runtime's overhead, not the program's. */
+  __atomic_store_n(&of_rt.header->startup_end_ns, of_now_ns(), __ATOMIC_RELAXED);
   return true;
 }
 
