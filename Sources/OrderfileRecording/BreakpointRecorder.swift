@@ -249,7 +249,7 @@ private final class TracingSession {
 }
 
 /// A NULL-terminated array of C strings for execve, freed by its owner.
-private struct CStringArray {
+struct CStringArray {
   let pointer: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 
   init(_ strings: [String]) {

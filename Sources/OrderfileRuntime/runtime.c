@@ -128,6 +128,23 @@ static bool of_process_start(uint64_t *start_ns, uint64_t *resolution_ns) {
   return true;
 }
 
+/* Whether a validated pattern has %e (a %% is a percent sign, not an escape's start). */
+static bool of_pattern_names_executable(const char *pattern) OF_NOINSTR;
+static bool of_pattern_names_executable(const char *pattern) {
+  for (const char *cursor = pattern; *cursor != '\0'; cursor++) {
+    if (*cursor == '%') {
+      cursor++;
+      if (*cursor == 'e') {
+        return true;
+      }
+      if (*cursor == '\0') {
+        return false;
+      }
+    }
+  }
+  return false;
+}
+
 /* The executable's file name, for %e: from /proc/self/exe, else the name it was run as. */
 static void of_read_executable_name(char *out, size_t capacity) OF_NOINSTR;
 static void of_read_executable_name(char *out, size_t capacity) {
@@ -192,7 +209,11 @@ static bool of_create_trace(const of_config *config, const oft_header *draft, ui
                             of_new_trace *trace) OF_NOINSTR;
 static bool of_create_trace(const of_config *config, const oft_header *draft, uint64_t size,
                             of_new_trace *trace) {
-  of_read_executable_name(of_rt.executable_name, sizeof of_rt.executable_name);
+  /* Start-up is on the launch's critical path: a pattern without %e (the
+   * recorder's) needs no /proc lookup. The name stays empty, which only %e reads. */
+  if (of_pattern_names_executable(config->pattern)) {
+    of_read_executable_name(of_rt.executable_name, sizeof of_rt.executable_name);
+  }
   memcpy(of_rt.pattern, config->pattern, sizeof of_rt.pattern);
   char path[OF_PATH_CAPACITY], forced[OF_PATH_CAPACITY];
   if (!of_expand_pattern(path, sizeof path, of_rt.pattern, draft->pid, of_rt.executable_name, false) ||
@@ -278,10 +299,11 @@ static bool of_map_trace(of_new_trace *trace, uint64_t size, const oft_header *d
   if (first_end > size) {
     first_end = size;
   }
-  /* The first module entry too: every trace that records anything needs it, and on a
-   * nearly full disk the records' first step could otherwise take its blocks. */
-  if (!of_allocate(0, OFT_HEADER_SIZE) || !of_back_shared_pages(draft, size) ||
-      !of_allocate(draft->module_table_offset, OFT_MODULE_SIZE) ||
+  /* The first module entry with the header: every trace that records anything needs
+   * it, and on a nearly full disk the records' first step could otherwise take its
+   * blocks. The two are adjacent (module_table_offset is the header's size), so one
+   * call backs both. */
+  if (!of_allocate(0, draft->module_table_offset + OFT_MODULE_SIZE) || !of_back_shared_pages(draft, size) ||
       !of_allocate(draft->marks_offset, (uint64_t)draft->mark_capacity * OFT_MARK_SIZE)) {
     of_warn("orderfile: warning: cannot allocate trace file '%s': %s; recording disabled",
             of_rt.path, strerror(errno));
