@@ -84,12 +84,13 @@ public struct ProfileTextRenderer: Renderer {
 
   func renderPreMain(_ preMain: StartupProfile.PreMain) -> [String] {
     var lines = ["before main: \(milliseconds(preMain.mainNanoseconds)), the program's own \(milliseconds(preMain.programNanoseconds))"]
-    var rows = [["part", "start", "duration", "first calls"]]
+    // First calls are counted in initializers only: without any, the column would be empty.
+    let counted = preMain.parts.contains { $0.firstCalls != nil }
+    var rows = [["part", "start", "duration"] + (counted ? ["first calls"] : [])]
     for part in preMain.parts {
-      rows.append([
-        part.name, part.startNanoseconds.map(milliseconds) ?? "", milliseconds(part.durationNanoseconds),
-        part.firstCalls.map(String.init) ?? "",
-      ])
+      rows.append(
+        [part.name, part.startNanoseconds.map(milliseconds) ?? "-", milliseconds(part.durationNanoseconds)]
+          + (counted ? [part.firstCalls.map(String.init) ?? "-"] : []))
     }
     lines += TextFormatting.table(rows, indent: "  ")
     for run in preMain.modules where !run.functions.isEmpty && functionsPerPhase > 0 {
