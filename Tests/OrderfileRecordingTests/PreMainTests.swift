@@ -8,19 +8,24 @@ import Testing
 import _OrderfileTestSupport
 
 /// Tests/Fixtures/premain: a library whose constructor sleeps 5 ms and an executable whose
-/// constructor sleeps 3 ms, built with the runtime (`instrumented`) or as a release build.
-private func buildPreMainProgram(in directory: TemporaryDirectory, instrumented: Bool) throws -> String {
+/// constructor sleeps 3 ms, built with the runtime (`instrumented`) or as a release build,
+/// by clang or gcc.
+private func buildPreMainProgram(in directory: TemporaryDirectory, instrumented: Bool, gcc: Bool = false) throws
+  -> String
+{
   let sources = PackagePaths.fixtures + "/premain"
-  let instrumentation = instrumented ? ["-finstrument-functions-after-inlining"] : []
+  let compiler = gcc ? Toolchain.gcc : Toolchain.clang
+  let instrumentation =
+    instrumented ? [gcc ? "-finstrument-functions" : "-finstrument-functions-after-inlining"] : []
   let runtime = try RuntimeBuilder.libraryDirectory()
   let link = instrumented ? ["-L", runtime, "-lOrderfileRuntime", "-Wl,-rpath," + runtime] : []
   try runChecked(
-    Toolchain.clang,
+    compiler,
     ["-O2", "-g", "-fPIC", "-shared"] + instrumentation + [sources + "/premain_lib.c", "-o", directory.file("libpremain.so")]
       + link)
   let program = directory.file("premain")
   try runChecked(
-    Toolchain.clang,
+    compiler,
     ["-O2", "-g", "-fPIE", "-pie"] + instrumentation + [
       sources + "/premain_main.c", "-o", program, "-L", directory.path, "-lpremain", "-Wl,-rpath," + directory.path,
     ] + link)
@@ -88,10 +93,12 @@ private func expectAttributed(
 
 @Suite("The time before main", .serialized)
 struct PreMainTests {
-  @Test("instrumented: the exact start, the runtime's start-up apart, each module's initializers to the millisecond")
-  func instrumented() throws {
+  @Test(
+    "instrumented: the exact start, the runtime's start-up apart, each module's initializers to the millisecond",
+    arguments: ["clang", "gcc"])
+  func instrumented(compiler: String) throws {
     let directory = try TemporaryDirectory("orderfile-premain")
-    let program = try buildPreMainProgram(in: directory, instrumented: true)
+    let program = try buildPreMainProgram(in: directory, instrumented: true, gcc: compiler == "gcc")
     let output = directory.file("launch.trace")
     let recording = try RuntimeRecorder(output: output).record(program: program, arguments: [directory.file("sleeps")])
     #expect(recording.status == 0)
@@ -124,7 +131,7 @@ struct PreMainTests {
     #expect(trace.header.startupEndNanoseconds != nil)
   }
 
-  @Test("release binary under breakpoints: each module's initializers to the millisecond, no runtime start-up")
+  @Test("release binary under breakpoints: each module's initializers hold its sleep, no runtime start-up")
   func breakpoints() throws {
     let directory = try TemporaryDirectory("orderfile-premain")
     let program = try buildPreMainProgram(in: directory, instrumented: false)
