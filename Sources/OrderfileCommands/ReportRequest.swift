@@ -9,7 +9,7 @@ public struct ReportRequest: Sendable {
   /// One launch to explain, or several of one program to summarize (each phase's median
   /// and spread; exports then do not apply).
   public var traces: [String]
-  public var trace: String { traces[0] }
+  public var trace: String { traces.first ?? "" }
   /// Binaries and directories of binaries to match by build-id.
   public var searchPaths: [String]
   /// Text, Markdown or JSON.
