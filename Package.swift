@@ -125,7 +125,9 @@ let package = Package(
     ),
     .testTarget(
       name: "OrderfileRecordingTests",
-      dependencies: ["OrderfileRecording", "OrderfileTrace", "OrderfileSymbolization", "_OrderfileTestSupport"]
+      dependencies: [
+        "OrderfileRecording", "OrderfileTrace", "OrderfileSymbolization", "OrderfileProfile", "_OrderfileTestSupport",
+      ]
     ),
     .testTarget(name: "RuntimeTests", dependencies: ["OrderfileTrace", "OrderfileRecording", "_OrderfileTestSupport"]),
     .testTarget(

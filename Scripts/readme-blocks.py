@@ -24,6 +24,8 @@ BLOCKS = {
                          "--order release-orders/launchpad.order", "norebuild-verify.txt"),
     "norebuild-estimate": ("orderfile estimate --trace release.trace --binary release-ordered-norebuild/launchpad",
                            "norebuild-estimate.txt"),
+    "report-premain": ("orderfile report launch.trace", "report-premain.txt"),
+    "report-series": ("orderfile report series/launch-{1..10}.trace", "series.txt"),
 }
 
 

@@ -6,7 +6,10 @@ import OrderfileTrace
 
 /// `orderfile report`: a launch's phases, first calls per thread and module, and exports.
 public struct ReportRequest: Sendable {
-  public var trace: String
+  /// One launch to explain, or several of one program to summarize (each phase's median
+  /// and spread; exports then do not apply).
+  public var traces: [String]
+  public var trace: String { traces.first ?? "" }
   /// Binaries and directories of binaries to match by build-id.
   public var searchPaths: [String]
   /// Text, Markdown or JSON.
@@ -23,10 +26,10 @@ public struct ReportRequest: Sendable {
   public var pagesBinary: String?
 
   public init(
-    trace: String, searchPaths: [String] = [], reportFormat: ReportFormat = .text, chromeTrace: String? = nil,
+    traces: [String], searchPaths: [String] = [], reportFormat: ReportFormat = .text, chromeTrace: String? = nil,
     folded: String? = nil, perThread: Bool = false, html: String? = nil, pagesBinary: String? = nil
   ) {
-    self.trace = trace
+    self.traces = traces
     self.searchPaths = searchPaths
     self.reportFormat = reportFormat
     self.chromeTrace = chromeTrace
@@ -37,6 +40,7 @@ public struct ReportRequest: Sendable {
   }
 
   public func run() throws -> CommandOutput {
+    if traces.count > 1 { return try summarize() }
     let trace = try TraceReader.read(path: self.trace)
     let symbols = SymbolTable(trace: trace, binaries: BinaryResolver(searchPaths: searchPaths))
     var output = CommandOutput()
@@ -62,6 +66,26 @@ public struct ReportRequest: Sendable {
     let report = try renderer.render(profile)
     try AtomicFile.write(files)
     output.print(report)
+    return output
+  }
+
+  /// Several launches: each phase's median and spread.
+  func summarize() throws -> CommandOutput {
+    var output = CommandOutput()
+    let binaries = BinaryResolver(searchPaths: searchPaths)
+    var profiles: [(trace: Trace, profile: StartupProfile)] = []
+    var warned = Set<String>()
+    for path in traces {
+      let trace = try TraceReader.read(path: path)
+      let symbols = SymbolTable(trace: trace, binaries: binaries)
+      for module in symbols.unavailable where warned.insert(module.module).inserted {
+        output.warning("not symbolized: \(module.module): \(module.reason)")
+      }
+      profiles.append((trace, ProfileBuilder().build(trace: trace, symbols: symbols)))
+    }
+    let series = try LaunchSeries(profiles: profiles)
+    let renderer = reportFormat.renderer(text: LaunchSeriesTextRenderer(), markdown: LaunchSeriesMarkdownRenderer())
+    output.print(try renderer.render(series))
     return output
   }
 }

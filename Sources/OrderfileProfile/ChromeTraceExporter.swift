@@ -37,6 +37,27 @@ public struct ChromeTraceExporter: Renderer {
       let label = thread == profile.pid ? "main thread \(thread)" : "thread \(thread)"
       events.append(["ph": "M", "pid": pid, "tid": Int(thread), "name": "thread_name", "args": ["name": label]])
     }
+    if let preMain = profile.preMain {
+      // A track of its own: its parts do not nest in the phases (the loader runs past the
+      // first hook when a recorder outside the process set it).
+      let track = (1...UInt32.max).first { !threadIDs.contains($0) } ?? 1
+      events.append(["ph": "M", "pid": pid, "tid": Int(track), "name": "thread_name", "args": ["name": "before main"]])
+      for part in preMain.parts {
+        guard let start = part.startNanoseconds else { continue }
+        events.append([
+          "ph": "X", "pid": pid, "tid": Int(track), "name": part.name, "cat": part.isOverhead ? "overhead" : "before main",
+          "ts": micros(start), "dur": micros(part.durationNanoseconds),
+          "args": ["firstCalls": part.firstCalls ?? 0],
+        ])
+      }
+      for run in preMain.modules {
+        events.append([
+          "ph": "i", "s": "t", "pid": pid, "tid": Int(track), "name": "initializers of \(run.module)",
+          "cat": "initializers", "ts": micros(run.startNanoseconds),
+          "args": ["initializers": run.initializers, "functions": Array(run.functions.prefix(50))],
+        ])
+      }
+    }
     for phase in profile.phases {
       events.append([
         "ph": "X", "pid": pid, "tid": Int(Self.phaseTrack), "name": phase.name, "cat": "phase",

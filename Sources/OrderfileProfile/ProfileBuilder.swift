@@ -18,6 +18,7 @@ public struct ProfileBuilder {
     func relative(_ time: UInt64) -> UInt64 { time > origin ? time - origin : 0 }
     let mainModule = trace.modules.first(where: \.isMainExecutable)?.index
 
+    var preMain: StartupProfile.PreMain?
     var boundaries: [StartupProfile.Boundary] = [
       .init(kind: .processStart, name: "process start", timeNanoseconds: 0, thread: nil),
       .init(kind: .firstHook, name: "first hook", timeNanoseconds: relative(trace.header.traceStartNanoseconds), thread: nil),
@@ -30,6 +31,7 @@ public struct ProfileBuilder {
       })
     {
       boundaries.append(.init(kind: .main, name: "main", timeNanoseconds: relative(main.timeNanoseconds), thread: main.threadID))
+      preMain = PreMainBuilder(trace: trace, symbols: symbols, relative: relative).build(main: relative(main.timeNanoseconds))
     }
     for mark in trace.marks {
       boundaries.append(.init(kind: .mark, name: mark.name, timeNanoseconds: relative(mark.timeNanoseconds), thread: mark.threadID))
@@ -113,6 +115,7 @@ public struct ProfileBuilder {
     return StartupProfile(
       trace: trace.path, pid: trace.header.pid,
       processStartResolutionNanoseconds: trace.header.processStartResolutionNanoseconds,
+      processStartSource: trace.header.processStartSource, preMain: preMain,
       boundaries: boundaries, phases: phases,
       threads: threads.values.sorted { ($0.firstCallNanoseconds, $0.thread) < ($1.firstCallNanoseconds, $1.thread) },
       modules: modules, firstCalls: entries,

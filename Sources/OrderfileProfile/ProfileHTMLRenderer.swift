@@ -16,8 +16,9 @@ public struct ProfileHTMLRenderer: Renderer {
   public func render(_ profile: StartupProfile) -> String {
     var body = "<h1>Launch of pid \(profile.pid)</h1>\n"
     body +=
-      "<p>Times from process start (known to \(milliseconds(profile.processStartResolutionNanoseconds))). \(profile.firstCalls.count) functions first called by \(profile.threads.count) threads.</p>\n"
+      "<p>Times from process start (\(escape(ProfileTextRenderer.startDescription(profile)))). \(profile.firstCalls.count) functions first called by \(profile.threads.count) threads.</p>\n"
     body += "<h2>Phases</h2>\n" + timeline(profile) + phaseTable(profile)
+    if let preMain = profile.preMain { body += preMainSection(preMain) }
     body += "<h2>First calls over time</h2>\n" + firstCallsChart(profile)
     if let pages {
       body += "<h2>Pages</h2>\n" + PageStripRenderer().render(pages)
@@ -115,6 +116,42 @@ public struct ProfileHTMLRenderer: Renderer {
     svg +=
       "<text x=\"0\" y=\"\(plotHeight + 16)\">\(milliseconds(origin)) (first hook)</text><text x=\"\(width)\" y=\"\(plotHeight + 16)\" text-anchor=\"end\">\(milliseconds(end))</text>\n"
     return svg + "</svg>\n"
+  }
+
+  /// The time before main as one bar of its parts, then a table with each module's
+  /// initializers and the functions they first called.
+  func preMainSection(_ preMain: StartupProfile.PreMain) -> String {
+    var html =
+      "<h2>Before main: \(milliseconds(preMain.mainNanoseconds))</h2>\n<p>The program's own: \(milliseconds(preMain.programNanoseconds)); the runtime's start-up is overhead, hatched.</p>\n"
+    let total = max(preMain.mainNanoseconds, 1)
+    var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"40\">\n"
+    svg +=
+      "<defs><pattern id=\"overhead\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\"><path d=\"M0,6 L6,0\" stroke=\"#888\" stroke-width=\"2\"/></pattern></defs>\n"
+    let parts = preMain.parts
+    for (index, part) in parts.enumerated() {
+      guard let start = part.startNanoseconds else { continue }
+      let x = Double(start) / Double(total) * Double(width)
+      let w = max(Double(part.durationNanoseconds) / Double(total) * Double(width), 1)
+      let fill = part.isOverhead ? "url(#overhead)" : Self.palette[index % Self.palette.count]
+      svg +=
+        "<rect x=\"\(format(x))\" y=\"6\" width=\"\(format(w))\" height=\"26\" fill=\"\(fill)\"><title>\(escape(part.name)): \(milliseconds(part.durationNanoseconds))</title></rect>\n"
+    }
+    html += svg + "</svg>\n"
+    html += "<table><tr><th>part</th><th>start</th><th>duration</th><th>functions first called</th></tr>\n"
+    let runs = Dictionary(preMain.modules.map { ("initializers of " + StartupProfile.PreMain.fileName($0.module), $0) }) { first, _ in first }
+    for (index, part) in parts.enumerated() {
+      let color = part.isOverhead ? "#bbb" : Self.palette[index % Self.palette.count]
+      let swatch =
+        "<span style=\"display:inline-block;width:10px;height:10px;margin-right:6px;background:\(color)\"></span>"
+      let functions = runs[part.name].map { run in
+        run.functions.prefix(20).map { name in
+          run.initializers.contains(name) ? "<b>\(escape(name))</b>" : escape(name)
+        }.joined(separator: ", ") + (run.functions.count > 20 ? ", … (\(run.functions.count) in all)" : "")
+      } ?? ""
+      html +=
+        "<tr><td>\(swatch)\(escape(part.name))</td><td>\(part.startNanoseconds.map(milliseconds) ?? "")</td><td>\(milliseconds(part.durationNanoseconds))</td><td>\(functions)</td></tr>\n"
+    }
+    return html + "</table>\n<p>Initializers read from the binaries are in bold.</p>\n"
   }
 
   func format(_ value: Double) -> String { String(format: "%.1f", value) }

@@ -16,6 +16,16 @@ public struct ProfileMarkdownRenderer: Renderer {
         "| \(escape(phase.name)) | \(milliseconds(phase.startNanoseconds)) | \(milliseconds(phase.durationNanoseconds)) | \(phase.firstCalls) | \(phase.newPages) |"
       )
     }
+    if let preMain = profile.preMain {
+      lines.append("")
+      lines.append("| before main: \(milliseconds(preMain.mainNanoseconds)) | start | duration | first calls |")
+      lines.append("| --- | ---: | ---: | ---: |")
+      for part in preMain.parts {
+        lines.append(
+          "| \(escape(part.name)) | \(part.startNanoseconds.map(milliseconds) ?? "") | \(milliseconds(part.durationNanoseconds)) | \(part.firstCalls.map(String.init) ?? "") |"
+        )
+      }
+    }
     lines.append("")
     lines.append("| thread | first calls | first | last |")
     lines.append("| --- | ---: | ---: | ---: |")

@@ -18,7 +18,7 @@ public struct ProfileTextRenderer: Renderer {
   public func render(_ profile: StartupProfile) -> String {
     var lines: [String] = []
     lines.append(
-      "launch of pid \(profile.pid) (\(profile.trace)); times from process start, known to \(milliseconds(profile.processStartResolutionNanoseconds))"
+      "launch of pid \(profile.pid) (\(profile.trace)); times from process start, \(Self.startDescription(profile))"
     )
     lines.append("")
     lines.append("phases")
@@ -34,6 +34,10 @@ public struct ProfileTextRenderer: Renderer {
       let shown = phase.functions.prefix(functionsPerPhase).joined(separator: ", ")
       let more = phase.functions.count > functionsPerPhase ? ", … (\(phase.functions.count) in all)" : ""
       lines.append("  \(phase.name): \(shown)\(more)")
+    }
+    if let preMain = profile.preMain {
+      lines.append("")
+      lines += renderPreMain(preMain)
     }
     lines.append("")
     lines.append("threads")
@@ -66,5 +70,34 @@ public struct ProfileTextRenderer: Renderer {
     }
     for module in profile.unsymbolizedModules { lines.append("note: not symbolized: \(module)") }
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// "exact, from the recorder's spawn time", or how precisely an estimate is known.
+  static func startDescription(_ profile: StartupProfile) -> String {
+    switch profile.processStartSource {
+    case .spawn: "\(profile.processStartSource.label)"
+    case .procStat:
+      "known to \(milliseconds(profile.processStartResolutionNanoseconds)) (\(profile.processStartSource.label))"
+    case .traceStart: profile.processStartSource.label
+    }
+  }
+
+  func renderPreMain(_ preMain: StartupProfile.PreMain) -> [String] {
+    var lines = ["before main: \(milliseconds(preMain.mainNanoseconds)), the program's own \(milliseconds(preMain.programNanoseconds))"]
+    // First calls are counted in initializers only: without any, the column would be empty.
+    let counted = preMain.parts.contains { $0.firstCalls != nil }
+    var rows = [["part", "start", "duration"] + (counted ? ["first calls"] : [])]
+    for part in preMain.parts {
+      rows.append(
+        [part.name, part.startNanoseconds.map(milliseconds) ?? "-", milliseconds(part.durationNanoseconds)]
+          + (counted ? [part.firstCalls.map(String.init) ?? "-"] : []))
+    }
+    lines += TextFormatting.table(rows, indent: "  ")
+    for run in preMain.modules where !run.functions.isEmpty && functionsPerPhase > 0 {
+      let shown = run.functions.prefix(functionsPerPhase).joined(separator: ", ")
+      let more = run.functions.count > functionsPerPhase ? ", … (\(run.functions.count) in all)" : ""
+      lines.append("  \(run.module): \(shown)\(more)")
+    }
+    return lines
   }
 }

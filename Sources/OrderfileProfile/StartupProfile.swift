@@ -67,10 +67,47 @@ public struct StartupProfile: Codable, Sendable, Equatable {
     public var inclusiveNanoseconds: UInt64
   }
 
+  /// The time before `main`, split into what a launch engineer can act on. Times are from
+  /// process start; the parts add up to `mainNanoseconds`.
+  public struct PreMain: Codable, Sendable, Equatable {
+    /// One module's static initializers, run one after the other by the loader.
+    public struct Initializers: Codable, Sendable, Equatable {
+      /// The module's path as recorded.
+      public var module: String
+      public var startNanoseconds: UInt64
+      public var endNanoseconds: UInt64
+      public var durationNanoseconds: UInt64
+      /// The module's static initializers (read from the binary) that were recorded, in order.
+      public var initializers: [String]
+      /// Functions first called while they ran, in order, the initializers among them.
+      public var functions: [String]
+    }
+
+    /// Process start to `main`.
+    public var mainNanoseconds: UInt64
+    /// Process start to the first static initializer (or to the runtime's start-up, which
+    /// the first instrumented call sets off): exec, and the loader mapping and relocating.
+    public var loaderNanoseconds: UInt64
+    /// The runtime's own start-up, overhead that the program without it does not have; nil
+    /// when the recorder ran outside the process.
+    public var runtimeStartupNanoseconds: UInt64?
+    /// Each module's static initializers, in the order they ran.
+    public var modules: [Initializers]
+    /// Time before `main` in none of the above (between initializers, after the last one).
+    public var otherNanoseconds: UInt64
+    /// `mainNanoseconds` without the runtime's start-up: the program's own time before main.
+    public var programNanoseconds: UInt64
+  }
+
   public var trace: String
   public var pid: UInt32
-  /// How precisely the process start is known (one kernel clock tick).
+  /// How precisely the process start is known (one kernel clock tick from /proc, a
+  /// microsecond from the recorder's spawn time).
   public var processStartResolutionNanoseconds: UInt64
+  /// Where the process start came from.
+  public var processStartSource: ProcessStartSource
+  /// The time before main, split; nil when `main` was not recorded.
+  public var preMain: PreMain?
   public var boundaries: [Boundary]
   public var phases: [Phase]
   public var threads: [ThreadSummary]
@@ -82,4 +119,41 @@ public struct StartupProfile: Codable, Sendable, Equatable {
   public var droppedEvents: UInt64?
   /// Modules whose binaries were not found, with why.
   public var unsymbolizedModules: [String]
+}
+
+extension StartupProfile.PreMain {
+  /// One row of the time before main, as every renderer shows it.
+  public struct Part: Sendable, Equatable {
+    public var name: String
+    public var startNanoseconds: UInt64?
+    public var durationNanoseconds: UInt64
+    /// First calls in it; nil where none are counted (the loader's and the runtime's own work).
+    public var firstCalls: Int?
+    /// The runtime's own start-up: not the program's time.
+    public var isOverhead: Bool
+  }
+
+  /// The loader, the runtime's start-up, each module's initializers and the rest, in time order.
+  public var parts: [Part] {
+    var parts = [Part(name: "loader (exec, mapping, relocation)", startNanoseconds: 0,
+      durationNanoseconds: loaderNanoseconds, firstCalls: nil, isOverhead: false)]
+    if let runtimeStartupNanoseconds {
+      parts.append(
+        Part(name: "runtime start-up (overhead)", startNanoseconds: loaderNanoseconds,
+          durationNanoseconds: runtimeStartupNanoseconds, firstCalls: nil, isOverhead: true))
+    }
+    for run in modules {
+      parts.append(
+        Part(name: "initializers of \(Self.fileName(run.module))", startNanoseconds: run.startNanoseconds,
+          durationNanoseconds: run.durationNanoseconds, firstCalls: run.functions.count, isOverhead: false))
+    }
+    if otherNanoseconds > 0 {
+      parts.append(Part(name: "other", startNanoseconds: nil, durationNanoseconds: otherNanoseconds, firstCalls: nil, isOverhead: false))
+    }
+    return parts
+  }
+
+  static func fileName(_ path: String) -> String {
+    path.split(separator: "/").last.map(String.init) ?? path
+  }
 }

@@ -8,6 +8,8 @@ import OrderfileTrace
 /// cannot be symbolized is named `<file>+0x<address>` and reported, not fatal.
 public final class SymbolTable {
   private var symbolizers: [Int: any Symbolizer] = [:]
+  /// Static initializers by module, read from the binary on first use.
+  private var initializers: [Int: [StaticInitializer]] = [:]
   /// Modules whose binary could not be opened, with the reason.
   public private(set) var unavailable: [(module: String, reason: String)] = []
 
@@ -22,8 +24,18 @@ public final class SymbolTable {
   }
 
   /// A table over symbolizers already open, by module index (for tools that found the binaries themselves, and tests).
-  public init(symbolizers: [Int: any Symbolizer]) {
+  public init(symbolizers: [Int: any Symbolizer], initializers: [Int: [StaticInitializer]] = [:]) {
     self.symbolizers = symbolizers
+    self.initializers = initializers
+  }
+
+  /// The module's static initializers in the order the loader runs them; empty when its
+  /// binary is unknown or its tables cannot be read (the profile then just cannot name them).
+  public func staticInitializers(module: Int) -> [StaticInitializer] {
+    if let known = initializers[module] { return known }
+    let read = (symbolizers[module] as? ELFSymbolizer).flatMap { try? $0.staticInitializers() } ?? []
+    initializers[module] = read
+    return read
   }
 
   /// The function containing `address` in `module`, when its binary is known.

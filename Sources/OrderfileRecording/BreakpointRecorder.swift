@@ -245,15 +245,11 @@ private final class TracingSession {
     Unmanaged<TracingSession>.fromOpaque(context).takeUnretainedValue()
   }
 
-  static func now() -> UInt64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-  }
+  static func now() -> UInt64 { MonotonicClock.nanoseconds() }
 }
 
 /// A NULL-terminated array of C strings for execve, freed by its owner.
-private struct CStringArray {
+struct CStringArray {
   let pointer: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 
   init(_ strings: [String]) {

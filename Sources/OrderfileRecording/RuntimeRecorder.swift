@@ -36,25 +36,14 @@ public struct RuntimeRecorder: Recorder {
     if let timeLimitMilliseconds { environment["ORDERFILE_TIME_LIMIT_MS"] = String(timeLimitMilliseconds) }
     if let capacity { environment["ORDERFILE_CAPACITY"] = String(capacity) }
 
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: ProcessRunner.resolve(program))
-    process.arguments = arguments
+    let executable = ProcessRunner.resolve(program)
     var merged = ProcessInfo.processInfo.environment
     for (key, value) in environment { merged[key] = value }
-    process.environment = merged
-    do {
-      try process.run()
-    } catch {
-      throw SupportError.launchFailed(program: program, message: error.localizedDescription)
-    }
-    let pid = process.processIdentifier
-    process.waitUntilExit()
-    let status =
-      process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    let (pid, status) = try Self.spawnAndWait(executable, arguments: arguments, environment: merged, program: program)
 
     let own = scratch + "/trace.\(pid)"
     guard FileManager.default.fileExists(atPath: own) else {
-      let instrumented = Self.instrumentedWithoutRuntime(process.executableURL?.path ?? program)
+      let instrumented = Self.instrumentedWithoutRuntime(executable)
       if !instrumented.isEmpty {
         throw RecordingError.runtimeNotLoaded(program: program, status: status, instrumented: instrumented)
       }
@@ -77,6 +66,48 @@ public struct RuntimeRecorder: Recorder {
     return Recording(
       status: status, tracePath: output, childTraces: children,
       execTraces: images.sorted { ($0.number, $0.path) < ($1.number, $1.path) }.map(\.path))
+  }
+
+  /// Starts the program with posix_spawn, telling it the spawn time (`ORDERFILE_SPAWN`), and
+  /// waits for it. Returns its pid and its exit status (128 + the signal that killed it).
+  ///
+  /// Not Foundation's `Process`: it spends milliseconds between being asked and the fork,
+  /// which the report would then count as the program's loader time. Here the clock is read
+  /// right before the fork; the child gets default signal dispositions and an empty mask,
+  /// as from a shell.
+  static func spawnAndWait(_ executable: String, arguments: [String], environment: [String: String], program: String)
+    throws -> (pid: pid_t, status: Int32)
+  {
+    let argv = CStringArray([program] + arguments)
+    // The spawn time is the last variable, filled in just before the spawn.
+    let entries = environment.filter { $0.key != "ORDERFILE_SPAWN" }.map { "\($0.key)=\($0.value)" }
+    defer { argv.free() }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var all = sigset_t()
+    var none = sigset_t()
+    sigfillset(&all)
+    sigemptyset(&none)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+    let envp = CStringArray(entries + ["ORDERFILE_SPAWN=\(getpid()):\(MonotonicClock.nanoseconds())"])
+    defer { envp.free() }
+    var pid: pid_t = 0
+    let result = posix_spawn(&pid, executable, nil, &attributes, argv.pointer, envp.pointer)
+    guard result == 0 else {
+      throw SupportError.launchFailed(program: program, message: String(cString: strerror(result)))
+    }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 {
+      guard errno == EINTR else {
+        throw SupportError.launchFailed(program: program, message: "waitpid: \(String(cString: strerror(errno)))")
+      }
+    }
+    // WIFEXITED / WTERMSIG, which do not import into Swift.
+    let signal = status & 0x7f
+    return (pid, signal == 0 ? (status >> 8) & 0xff : 128 + signal)
   }
 
   /// The program's binaries that call the recording hooks, when the runtime is not among

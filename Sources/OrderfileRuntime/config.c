@@ -107,6 +107,37 @@ static uint64_t of_read_bounded(const char *name, const char *unit, uint64_t min
 }
 
 /*
+ * ORDERFILE_SPAWN, "<pid>:<ns>": set by a recorder that starts the program,
+ * its pid and its CLOCK_MONOTONIC time just before the spawn. Only that pid's
+ * direct child may take it as its start (of_draft_header checks getppid()):
+ * the variable is inherited by every process the program starts, whose own
+ * start it is not.
+ */
+static void of_read_spawn(of_config *config) OF_NOINSTR;
+static void of_read_spawn(of_config *config) {
+  const char *text = of_getenv("ORDERFILE_SPAWN");
+  if (text == NULL) {
+    return;
+  }
+  const char *colon = strchr(text, ':');
+  char pid_text[24];
+  uint64_t pid = 0, time = 0;
+  size_t pid_length = colon != NULL ? (size_t)(colon - text) : 0;
+  if (colon != NULL && pid_length > 0 && pid_length < sizeof pid_text) {
+    memcpy(pid_text, text, pid_length);
+    pid_text[pid_length] = '\0';
+  }
+  if (colon == NULL || pid_length == 0 || pid_length >= sizeof pid_text || !of_parse_decimal(pid_text, &pid) ||
+      pid == 0 || pid > UINT32_MAX || !of_parse_decimal(colon + 1, &time) || time == 0) {
+    of_config_warning("ORDERFILE_SPAWN", text, "expected <pid>:<CLOCK_MONOTONIC ns>",
+                      "the start from /proc/self/stat");
+    return;
+  }
+  config->spawner_pid = (uint32_t)pid;
+  config->spawn_ns = time;
+}
+
+/*
  * Fills `config` from the environment, warning once per bad value.
  * Precondition: called once, at initialization (getenv is not thread-safe
  * against a concurrent setenv).
@@ -121,6 +152,7 @@ void of_read_config(of_config *config) {
 
   config->disabled = of_read_switch("ORDERFILE_DISABLE");
   config->verbose = of_read_switch("ORDERFILE_VERBOSE");
+  of_read_spawn(config);
 
   const char *output = of_getenv("ORDERFILE_OUTPUT");
   if (output != NULL) {

@@ -128,6 +128,23 @@ static bool of_process_start(uint64_t *start_ns, uint64_t *resolution_ns) {
   return true;
 }
 
+/* Whether a validated pattern has %e (a %% is a percent sign, not an escape's start). */
+static bool of_pattern_names_executable(const char *pattern) OF_NOINSTR;
+static bool of_pattern_names_executable(const char *pattern) {
+  for (const char *cursor = pattern; *cursor != '\0'; cursor++) {
+    if (*cursor == '%') {
+      cursor++;
+      if (*cursor == 'e') {
+        return true;
+      }
+      if (*cursor == '\0') {
+        return false;
+      }
+    }
+  }
+  return false;
+}
+
 /* The executable's file name, for %e: from /proc/self/exe, else the name it was run as. */
 static void of_read_executable_name(char *out, size_t capacity) OF_NOINSTR;
 static void of_read_executable_name(char *out, size_t capacity) {
@@ -153,18 +170,28 @@ static void of_read_executable_name(char *out, size_t capacity) {
  * pid, the times and the time limit. Returns the trace file's size at full
  * capacity.
  */
-static uint64_t of_draft_header(oft_header *draft, const of_config *config) OF_NOINSTR;
-static uint64_t of_draft_header(oft_header *draft, const of_config *config) {
+static uint64_t of_draft_header(oft_header *draft, const of_config *config, uint64_t now_ns) OF_NOINSTR;
+static uint64_t of_draft_header(oft_header *draft, const of_config *config, uint64_t now_ns) {
   memset(draft, 0, sizeof *draft);
   /* header | module table | marks | thread buffers (full mode only) | records */
   uint64_t size = oft_init_header(draft, OF_MODULE_CAPACITY, config->capacity, config->mark_capacity,
                                   config->full_mode ? config->event_threads : 0,
                                   config->full_mode ? config->event_capacity : 0);
   draft->pid = (uint32_t)getpid();
-  draft->trace_start_ns = of_now_ns();
-  if (!of_process_start(&draft->process_start_ns, &draft->process_start_resolution_ns)) {
+  draft->trace_start_ns = now_ns;
+  /* The recorder's spawn time is exact, and saves reading /proc. It is ours
+   * only if that recorder is our parent (see of_read_spawn), and it cannot be
+   * later than now. An exec keeps the parent, and the start: both images take it. */
+  if (config->spawn_ns != 0 && config->spawn_ns <= now_ns && (uint32_t)getppid() == config->spawner_pid) {
+    draft->process_start_ns = config->spawn_ns;
+    draft->process_start_resolution_ns = OF_SPAWN_RESOLUTION_NS;
+    draft->process_start_source = OFT_START_SPAWN;
+  } else if (of_process_start(&draft->process_start_ns, &draft->process_start_resolution_ns)) {
+    draft->process_start_source = OFT_START_PROC_STAT;
+  } else {
     draft->process_start_ns = draft->trace_start_ns;
     draft->process_start_resolution_ns = 0;
+    draft->process_start_source = OFT_START_TRACE;
   }
   draft->time_limit_ns = config->time_limit_ms * 1000000ull;
   return size;
@@ -182,7 +209,11 @@ static bool of_create_trace(const of_config *config, const oft_header *draft, ui
                             of_new_trace *trace) OF_NOINSTR;
 static bool of_create_trace(const of_config *config, const oft_header *draft, uint64_t size,
                             of_new_trace *trace) {
-  of_read_executable_name(of_rt.executable_name, sizeof of_rt.executable_name);
+  /* Start-up is on the launch's critical path: a pattern without %e (the
+   * recorder's) needs no /proc lookup. The name stays empty, which only %e reads. */
+  if (of_pattern_names_executable(config->pattern)) {
+    of_read_executable_name(of_rt.executable_name, sizeof of_rt.executable_name);
+  }
   memcpy(of_rt.pattern, config->pattern, sizeof of_rt.pattern);
   char path[OF_PATH_CAPACITY], forced[OF_PATH_CAPACITY];
   if (!of_expand_pattern(path, sizeof path, of_rt.pattern, draft->pid, of_rt.executable_name, false) ||
@@ -268,10 +299,11 @@ static bool of_map_trace(of_new_trace *trace, uint64_t size, const oft_header *d
   if (first_end > size) {
     first_end = size;
   }
-  /* The first module entry too: every trace that records anything needs it, and on a
-   * nearly full disk the records' first step could otherwise take its blocks. */
-  if (!of_allocate(0, OFT_HEADER_SIZE) || !of_back_shared_pages(draft, size) ||
-      !of_allocate(draft->module_table_offset, OFT_MODULE_SIZE) ||
+  /* The first module entry with the header: every trace that records anything needs
+   * it, and on a nearly full disk the records' first step could otherwise take its
+   * blocks. The two are adjacent (module_table_offset is the header's size), so one
+   * call backs both. */
+  if (!of_allocate(0, draft->module_table_offset + OFT_MODULE_SIZE) || !of_back_shared_pages(draft, size) ||
       !of_allocate(draft->marks_offset, (uint64_t)draft->mark_capacity * OFT_MARK_SIZE)) {
     of_warn("orderfile: warning: cannot allocate trace file '%s': %s; recording disabled",
             of_rt.path, strerror(errno));
@@ -328,13 +360,14 @@ static void of_install_handlers(const of_config *config) {
  */
 static bool of_start(void) OF_NOINSTR;
 static bool of_start(void) {
+  uint64_t started_ns = of_now_ns();
   static of_config config; /* too large for the stack of an arbitrary thread */
   of_read_config(&config);
   if (config.disabled) {
     return false;
   }
   oft_header draft;
-  uint64_t size = of_draft_header(&draft, &config);
+  uint64_t size = of_draft_header(&draft, &config, started_ns);
   static of_new_trace trace; /* two paths: kept off the stack too */
   if (!of_create_trace(&config, &draft, size, &trace) || !of_map_trace(&trace, size, &draft)) {
     return false;
@@ -351,6 +384,8 @@ static bool of_start(void) {
     return false;
   }
   of_install_handlers(&config);
+  /* The report shows [trace_start_ns, startup_end_ns) as the runtime's overhead, not the program's. */
+  __atomic_store_n(&of_rt.header->startup_end_ns, of_now_ns(), __ATOMIC_RELAXED);
   return true;
 }
 

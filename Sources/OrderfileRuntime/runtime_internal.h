@@ -45,6 +45,8 @@
 #define OF_EVENT_THREADS_DEFAULT 64u
 
 #define OF_DEFAULT_PATTERN "orderfile-%e-%p.trace"
+/* Granularity of a start taken from ORDERFILE_SPAWN: a clock reading, not a tick. */
+#define OF_SPAWN_RESOLUTION_NS 1000u
 #define OF_PATH_CAPACITY PATH_MAX
 
 /* of_runtime.init_state */
@@ -74,6 +76,8 @@ typedef struct of_config {
   bool full_mode;                 /* ORDERFILE_MODE=full */
   bool disabled;
   bool verbose;
+  uint32_t spawner_pid;           /* ORDERFILE_SPAWN "<pid>:<ns>": the recorder that started us */
+  uint64_t spawn_ns;              /* its CLOCK_MONOTONIC just before the spawn; 0 = not given */
 } of_config;
 
 /*

@@ -47,6 +47,52 @@ public enum WindowReason: UInt32, Sendable, Codable {
   case exit = 3
 }
 
+/// Where a trace's process start time came from (`OFT_START_*`). In JSON it is its name
+/// (`procStat`, `spawn`, `traceStart`).
+public enum ProcessStartSource: UInt32, Sendable, CaseIterable {
+  /// The kernel's start time in `/proc/self/stat`, to one clock tick (10 ms on most systems).
+  case procStat = 0
+  /// The recorder's clock just before it spawned the process: exact to the microsecond.
+  case spawn = 1
+  /// Not known: the runtime's own start stands in for it.
+  case traceStart = 2
+
+  /// Its name in JSON.
+  public var name: String {
+    switch self {
+    case .procStat: "procStat"
+    case .spawn: "spawn"
+    case .traceStart: "traceStart"
+    }
+  }
+
+  /// How a report names it.
+  public var label: String {
+    switch self {
+    case .procStat: "estimated from /proc/self/stat"
+    case .spawn: "exact, from the recorder's spawn time"
+    case .traceStart: "unknown, the first hook stands in"
+    }
+  }
+}
+
+extension ProcessStartSource: Codable {
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    let name = try container.decode(String.self)
+    guard let source = Self.allCases.first(where: { $0.name == name }) else {
+      throw DecodingError.dataCorruptedError(
+        in: container, debugDescription: "unknown process start source '\(name)'")
+    }
+    self = source
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(name)
+  }
+}
+
 /// Facts from the trace header. Times are `CLOCK_MONOTONIC` nanoseconds.
 public struct TraceHeader: Sendable, Equatable {
   public var versionMajor: UInt16
@@ -58,11 +104,16 @@ public struct TraceHeader: Sendable, Equatable {
   public var forkRecordIndex: Int?
   public var recordCapacity: Int
   public var moduleCapacity: Int
-  /// Process creation, from `/proc/self/stat`, good to `processStartResolutionNanoseconds`.
+  /// Process creation, good to `processStartResolutionNanoseconds`; `processStartSource`
+  /// says where it came from.
   public var processStartNanoseconds: UInt64
   public var processStartResolutionNanoseconds: UInt64
+  public var processStartSource: ProcessStartSource = .procStat
   /// When the runtime initialized, at the first instrumented call.
   public var traceStartNanoseconds: UInt64
+  /// When the runtime's own start-up (from `traceStartNanoseconds`) ended; nil when not
+  /// recorded (traces before 1.2, recorders outside the process).
+  public var startupEndNanoseconds: UInt64?
   /// The window's time limit, measured from process start, if one was set.
   public var timeLimitNanoseconds: UInt64?
   /// First calls the runtime could not record (capacity or table full).
@@ -88,7 +139,9 @@ public struct TraceHeader: Sendable, Equatable {
     moduleCapacity: Int,
     processStartNanoseconds: UInt64,
     processStartResolutionNanoseconds: UInt64,
+    processStartSource: ProcessStartSource = .procStat,
     traceStartNanoseconds: UInt64,
+    startupEndNanoseconds: UInt64? = nil,
     timeLimitNanoseconds: UInt64?,
     droppedCount: UInt64,
     unbufferedEvents: UInt64 = 0,
@@ -108,7 +161,9 @@ public struct TraceHeader: Sendable, Equatable {
     self.moduleCapacity = moduleCapacity
     self.processStartNanoseconds = processStartNanoseconds
     self.processStartResolutionNanoseconds = processStartResolutionNanoseconds
+    self.processStartSource = processStartSource
     self.traceStartNanoseconds = traceStartNanoseconds
+    self.startupEndNanoseconds = startupEndNanoseconds
     self.timeLimitNanoseconds = timeLimitNanoseconds
     self.droppedCount = droppedCount
     self.unbufferedEvents = unbufferedEvents

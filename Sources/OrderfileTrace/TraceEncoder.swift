@@ -46,6 +46,7 @@ public enum TraceEncoder {
       put(header.processStartResolutionNanoseconds, H.processStartResolution)
       put(header.traceStartNanoseconds, H.traceStart)
       put(header.parentPID ?? 0, H.parentPID)
+      if header.versionMinor >= 2 { put(header.processStartSource.rawValue, H.processStartSource) }
       put(UInt64(header.forkRecordIndex ?? 0), H.forkRecordIndex)
       put(header.timeLimitNanoseconds ?? 0, H.timeLimit)
       put(TraceLayout.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<H.checksum])), H.checksum)
@@ -64,6 +65,7 @@ public enum TraceEncoder {
       put(header.endNanoseconds ?? 0, H.end)
       put(header.minorFaults ?? 0, H.minorFaults)
       put(header.majorFaults ?? 0, H.majorFaults)
+      if header.versionMinor >= 2 { put(header.startupEndNanoseconds ?? 0, H.startupEnd) }
 
       if hasExtension {
         put(UInt64(marksOffset), H.marksOffset)

@@ -42,6 +42,7 @@ enum TraceLayout {
     static var processStartResolution: Int { offset(\oft_header.process_start_resolution_ns) }
     static var traceStart: Int { offset(\oft_header.trace_start_ns) }
     static var parentPID: Int { offset(\oft_header.parent_pid) }
+    static var processStartSource: Int { offset(\oft_header.process_start_source) }
     static var forkRecordIndex: Int { offset(\oft_header.fork_record_index) }
     static var timeLimit: Int { offset(\oft_header.time_limit_ns) }
     static var checksum: Int { offset(\oft_header.checksum) }
@@ -54,6 +55,8 @@ enum TraceLayout {
     static var end: Int { offset(\oft_header.end_ns) }
     static var minorFaults: Int { offset(\oft_header.minor_faults) }
     static var majorFaults: Int { offset(\oft_header.major_faults) }
+    // Version 1.2: the runtime's start-up end.
+    static var startupEnd: Int { offset(\oft_header.startup_end_ns) }
     // Version 1.1: marks and full-mode event buffers.
     static var marksOffset: Int { offset(\oft_header.marks_offset) }
     static var eventsOffset: Int { offset(\oft_header.events_offset) }

@@ -205,6 +205,23 @@ private struct Parser {
     for field in [H.processStart, H.processStartResolution, H.traceStart, H.timeLimit, H.windowEnd, H.end] {
       try expectTime(head.u64(field), field)
     }
+    let startSource: ProcessStartSource
+    var startupEnd: UInt64?
+    if minor >= 2 {
+      guard let source = ProcessStartSource(rawValue: head.u32(H.processStartSource)) else {
+        throw TraceError.corruptHeader(
+          path: path, offset: UInt64(H.processStartSource),
+          reason: "unknown process start source \(head.u32(H.processStartSource))")
+      }
+      startSource = source
+      try expectTime(head.u64(H.startupEnd), H.startupEnd)
+      startupEnd = nonzero(head.u64(H.startupEnd))
+    } else {
+      // Before 1.2 the resolution told it: 0 when the runtime fell back on its own start, a
+      // microsecond from a recorder that spawned the process, a clock tick from /proc.
+      let resolution = head.u64(H.processStartResolution)
+      startSource = resolution == 0 ? .traceStart : resolution <= 1_000 ? .spawn : .procStat
+    }
     try expectCount(head.u64(H.droppedCount), H.droppedCount, "dropped count")
     if metrics {
       try expectCount(head.u64(H.minorFaults), H.minorFaults, "minor fault count")
@@ -267,7 +284,9 @@ private struct Parser {
       recordCapacity: Int(recordCapacity), moduleCapacity: moduleCapacity,
       processStartNanoseconds: head.u64(H.processStart),
       processStartResolutionNanoseconds: head.u64(H.processStartResolution),
+      processStartSource: startSource,
       traceStartNanoseconds: head.u64(H.traceStart),
+      startupEndNanoseconds: startupEnd,
       timeLimitNanoseconds: nonzero(head.u64(H.timeLimit)),
       droppedCount: head.u64(H.droppedCount),
       unbufferedEvents: unbufferedEvents,

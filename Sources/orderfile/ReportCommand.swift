@@ -13,16 +13,23 @@ struct ReportCommand: ParsableCommand {
       when recording) it also lists the slowest first calls and can export
       folded stacks.
 
+      The time before main is split into the loader's work, the runtime's own
+      start-up (overhead) and each module's static initializers. Process start
+      is exact when `orderfile record` started the program, else estimated
+      from /proc to a clock tick; the report says which. Given several traces
+      of one program, it prints each phase's median and spread instead.
+
       Examples:
         orderfile report launch.trace
         orderfile report launch.trace --chrome-trace launch.json   # Perfetto
         orderfile report launch.trace --folded launch.folded       # flamegraph.pl
         orderfile report launch.trace --html launch.html
+        orderfile report launch-*.trace                            # medians of 10 launches
       """
   )
 
-  @Argument(help: "The trace.")
-  var trace: String
+  @Argument(help: "The trace; several traces of one program print each phase's median and spread.")
+  var traces: [String]
 
   @OptionGroup var search: BinarySearchOptions
 
@@ -45,12 +52,19 @@ struct ReportCommand: ParsableCommand {
 
   func validate() throws {
     if pagesBinary != nil && html == nil { throw ValidationError("--pages-binary only applies to --html") }
+    if traces.isEmpty { throw ValidationError("give a trace to report on") }
+    if traces.count > 1 {
+      let exports = [("--chrome-trace", chromeTrace), ("--folded", folded), ("--html", html)].filter { $0.1 != nil }
+      if let export = exports.first {
+        throw ValidationError("\(export.0) exports one launch: give one trace, not \(traces.count)")
+      }
+    }
   }
 
   func run() throws {
     try Terminal.run {
       try ReportRequest(
-        trace: trace, searchPaths: search.binaries, reportFormat: output.format, chromeTrace: chromeTrace,
+        traces: traces, searchPaths: search.binaries, reportFormat: output.format, chromeTrace: chromeTrace,
         folded: folded, perThread: perThread, html: html, pagesBinary: pagesBinary
       ).run()
     }

@@ -60,6 +60,36 @@ struct BenchSmokeTests {
     #expect(updated.contains(again.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)))
   }
 
+  @Test("the startup section reads the runtime's start-up from its traces and writes its README block")
+  func startupSection() throws {
+    let runtime = try RuntimeBuilder.libraryDirectory()
+    let work = try TemporaryDirectory("orderfile-bench-startup")
+    defer { work.remove() }
+    let readme = work.file("README.md")
+    try "<!-- bench:startup -->\nold figures\n<!-- /bench:startup -->\n".write(toFile: readme, atomically: true, encoding: .utf8)
+    let result = try ProcessRunner.run(
+      "/usr/bin/env",
+      [
+        "python3", PackagePaths.root + "/Scripts/bench", "startup", "--runs", "1", "--runtime-dir", runtime, "--json",
+        "--update-readme", "--readme", readme,
+      ],
+      environment: Toolchain.environment)
+    #expect(result.status == 0, "bench exited \(result.status): \(result.standardError.suffix(2000))")
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    let startup = try #require((report["sections"] as? [String: Any])?["startup"] as? [String: Any])
+    let variants = try #require(startup["variants"] as? [[String: Any]])
+    #expect(variants.map { $0["name"] as? String } == ["uninstrumented", "recorded", "other"])
+    // The recorder's way gives the exact start; the other falls back on /proc.
+    #expect(variants.map { $0["start_source"] as? String } == [nil, "spawn", "procStat"])
+    let recorded = try #require(variants[1]["startup_ms"] as? [String: Any])
+    #expect((recorded["median"] as? Double ?? 0) > 0)
+    #expect(startup["runs"] as? Int == 30)
+    let updated = try String(contentsOfFile: readme, encoding: .utf8)
+    #expect(!updated.contains("old figures"))
+    #expect(updated.contains("| runtime, started as orderfile record does |"))
+  }
+
   @Test("the bench package's unit tests pass (Markdown blocks, JSON round trips)")
   func packageUnitTests() throws {
     let result = try ProcessRunner.run(

@@ -143,7 +143,13 @@ struct FullModeTests {
     let events = document?["traceEvents"] as? [[String: Any]] ?? []
     #expect(events.filter { $0["ph"] as? String == "B" }.count == 6)
     #expect(events.contains { $0["ph"] as? String == "i" && $0["name"] as? String == "ui ready" })
-    #expect(events.filter { $0["ph"] as? String == "X" }.count == profile.phases.count)
+    #expect(events.filter { $0["ph"] as? String == "X" && $0["cat"] as? String == "phase" }.count == profile.phases.count)
+    // The time before main on a track of its own: one complete event per part that has a start.
+    let preMain = try #require(profile.preMain)
+    let parts = events.filter { $0["ph"] as? String == "X" && $0["cat"] as? String != "phase" }
+    #expect(parts.map { $0["name"] as? String } == preMain.parts.filter { $0.startNanoseconds != nil }.map(\.name))
+    #expect(Set(parts.compactMap { $0["tid"] as? Int }).count == 1)
+    #expect(!Set(parts.compactMap { $0["tid"] as? Int }).contains(0), "track 0 holds the phases")
   }
 }
 

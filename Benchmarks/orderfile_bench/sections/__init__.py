@@ -7,10 +7,11 @@ report, --report and --update-readme pick it up from here. A section that builds
 records something another section could reuse puts it on the context (context.py).
 """
 
-from . import instrumentation, languages, norebuild, overhead, programs, scale, symbolization
+from . import instrumentation, languages, norebuild, overhead, programs, scale, startup, symbolization
 
 SECTIONS = [
     overhead.SECTION,
+    startup.SECTION,
     programs.SECTION,
     instrumentation.SECTION,
     norebuild.SECTION,

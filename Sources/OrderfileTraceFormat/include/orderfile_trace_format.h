@@ -29,6 +29,12 @@
  * has zeroes there (extension_checksum 0) and its records follow the module
  * table directly.
  *
+ * Version 1.2 says where the process start came from (`process_start_source`,
+ * formerly reserved0, so 0 in older files) and when the runtime's own start-up
+ * ended (`startup_end_ns`, formerly the first bytes of reserved3). The layout
+ * is otherwise unchanged: a 1.1 reader reads a 1.2 file, and a 1.2 reader
+ * takes an older file's start as OFT_START_PROC_STAT.
+ *
  * A cleanly closed trace is truncated right after its last record; a trace of
  * a process that crashed, was killed or called _exit keeps its full capacity
  * (the tail is sparse zeroes) and lacks OFT_FLAG_CLOSED.
@@ -53,7 +59,7 @@ extern "C" {
 /* "ORDTRACE" read as a little-endian u64. */
 #define OFT_MAGIC 0x454341525444524FULL
 #define OFT_VERSION_MAJOR 1 /* a reader refuses any other major version */
-#define OFT_VERSION_MINOR 1 /* a reader accepts newer minors, skipping unknown record kinds */
+#define OFT_VERSION_MINOR 2 /* a reader accepts newer minors, skipping unknown record kinds */
 
 #define OFT_HEADER_SIZE 4096u
 #define OFT_MODULE_SIZE 4096u
@@ -81,6 +87,11 @@ extern "C" {
 #define OFT_WINDOW_TIME_LIMIT 2u      /* ORDERFILE_TIME_LIMIT_MS elapsed */
 #define OFT_WINDOW_EXIT 3u            /* the process exited with the window open */
 
+/* Where process_start_ns comes from (header.process_start_source, version 1.2). */
+#define OFT_START_PROC_STAT 0u  /* /proc/self/stat: to one clock tick (process_start_resolution_ns) */
+#define OFT_START_SPAWN 1u      /* the recorder's clock just before it spawned the process: exact */
+#define OFT_START_TRACE 2u      /* unknown: the runtime's own start (trace_start_ns) stands in */
+
 /* Record kinds (record.kind). */
 #define OFT_KIND_LAUNCH 1u      /* first call of a function inside the launch window */
 #define OFT_KIND_POST_WINDOW 2u /* first call of a function after the window closed */
@@ -107,11 +118,12 @@ typedef struct oft_header {
   uint64_t record_capacity;       /* records reserved after records_offset */
   uint64_t module_table_offset;   /* == header_size */
   uint64_t records_offset;        /* == module_table_offset + module_capacity * module_entry_size */
-  uint64_t process_start_ns;      /* CLOCK_MONOTONIC ns at process creation, from /proc/self/stat */
-  uint64_t process_start_resolution_ns; /* granularity of process_start_ns (one clock tick) */
+  uint64_t process_start_ns;      /* CLOCK_MONOTONIC ns at process creation (process_start_source) */
+  uint64_t process_start_resolution_ns; /* granularity of process_start_ns (one clock tick from
+                                         * /proc, 1000 for a spawn time) */
   uint64_t trace_start_ns;        /* CLOCK_MONOTONIC ns when the runtime initialized (first hook) */
   uint32_t parent_pid;            /* for a forked trace: the parent's pid; else 0 */
-  uint32_t reserved0;
+  uint32_t process_start_source;  /* OFT_START_*; 1.2 (0 before: OFT_START_PROC_STAT) */
   uint64_t fork_record_index;     /* for a forked trace: records [0, this) were inherited */
   uint64_t time_limit_ns;         /* window limit measured from process start; 0 = none */
   uint32_t checksum;              /* oft_checksum() of all bytes before this field */
@@ -128,7 +140,9 @@ typedef struct oft_header {
   uint64_t end_ns;                /* CLOCK_MONOTONIC ns when the trace was closed; 0 = not closed */
   uint64_t minor_faults;          /* getrusage(RUSAGE_SELF).ru_minflt at window end (OFT_FLAG_METRICS) */
   uint64_t major_faults;          /* getrusage(RUSAGE_SELF).ru_majflt at window end (OFT_FLAG_METRICS) */
-  uint8_t reserved3[OFT_HEADER_EXTENSION_OFFSET - 176]; /* 0 */
+  uint64_t startup_end_ns;        /* CLOCK_MONOTONIC ns when the runtime's start-up (from
+                                   * trace_start_ns) ended; 0 = not known (1.2) */
+  uint8_t reserved3[OFT_HEADER_EXTENSION_OFFSET - 184]; /* 0 */
 
   /* Version 1.1 extension. Written once when the file is created, covered by
    * extension_checksum; 0 there means the file has no extension (1.0). */
@@ -238,7 +252,7 @@ typedef struct oft_record {
   F(oft_header, process_start_resolution_ns, 64)  \
   F(oft_header, trace_start_ns, 72)               \
   F(oft_header, parent_pid, 80)                   \
-  F(oft_header, reserved0, 84)                    \
+  F(oft_header, process_start_source, 84)         \
   F(oft_header, fork_record_index, 88)            \
   F(oft_header, time_limit_ns, 96)                \
   F(oft_header, checksum, 104)                    \
@@ -253,7 +267,8 @@ typedef struct oft_record {
   F(oft_header, end_ns, 152)                      \
   F(oft_header, minor_faults, 160)                \
   F(oft_header, major_faults, 168)                \
-  F(oft_header, reserved3, 176)                   \
+  F(oft_header, startup_end_ns, 176)              \
+  F(oft_header, reserved3, 184)                   \
   F(oft_header, marks_offset, 256)                \
   F(oft_header, events_offset, 264)               \
   F(oft_header, event_capacity, 272)              \
