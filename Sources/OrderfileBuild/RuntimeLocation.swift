@@ -1,4 +1,5 @@
 import Foundation
+import OrderfileSupport
 
 /// Where the runtime's header and shared library are.
 public struct RuntimeLocation: Sendable, Equatable, Codable {
@@ -23,7 +24,7 @@ public struct RuntimeLocation: Sendable, Equatable, Codable {
   /// directory (`<package>/.build/<triple>/<config>/orderfile`).
   public static func find(executablePath: String, environment: [String: String]) -> RuntimeLocation? {
     let fileManager = FileManager.default
-    let binDirectory = (executablePath as NSString).deletingLastPathComponent
+    let binDirectory = PathName.directory(of: executablePath)
     let libraryCandidates =
       [environment["ORDERFILE_RUNTIME_DIR"]].compactMap { $0 } + [binDirectory, binDirectory + "/../lib"]
     let includeCandidates =

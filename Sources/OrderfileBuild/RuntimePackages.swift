@@ -1,4 +1,5 @@
 import Foundation
+import OrderfileSupport
 
 /// The pkg-config and CMake packages of an installed runtime (`Scripts/install` writes
 /// them beside the library), and how a build uses them.
@@ -31,7 +32,7 @@ public struct RuntimePackages: Sendable, Equatable, Codable {
       fileManager.fileExists(atPath: cmake + "/\(cmakePackage)Config.cmake")
     else { return nil }
     return RuntimePackages(
-      prefix: ((lib as NSString).deletingLastPathComponent as NSString).standardizingPath,
+      prefix: (PathName.directory(of: lib) as NSString).standardizingPath,
       pkgConfigDirectory: pkgConfig, cmakeDirectory: cmake)
   }
 

@@ -22,8 +22,7 @@ public struct RuntimeRecorder: Recorder {
   }
 
   public func record(program: String, arguments: [String]) throws -> Recording {
-    let outputDirectory = (output as NSString).deletingLastPathComponent
-    let scratch = (outputDirectory.isEmpty ? "." : outputDirectory) + "/.orderfile-record-\(getpid())"
+    let scratch = PathName.directory(of: output) + "/.orderfile-record-\(getpid())"
     do {
       try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
     } catch {

@@ -126,19 +126,7 @@ struct StagedFile {
 
   private static func prefix(_ base: String) -> String { "." + base + "." }
 
-  /// The directory (`.` for a bare name, `/` at the root) and the last component of
-  /// `path`, trailing slashes ignored.
-  ///
-  /// Not `NSString.deletingLastPathComponent`: Foundation traps on a one-letter relative
-  /// path such as `a` or `a/`.
-  static func split(_ path: String) -> (directory: String, base: String) {
-    var trimmed = Substring(path)
-    while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-    guard let slash = trimmed.lastIndex(of: "/") else { return (".", String(trimmed)) }
-    var directory = trimmed[..<slash]
-    while directory.count > 1, directory.hasSuffix("/") { directory = directory.dropLast() }
-    return (directory.isEmpty ? "/" : String(directory), String(trimmed[trimmed.index(after: slash)...]))
-  }
+  static func split(_ path: String) -> (directory: String, base: String) { PathName.split(path) }
 
   /// `path` with every symbolic link in its last component followed, so that writing
   /// replaces the file a link points to and keeps the link. A dangling link gives the path

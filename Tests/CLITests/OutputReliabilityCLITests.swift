@@ -168,4 +168,21 @@ struct OutputReliabilityCLITests {
     #expect(try FileReading.text(atPath: fixture.directory.file("d/o/tool.order")) == "main\nalpha\n")
     #expect(try FileReading.text(atPath: fixture.directory.file("e/tool.order")) == "main\nalpha\n")
   }
+
+  @Test("record writes its trace to a one-letter relative path")
+  func recordToOneLetterPath() throws {
+    let directory = try TemporaryDirectory("orderfile-record-path")
+    defer { directory.remove() }
+    let runtime = try RuntimeBuilder.libraryDirectory()
+    try "int main(void) { return 0; }\n".write(toFile: directory.file("tiny.c"), atomically: true, encoding: .utf8)
+    try runChecked(
+      Toolchain.clang,
+      ["-O1", "-finstrument-functions", directory.file("tiny.c"), "-o", directory.file("tiny"), "-L", runtime,
+       "-lOrderfileRuntime", "-Wl,-rpath," + runtime])
+    let result = try ProcessRunner.run(
+      PackagePaths.orderfileExecutable, ["record", "--instrumented", "-q", "-o", "a", "--", "./tiny"],
+      currentDirectory: directory.path)
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(FileManager.default.fileExists(atPath: directory.file("a")))
+  }
 }
