@@ -28,9 +28,12 @@ public struct BoltOptimizer {
 
   /// What BOLT is told besides the profile and the order: reorder blocks by ext-tsp,
   /// split every function with a profile, move every block the launch did not run (and
-  /// landing pads) out of the hot part.
+  /// landing pads) out of the hot part. `-lite=0` rewrites functions without a profile
+  /// too: the instrumentation skips a function whose indirect branches BOLT cannot follow
+  /// (Lua's `pmain`), and lite mode would then leave that launch function at its old
+  /// address, a page away from the rest.
   public static let splitOptions = [
-    "-reorder-blocks=ext-tsp", "-split-functions", "-split-all-cold", "-split-eh",
+    "-reorder-blocks=ext-tsp", "-split-functions", "-split-all-cold", "-split-eh", "-lite=0",
   ]
 
   public init(binary: String, order: String, output: String, boltPath: String? = nil, command: [String] = []) {
@@ -48,7 +51,8 @@ public struct BoltOptimizer {
     if sections.contains(".bolt.org.text") { throw BoltError.alreadyRewritten(binary: binary) }
     guard sections.contains(".rela.text") else { throw BoltError.noRelocations(binary: binary) }
     let orderfile = try Orderfile.read(path: order)
-    var functionOrder = BoltFunctionOrder(order: orderfile, functions: try ELFSymbolizer(path: binary).functions)
+    let functions = try ELFSymbolizer(path: binary).functions
+    var functionOrder = BoltFunctionOrder(order: orderfile, functions: functions)
     guard !functionOrder.names.isEmpty else { throw BoltError.noOrderedFunction(order: order, binary: binary) }
     let launch = command.isEmpty ? [binary] : command
     guard Self.sameFile(ProcessRunner.resolve(launch[0]), binary) else {
@@ -87,6 +91,12 @@ public struct BoltOptimizer {
     let optimizeSeconds = clock.lap()
     try Self.commit(temporary, to: output)
     committed = true
+    // BOLT leaves a function it cannot rewrite (an indirect branch it cannot follow, a
+    // function the compiler already split) in the original text, away from the others.
+    let ordered = Set(functionOrder.names)
+    let leftInPlace = try ELFSymbolizer(path: output).functions.filter {
+      $0.sectionName == ".bolt.org.text" && $0.allNames.contains(where: ordered.contains)
+    }.map(\.name)
 
     let summary = BoltSummary(log: instrumentRun.standardOutput + optimizeRun.standardOutput + optimizeRun.standardError)
     return BoltReport(
@@ -96,7 +106,8 @@ public struct BoltOptimizer {
       binaryFunctions: summary.binaryFunctions, hotBytes: summary.hotBytes, coldBytes: summary.coldBytes,
       inputBytes: Self.size(binary), outputBytes: Self.size(output),
       seconds: .init(instrument: instrumentSeconds, launch: launchSeconds, optimize: optimizeSeconds),
-      optimizeOptions: optimizeOptions, warnings: summary.warnings)
+      optimizeOptions: optimizeOptions, warnings: summary.warnings, leftInPlace: leftInPlace,
+      compilerSplitFunctions: Set(functions.compactMap { CloneName.coldPartParent(of: $0.name) }).count)
   }
 
   /// Runs the launch with this terminal's stdin and stderr; its stdout goes to stderr too,

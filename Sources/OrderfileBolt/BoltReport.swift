@@ -39,4 +39,9 @@ public struct BoltReport: Codable, Sendable, Equatable {
   public var optimizeOptions: [String]
   /// BOLT's own warnings, once each.
   public var warnings: [String]
+  /// Ordered functions BOLT left at their old address, outside the new hot text.
+  public var leftInPlace: [String]
+  /// Functions of the binary the compiler had already split into cold parts (`foo.cold.1`):
+  /// BOLT's support for them is limited, and it may leave them in place.
+  public var compilerSplitFunctions: Int
 }

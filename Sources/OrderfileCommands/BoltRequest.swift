@@ -23,6 +23,17 @@ public struct BoltRequest {
         "\(report.absentFunctions.count) orderfile entries are not functions of \(report.binary) (\(shown)\(report.absentFunctions.count > 3 ? ", …" : "")): inlined or removed in this build"
       )
     }
+    if !report.leftInPlace.isEmpty {
+      let shown = report.leftInPlace.prefix(3).map { "'\($0)'" }.joined(separator: ", ")
+      output.warning(
+        "llvm-bolt left \(report.leftInPlace.count) ordered functions at their old address, away from the others (\(shown)\(report.leftInPlace.count > 3 ? ", …" : "")): it could not rewrite them"
+      )
+    }
+    if report.compilerSplitFunctions > 0 {
+      output.warning(
+        "the compiler already split \(report.compilerSplitFunctions) functions of \(report.binary) into cold parts, which BOLT handles poorly: build with -Xclang -fno-split-cold-code (clang that splits by default) or without -fsplit-machine-functions"
+      )
+    }
     if report.launchStatus != 0 {
       output.warning("the instrumented launch exited with status \(report.launchStatus); its profile was used")
     }
