@@ -61,7 +61,11 @@ public struct BoltOptimizer {
 
     let scratch = try Self.scratchDirectory(near: output)
     defer { try? FileManager.default.removeItem(atPath: scratch) }
-    let instrumented = scratch + "/" + (binary as NSString).lastPathComponent
+    // Beside the binary where it can be: a program finds its libraries and data relative
+    // to itself ($ORIGIN in its rpath, /proc/self/exe).
+    let instrumented =
+      (try? Self.temporaryPath(beside: binary)) ?? scratch + "/" + (binary as NSString).lastPathComponent
+    defer { unlink(instrumented) }
     let profileStem = scratch + "/launch.fdata"
     let orderPath = scratch + "/function-order.txt"
 
@@ -71,6 +75,8 @@ public struct BoltOptimizer {
       [binary, "-instrument", "-instrumentation-file=\(profileStem)", "-instrumentation-file-append-pid",
        "-o", instrumented],
       step: "instrument")
+    // The copy replaced a private temporary file: make it runnable.
+    guard chmod(instrumented, 0o755) == 0 else { throw SupportError.writing("chmod", path: instrumented) }
     let instrumentSeconds = clock.lap()
     let launchStatus = try Self.launch(instrumented, Array(launch.dropFirst()), name: launch[0])
     let launchSeconds = clock.lap()
