@@ -14,8 +14,8 @@ struct BoltCommand: ParsableCommand {
       functions can.
 
       What it needs: llvm-bolt (Debian: apt-get install bolt-22), and the
-      release binary linked with -Wl,--emit-relocs besides the flags of
-      'orderfile flags --release app.order' (a relink, not a recompile).
+      release binary linked with -Wl,--emit-relocs (a relink, not a
+      recompile: 'orderfile flags --release app.order --emit-relocs').
 
       What it does: 'llvm-bolt -instrument' makes a copy of the binary that
       counts branches; the command after '--' runs once with that copy in the
