@@ -164,7 +164,8 @@ public struct BoltOptimizer {
     return path
   }
 
-  /// A private directory beside `output`, for the instrumented copy and its profile.
+  /// A private directory beside `output`, for the launch's profile and BOLT's order file
+  /// (and the instrumented copy when the binary's directory takes no new file).
   static func scratchDirectory(near output: String) throws -> String {
     let directory = (output as NSString).deletingLastPathComponent
     var template = Array(((directory.isEmpty ? "." : directory) + "/.orderfile-bolt.XXXXXX").utf8CString)
