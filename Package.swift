@@ -58,6 +58,12 @@ let package = Package(
       name: "OrderfileRecording",
       dependencies: ["OrderfileTracer", "OrderfileTrace", "OrderfileSymbolization", "OrderfileSupport"]
     ),
+    // The optional last step: LLVM BOLT rewrites a release binary with the first-call order
+    // and splits out the blocks its own launch profile never ran.
+    .target(
+      name: "OrderfileBolt",
+      dependencies: ["OrderfileOrdering", "OrderfileSymbolization", "OrderfileSupport"]
+    ),
     .target(
       name: "OrderfileProfile",
       dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileLayout", "OrderfileSupport"]
@@ -68,14 +74,15 @@ let package = Package(
       name: "OrderfileCommands",
       dependencies: [
         "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileLayout", "OrderfileMerge",
-        "OrderfileDiff", "OrderfileProfile", "OrderfileBuild", "OrderfileRecording", "OrderfileSupport",
+        "OrderfileDiff", "OrderfileProfile", "OrderfileBuild", "OrderfileRecording", "OrderfileBolt",
+        "OrderfileSupport",
       ]
     ),
     .executableTarget(
       name: "orderfile",
       dependencies: [
         "OrderfileCommands", "OrderfileOrdering", "OrderfileLayout", "OrderfileMerge", "OrderfileDiff",
-        "OrderfileBuild", "OrderfileRecording", "OrderfileSymbolization", "OrderfileSupport",
+        "OrderfileBolt", "OrderfileBuild", "OrderfileRecording", "OrderfileSymbolization", "OrderfileSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -118,6 +125,10 @@ let package = Package(
     .testTarget(
       name: "OrderfileCommandsTests",
       dependencies: ["OrderfileCommands", "_OrderfileTestSupport"]
+    ),
+    .testTarget(
+      name: "OrderfileBoltTests",
+      dependencies: ["OrderfileBolt", "_OrderfileTestSupport"]
     ),
     .testTarget(
       name: "OrderfileProfileTests",

@@ -120,6 +120,17 @@ def parallel(jobs, workers):
         return [f.result() for f in [pool.submit(job) for job in jobs]]
 
 
+def evict_from_page_cache(path):
+    """Drops the file's pages from the page cache (after writing back any dirty ones), so
+    the next run reads it from storage."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
 def clear_dir(d):
     for f in os.listdir(d):
         os.unlink(os.path.join(d, f))

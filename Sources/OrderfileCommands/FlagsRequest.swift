@@ -24,16 +24,21 @@ public struct FlagsRequest: Sendable {
   public var shape: Shape
   /// C (compile and link flags), or Swift and Rust (`swift build` arguments, `RUSTFLAGS`).
   public var language: Language
+  /// Keep the relocations in the linked binary (`-Wl,--emit-relocs`), which `orderfile bolt`
+  /// needs to move whole functions.
+  public var keepRelocations: Bool
 
-  public init(build: Build, shape: Shape = .both, language: Language = .c) {
+  public init(build: Build, shape: Shape = .both, language: Language = .c, keepRelocations: Bool = false) {
     self.build = build
     self.language = language
     self.shape = shape
+    self.keepRelocations = keepRelocations
   }
 
   public func run() throws -> CommandOutput {
     if language != .c { return try runForLanguage() }
-    let flags = try BuildFlags.forBuild(build)
+    var flags = try BuildFlags.forBuild(build)
+    if keepRelocations { flags.link.insert("-Wl,--emit-relocs", at: max(flags.link.count - 1, 0)) }
     var output = CommandOutput()
     switch shape {
     case .json:

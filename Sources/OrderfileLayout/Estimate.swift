@@ -48,6 +48,10 @@ public struct Estimate: Codable, Sendable, Equatable {
   public var textEnd: UInt64
   /// Set when the ordered count may be optimistic (see `ReorderedBinaryCaution`).
   public var reorderedBinary: ReorderedBinaryCaution? = nil
+  /// Set for a binary whose launch functions are split into hot and cold parts (BOLT,
+  /// gcc): the pages counted above are the entry parts', and this adds the bound for
+  /// whole functions (see `LaunchFragments`).
+  public var fragments: LaunchFragments? = nil
 
   public struct Placement: Codable, Sendable, Equatable {
     public var name: String

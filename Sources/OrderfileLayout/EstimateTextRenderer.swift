@@ -29,6 +29,7 @@ public struct EstimateTextRenderer: Renderer {
       ])
     }
     lines += TextFormatting.table(rows)
+    if let fragments = estimate.fragments { lines += fragmentLines(fragments) }
     lines.append("")
     lines.append(
       "faults with fault-around (\(formatBytes(estimate.faultAroundBytes)) window): \(estimate.currentFaults) now, \(estimate.orderedFaults) ordered"
@@ -42,6 +43,19 @@ public struct EstimateTextRenderer: Renderer {
     }
     return lines.joined(separator: "\n") + "\n"
   }
+}
+
+/// The split functions' lines: what runs against what whole functions would take.
+private func fragmentLines(_ fragments: LaunchFragments) -> [String] {
+  let bounds = fragments.bounds.map { "\($0.hotBound) vs \($0.wholeFunctionBound) at \(formatBytes($0.pageSize))" }
+  return [
+    "",
+    "split functions: \(fragments.splitFunctions) launch functions have cold parts; the launch runs \(formatBytes(fragments.hotBytes)) of entry parts and skips \(formatBytes(fragments.coldBytes)) of cold parts",
+    "lower bound of entry parts vs whole functions: " + bounds.joined(separator: ", "),
+    fragments.hotPartsContiguous
+      ? "entry parts contiguous: nothing else between them"
+      : "entry parts not contiguous: \(fragments.runs) runs; outside the largest: \(fragments.outsideLargestRun.joined(separator: ", "))",
+  ]
 }
 
 /// "4 KiB", "1.5 MiB", "312 B".

@@ -54,6 +54,7 @@ public struct LaunchEstimation {
     var estimate = estimator.estimate(
       launch: launchNames, functions: binary.functions, order: order?.names,
       binary: binaryPath, trace: tracePath, orderPath: orderPath, measured: hasMeasurements ? measured : nil)
+    estimate.fragments = LaunchFragments(launch: launchNames, functions: binary.functions, pageSizes: estimator.pageSizes)
     if let order {
       estimate.reorderedBinary = Self.caution(
         launch: launchNames, missing: estimate.missingFunctions, order: order, binary: binary)

@@ -6,6 +6,9 @@
 /// (constant propagation), `foo.cold` (the cold split part) and, under LTO,
 /// `foo.lto_priv.0`. Each is a real symbol in its own section under
 /// `-ffunction-sections`, so lld and gold can place it by its full name.
+///
+/// LLVM BOLT names the cold fragments it splits off `foo.cold.0`, `foo.cold.1`: the same
+/// suffix with a number, parsed here too.
 public struct CloneName: Equatable, Sendable {
   /// The kinds of copies, by suffix.
   public enum Kind: String, Sendable, Codable {
@@ -20,6 +23,18 @@ public struct CloneName: Equatable, Sendable {
   /// True for a cold split part: code the compiler expects never to run,
   /// which must stay out of the startup region.
   public var isCold: Bool { kinds.contains(.cold) }
+
+  /// The function a cold part belongs to, by the name of its entry part: `foo` for
+  /// `foo.cold` (gcc) and `foo.cold.0` (BOLT), `foo.part.0` for `foo.part.0.cold`; nil for a
+  /// name that does not end in a cold suffix.
+  public static func coldPartParent(of name: String) -> String? {
+    guard CloneName(name)?.kinds.last == .cold else { return nil }
+    var components = name.split(separator: ".", omittingEmptySubsequences: false)
+    if let last = components.last, !last.isEmpty, last.allSatisfy(\.isNumber) { components.removeLast() }
+    guard components.last == "cold" else { return nil }
+    components.removeLast()
+    return components.joined(separator: ".")
+  }
 
   /// Parses `name`; nil when it carries no known clone suffix.
   public init?(_ name: String) {

@@ -64,6 +64,11 @@ public enum BinaryLocator {
     return file.goldVersion().map { "GNU " + $0 }
   }
 
+  /// The names of the ELF file's sections (`.rela.text` tells a link with `--emit-relocs`).
+  public static func sectionNames(ofFileAt path: String) throws -> [String] {
+    try ELFFile(path: path).sectionNames()
+  }
+
   /// Reads just the GNU build-id note of an ELF file (no symbols, no DWARF).
   ///
   /// - Returns: nil when the file has no build-id note.

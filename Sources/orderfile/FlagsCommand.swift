@@ -74,6 +74,9 @@ struct FlagsCommand: ParsableCommand {
   @Flag(help: "With --instrument: link the installed runtime through its pkg-config or CMake package instead.")
   var packages = false
 
+  @Flag(help: "With --release: also keep relocations (-Wl,--emit-relocs), so 'orderfile bolt' can rewrite the binary.")
+  var emitRelocs = false
+
   @OptionGroup var output: OutputFormatOptions<JSONFlag>
 
   func validate() throws {
@@ -82,6 +85,9 @@ struct FlagsCommand: ParsableCommand {
     }
     if instrument && release != nil {
       throw ValidationError("give at most one of --instrument or --release <orderfile>")
+    }
+    if emitRelocs && (release == nil || language != .c || format == .ld64) {
+      throw ValidationError("--emit-relocs is for the ordered release build of an ELF program: give it with --release and --format lld or gold")
     }
     if cflags && ldflags { throw ValidationError("--cflags and --ldflags print one line each: give one") }
     if language != .c {
@@ -109,6 +115,6 @@ struct FlagsCommand: ParsableCommand {
   }
 
   func run() throws {
-    try Terminal.run { try FlagsRequest(build: build, shape: shape, language: language).run() }
+    try Terminal.run { try FlagsRequest(build: build, shape: shape, language: language, keepRelocations: emitRelocs).run() }
   }
 }

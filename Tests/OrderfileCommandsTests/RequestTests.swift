@@ -83,4 +83,18 @@ struct RequestTests {
     let decoded = try JSONDecoder().decode(BuildFlags.self, from: Data(json.utf8))
     #expect(decoded.compile == ["-ffunction-sections"])
   }
+
+  @Test("flags for BOLT keep the relocations, before the ordering flag that comes last")
+  func flagsKeepRelocations() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let order = directory.file("app.order")
+    try AtomicFile.write("main\n", to: order)
+    let flags = FlagsRequest(build: .release(orderfile: order, format: .lld), shape: .link, keepRelocations: true)
+    #expect(
+      try flags.run().standardOutput
+        == "-fuse-ld=lld -Wl,--build-id -Wl,--emit-relocs -Wl,--symbol-ordering-file=\(order)\n")
+    let plain = FlagsRequest(build: .release(orderfile: order, format: .lld), shape: .link)
+    #expect(!(try plain.run().standardOutput.contains("--emit-relocs")))
+  }
 }

@@ -116,4 +116,16 @@ struct CloneNameTests {
     #expect(CloneName("f.cold")?.isCold == true)
     #expect(CloneName("f.part.1")?.isCold == false)
   }
+
+  @Test("a cold part names the entry part it belongs to: gcc's foo.cold, BOLT's foo.cold.N")
+  func coldPartParent() {
+    #expect(CloneName.coldPartParent(of: "foo.cold") == "foo")
+    #expect(CloneName.coldPartParent(of: "foo.cold.0") == "foo")
+    #expect(CloneName.coldPartParent(of: "foo.cold.12") == "foo")
+    #expect(CloneName.coldPartParent(of: "foo.part.0.cold") == "foo.part.0")
+    #expect(CloneName.coldPartParent(of: "foo.isra.0.cold.1") == "foo.isra.0")
+    #expect(CloneName.coldPartParent(of: "foo.cold.0.part.1") == nil)
+    #expect(CloneName.coldPartParent(of: "foo.part.0") == nil)
+    #expect(CloneName.coldPartParent(of: "foo") == nil)
+  }
 }

@@ -7,7 +7,7 @@ report, --report and --update-readme pick it up from here. A section that builds
 records something another section could reuse puts it on the context (context.py).
 """
 
-from . import instrumentation, languages, norebuild, overhead, programs, scale, startup, symbolization
+from . import coldlaunch, instrumentation, languages, norebuild, overhead, programs, scale, startup, symbolization
 
 SECTIONS = [
     overhead.SECTION,
@@ -18,6 +18,7 @@ SECTIONS = [
     languages.SECTION,
     symbolization.SECTION,
     scale.SECTION,
+    coldlaunch.SECTION,
 ]
 
 BY_NAME = {s.name: s for s in SECTIONS}

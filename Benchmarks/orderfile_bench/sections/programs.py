@@ -9,7 +9,7 @@ from .. import markdown as md
 from ..common import PROGRAMS_SRC, BenchError, progress, progress_done, verdict
 from ..debian import SOURCE_PINS
 from ..model import json_name
-from ..process import run_checked, run_measured
+from ..process import evict_from_page_cache, run_checked, run_measured
 from ..realprograms import PROGRAMS, GenerateTiming, short_name
 from ..section import Section
 from ..stats import rotations
@@ -95,15 +95,6 @@ class ProgramsResult:
     passed: bool = json_name("pass")
 
 
-def _evict_from_page_cache(path):
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
-
-
 def _read_whole(path):
     with open(path, "rb") as f:
         while f.read(1 << 20):
@@ -131,7 +122,7 @@ def _probe(ctx, program, exes, probe, probe_dir):
                 if os.path.exists(out):
                     os.unlink(out)
                 if state == "cold":
-                    _evict_from_page_cache(exes[layout])
+                    evict_from_page_cache(exes[layout])
                 else:
                     _read_whole(exes[layout])
                 run_measured([exes[layout]] + program.launch_args, f"{program.name} ({layout}) under the probe",

@@ -78,6 +78,22 @@ final class ELFFile {
     strings(ofSection: ".note.gnu.gold-version", type: SHT_NOTE).first { $0.hasPrefix("gold ") }
   }
 
+  /// The names of all sections, in file order.
+  func sectionNames() -> [String] {
+    var stringTableIndex = 0
+    guard elf_getshdrstrndx(elf, &stringTableIndex) == 0 else { return [] }
+    var names: [String] = []
+    var section = elf_nextscn(elf, nil)
+    while let current = section {
+      var header = GElf_Shdr()
+      if gelf_getshdr(current, &header) != nil, let name = elf_strptr(elf, stringTableIndex, Int(header.sh_name)) {
+        names.append(String(cString: name))
+      }
+      section = elf_nextscn(elf, current)
+    }
+    return names
+  }
+
   /// Whether the file has a section of this type (`SHT_SYMTAB`: a full symbol table).
   func hasSection(ofType type: Int32) -> Bool {
     var found = false

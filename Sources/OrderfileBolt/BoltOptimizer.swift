@@ -1,0 +1,221 @@
+import Foundation
+import OrderfileOrdering
+import OrderfileSupport
+import OrderfileSymbolization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Rewrites a release binary with LLVM BOLT: the orderfile's first-call order decides
+/// where functions go, a launch profile from BOLT's own instrumentation decides which
+/// blocks are cold and split out.
+///
+/// Steps: `llvm-bolt -instrument` makes a copy that counts branches; the launch runs with
+/// that copy in the binary's place and writes a `.fdata` profile at exit; `llvm-bolt`
+/// then rewrites the binary with the profile and the order. The binary must be linked
+/// with `-Wl,--emit-relocs`, so BOLT may move whole functions. The result is written
+/// beside the output under a temporary name and renamed into place.
+public struct BoltOptimizer {
+  public var binary: String
+  public var order: String
+  public var output: String
+  /// The llvm-bolt to use; found on PATH when nil.
+  public var boltPath: String?
+  /// The launch to profile: its program (the binary) and arguments. Empty runs the
+  /// binary without arguments.
+  public var command: [String]
+
+  /// What BOLT is told besides the profile and the order: reorder blocks by ext-tsp,
+  /// split every function with a profile, move every block the launch did not run (and
+  /// landing pads) out of the hot part. `-lite=0` rewrites functions without a profile
+  /// too: the instrumentation skips a function whose indirect branches BOLT cannot follow
+  /// (Lua's `pmain`), and lite mode would then leave that launch function at its old
+  /// address, a page away from the rest.
+  public static let splitOptions = [
+    "-reorder-blocks=ext-tsp", "-split-functions", "-split-all-cold", "-split-eh", "-lite=0",
+  ]
+
+  public init(binary: String, order: String, output: String, boltPath: String? = nil, command: [String] = []) {
+    self.binary = binary
+    self.order = order
+    self.output = output
+    self.boltPath = boltPath
+    self.command = command
+  }
+
+  public func run() throws -> BoltReport {
+    if Self.sameFile(binary, output) { throw BoltError.outputIsInput(path: output) }
+    let tool = try BoltTool.locate(explicit: boltPath)
+    let sections = Set(try BinaryLocator.sectionNames(ofFileAt: binary))
+    if sections.contains(".bolt.org.text") { throw BoltError.alreadyRewritten(binary: binary) }
+    guard sections.contains(".rela.text") else { throw BoltError.noRelocations(binary: binary) }
+    let orderfile = try Orderfile.read(path: order)
+    let functions = try ELFSymbolizer(path: binary).functions
+    var functionOrder = BoltFunctionOrder(order: orderfile, functions: functions)
+    guard !functionOrder.names.isEmpty else { throw BoltError.noOrderedFunction(order: order, binary: binary) }
+    let launch = command.isEmpty ? [binary] : command
+    guard Self.sameFile(ProcessRunner.resolve(launch[0]), binary) else {
+      throw BoltError.commandRunsOtherProgram(program: launch[0], binary: binary)
+    }
+
+    let scratch = try Self.scratchDirectory(near: output)
+    defer { try? FileManager.default.removeItem(atPath: scratch) }
+    // Beside the binary where it can be: a program finds its libraries and data relative
+    // to itself ($ORIGIN in its rpath, /proc/self/exe).
+    let instrumented =
+      (try? Self.temporaryPath(beside: binary)) ?? scratch + "/" + (binary as NSString).lastPathComponent
+    defer { unlink(instrumented) }
+    let profileStem = scratch + "/launch.fdata"
+    let orderPath = scratch + "/function-order.txt"
+
+    var clock = Stopwatch()
+    let instrumentRun = try runBolt(
+      tool,
+      [binary, "-instrument", "-instrumentation-file=\(profileStem)", "-instrumentation-file-append-pid",
+       "-o", instrumented],
+      step: "instrument")
+    // The copy replaced a private temporary file: make it runnable.
+    guard chmod(instrumented, 0o755) == 0 else { throw SupportError.writing("chmod", path: instrumented) }
+    let instrumentSeconds = clock.lap()
+    let launchStatus = try Self.launch(instrumented, Array(launch.dropFirst()), name: launch[0])
+    let launchSeconds = clock.lap()
+    let profile = try collectProfile(stem: profileStem, tool: tool, status: launchStatus)
+    functionOrder.follow(withFunctionsOf: try FileReading.text(atPath: profile))
+    try AtomicFile.write(functionOrder.text, to: orderPath)
+
+    let optimizeOptions =
+      ["-reorder-functions=user", "-function-order=\((order as NSString).lastPathComponent)"] + Self.splitOptions
+    let temporary = try Self.temporaryPath(beside: output)
+    var committed = false
+    defer { if !committed { unlink(temporary) } }
+    let optimizeRun = try runBolt(
+      tool,
+      [binary, "-data=\(profile)", "-o", temporary, "-reorder-functions=user", "-function-order=\(orderPath)"]
+        + Self.splitOptions,
+      step: "optimize")
+    let optimizeSeconds = clock.lap()
+    try Self.commit(temporary, to: output)
+    committed = true
+    // BOLT leaves a function it cannot rewrite (an indirect branch it cannot follow, a
+    // function the compiler already split) in the original text, away from the others.
+    let ordered = Set(functionOrder.names)
+    let leftInPlace = try ELFSymbolizer(path: output).functions.filter {
+      $0.sectionName == ".bolt.org.text" && $0.allNames.contains(where: ordered.contains)
+    }.map(\.name)
+
+    let summary = BoltSummary(log: instrumentRun.standardOutput + optimizeRun.standardOutput + optimizeRun.standardError)
+    return BoltReport(
+      binary: binary, output: output, order: order, bolt: tool.path, command: launch, launchStatus: launchStatus,
+      orderedFunctions: functionOrder.names.count, absentFunctions: functionOrder.absent,
+      coldPartsLeftToBolt: functionOrder.coldParts.count, profiledFunctions: summary.profiledFunctions,
+      binaryFunctions: summary.binaryFunctions, hotBytes: summary.hotBytes, coldBytes: summary.coldBytes,
+      inputBytes: Self.size(binary), outputBytes: Self.size(output),
+      seconds: .init(instrument: instrumentSeconds, launch: launchSeconds, optimize: optimizeSeconds),
+      optimizeOptions: optimizeOptions, warnings: summary.warnings, leftInPlace: leftInPlace,
+      compilerSplitFunctions: Set(functions.compactMap { CloneName.coldPartParent(of: $0.name) }).count)
+  }
+
+  /// Runs the launch with this terminal's stdin and stderr; its stdout goes to stderr too,
+  /// since stdout carries the report. Returns its status (128 + signal when killed).
+  static func launch(_ executable: String, _ arguments: [String], name: String) throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.standardError
+    do {
+      try process.run()
+    } catch {
+      throw SupportError.launchFailed(program: name, message: error.localizedDescription)
+    }
+    process.waitUntilExit()
+    return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+  }
+
+  private func runBolt(_ tool: BoltTool, _ arguments: [String], step: String) throws -> ProcessResult {
+    let result = try ProcessRunner.run(tool.path, arguments)
+    guard result.succeeded else {
+      let last =
+        (result.standardError + result.standardOutput).split(separator: "\n").last.map(String.init) ?? "no output"
+      throw BoltError.boltFailed(step: step, status: result.status, message: last)
+    }
+    return result
+  }
+
+  /// The launch's profile: one file per process that ran the instrumented copy (a program
+  /// that forks leaves several), merged into one when there are more.
+  private func collectProfile(stem: String, tool: BoltTool, status: Int32) throws -> String {
+    let directory = (stem as NSString).deletingLastPathComponent
+    let prefix = (stem as NSString).lastPathComponent + "."
+    let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+      .filter { $0.hasPrefix(prefix) }.sorted().map { directory + "/" + $0 }
+    guard let first = files.first else {
+      throw BoltError.noProfile(program: command.first ?? binary, status: status)
+    }
+    guard files.count > 1, let merge = tool.mergeFdata else { return first }
+    let merged = try ProcessRunner.run(merge, files)
+    guard merged.succeeded else {
+      throw BoltError.boltFailed(
+        step: "merge the profiles", status: merged.status,
+        message: merged.standardError.split(separator: "\n").last.map(String.init) ?? "no output")
+    }
+    let path = directory + "/merged.fdata"
+    try AtomicFile.write(merged.standardOutput, to: path)
+    return path
+  }
+
+  /// A private directory beside `output`, for the launch's profile and BOLT's order file
+  /// (and the instrumented copy when the binary's directory takes no new file).
+  static func scratchDirectory(near output: String) throws -> String {
+    let directory = (output as NSString).deletingLastPathComponent
+    var template = Array(((directory.isEmpty ? "." : directory) + "/.orderfile-bolt.XXXXXX").utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+    guard made != nil else { throw SupportError.writing("mkdtemp", path: directory.isEmpty ? "." : directory) }
+    return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// A fresh file beside `path` for llvm-bolt to write, so the rename into place stays on
+  /// one file system.
+  static func temporaryPath(beside path: String) throws -> String {
+    let directory = (path as NSString).deletingLastPathComponent
+    let base = (path as NSString).lastPathComponent
+    var template = Array(((directory.isEmpty ? "." : directory) + "/.\(base).XXXXXX").utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard fd >= 0 else { throw SupportError.writing("create", path: path) }
+    close(fd)
+    return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  /// Flushes the finished file and renames it over `path`.
+  static func commit(_ temporary: String, to path: String) throws {
+    let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw SupportError.writing("open", path: temporary) }
+    defer { close(fd) }
+    guard fchmod(fd, 0o755) == 0 else { throw SupportError.writing("chmod", path: path) }
+    guard fsync(fd) == 0 else { throw SupportError.writing("fsync", path: path) }
+    guard rename(temporary, path) == 0 else { throw SupportError.writing("rename", path: path) }
+  }
+
+  static func sameFile(_ first: String, _ second: String) -> Bool {
+    var a = stat()
+    var b = stat()
+    guard stat(first, &a) == 0, stat(second, &b) == 0 else { return false }
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino
+  }
+
+  static func size(_ path: String) -> UInt64 {
+    var info = stat()
+    return stat(path, &info) == 0 ? UInt64(info.st_size) : 0
+  }
+}
+
+/// Seconds between laps of a monotonic clock.
+struct Stopwatch {
+  private var last = DispatchTime.now().uptimeNanoseconds
+
+  mutating func lap() -> Double {
+    let now = DispatchTime.now().uptimeNanoseconds
+    defer { last = now }
+    return Double(now - last) / 1e9
+  }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import OrderfileBolt
+import OrderfileCommands
+
+struct BoltCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "bolt",
+    abstract: "Rewrite a release binary with LLVM BOLT: the orderfile's order, cold blocks split out.",
+    discussion: """
+      An optional last step after relinking with the orderfile. The first-call
+      order puts whole launch functions together; BOLT also moves the blocks
+      of those functions that the launch never runs (error paths, rare cases)
+      out of them, so the launch touches fewer pages than any order of whole
+      functions can.
+
+      What it needs: llvm-bolt (Debian: apt-get install bolt-22), and the
+      release binary linked with -Wl,--emit-relocs (a relink, not a
+      recompile: 'orderfile flags --release app.order --emit-relocs').
+
+      What it does: 'llvm-bolt -instrument' makes a copy of the binary that
+      counts branches; the command after '--' runs once with that copy in the
+      binary's place (give a command that launches and exits) and leaves a
+      profile; llvm-bolt then rewrites the binary: functions in the
+      orderfile's order (-reorder-functions=user), blocks by ext-tsp, every
+      block the launch did not run split into a cold part (foo.cold.0).
+      'orderfile estimate' and 'verify' understand the split binary.
+
+      What it costs: two llvm-bolt runs and one instrumented launch (the
+      report prints the seconds of each), and a larger file: BOLT writes new
+      code into a new, aligned segment and keeps the old text.
+
+      Examples:
+        orderfile bolt --binary app --order app.order -o app.bolt -- ./app --version
+        orderfile bolt --binary app --order app.order -o app.bolt --json
+      """
+  )
+
+  @Option(help: ArgumentHelp("The release binary, linked with -Wl,--emit-relocs.", valueName: "path"))
+  var binary: String
+
+  @Option(help: ArgumentHelp("The orderfile that decides the function order.", valueName: "orderfile"))
+  var order: String
+
+  @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the rewritten binary.", valueName: "path"))
+  var output: String
+
+  @Option(
+    name: .customLong("bolt"),
+    help: ArgumentHelp("The llvm-bolt to run (default: llvm-bolt-22 or llvm-bolt on PATH).", valueName: "path"))
+  var boltPath: String?
+
+  @OptionGroup var format: OutputFormatOptions<JSONFlag>
+
+  @Argument(
+    parsing: .captureForPassthrough,
+    help: "The launch to profile, after '--': the binary and its arguments (default: the binary alone).")
+  var command: [String] = []
+
+  /// The program and its arguments, without the `--` that separates them from the options.
+  var words: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
+
+  func run() throws {
+    try Terminal.run {
+      try BoltRequest(
+        optimizer: BoltOptimizer(binary: binary, order: order, output: output, boltPath: boltPath, command: words),
+        reportFormat: format.format
+      ).run()
+    }
+  }
+}

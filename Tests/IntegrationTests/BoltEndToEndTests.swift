@@ -1,0 +1,103 @@
+import Foundation
+import OrderfileSupport
+import Testing
+import _OrderfileTestSupport
+
+/// llvm-bolt as `orderfile bolt` finds it, or nil when bolt-22 is not installed.
+private let installedBolt: String? = {
+  for name in ["llvm-bolt-22", "llvm-bolt"] {
+    let path = ProcessRunner.resolve(name)
+    if path.hasPrefix("/") && FileManager.default.isExecutableFile(atPath: path) { return path }
+  }
+  let debian = "/usr/lib/llvm-22/bin/llvm-bolt"
+  return FileManager.default.isExecutableFile(atPath: debian) ? debian : nil
+}()
+
+private let fixture = PackagePaths.fixtures + "/bolt/app.c"
+
+/// Compiles and links the fixture for release: one section per function, relocations kept
+/// for BOLT, and the toolchain clang's own cold-code splitting off where it has it (BOLT
+/// leaves functions the compiler split in place).
+private func linkRelease(_ output: String, order: String? = nil) throws {
+  let flags = ["-O2", "-ffunction-sections", "-fuse-ld=lld", "-Wl,--emit-relocs", "-Wl,--build-id", fixture]
+    + (order.map { ["-Wl,--symbol-ordering-file=" + $0] } ?? []) + ["-o", output]
+  let noSplit = try ProcessRunner.run(
+    Toolchain.clang, ["-Xclang", "-fno-split-cold-code"] + flags, environment: Toolchain.environment)
+  if !noSplit.succeeded { try runChecked(Toolchain.clang, flags) }
+}
+
+@Suite("End to end with BOLT: record, generate, relink, bolt, estimate", .serialized)
+struct BoltEndToEndTests {
+  @Test(
+    "the launch's entry parts sit together, below the whole-function bound, as a page-touch probe confirms",
+    .enabled(if: installedBolt != nil, "llvm-bolt is not installed (apt-get install bolt-22): skipped"))
+  func boltedLaunch() throws {
+    let work = try TemporaryDirectory("orderfile-bolt")
+    defer { work.remove() }
+    let app = work.file("app")
+    try linkRelease(app)
+    let trace = work.file("launch.trace")
+    let order = work.file("app.order")
+    let recorded = try orderfile(["record", "-q", "-o", trace, "--", app])
+    #expect(recorded.succeeded, "\(recorded.standardError)")
+    let generated = try orderfile(["generate", trace, "-o", order])
+    #expect(generated.succeeded, "\(generated.standardError)")
+    let ordered = work.file("app.ordered")
+    try linkRelease(ordered, order: order)
+
+    let bolted = work.file("app.bolt")
+    let bolt = try orderfile(["bolt", "--binary", ordered, "--order", order, "-o", bolted, "--json", "--", ordered])
+    try #require(bolt.succeeded, "\(bolt.standardError)")
+    let report = try json(bolt)
+    #expect((report["orderedFunctions"] as? Int ?? 0) >= 7)  // main and the six stages
+    #expect((report["leftInPlace"] as? [String]) == [])
+    #expect((report["coldBytes"] as? Int ?? 0) > 8192)
+    // The launch still does what it did.
+    let run = try runChecked(bolted, [])
+    #expect(run.standardOutput == "launch value 4358\n")
+
+    let estimate = try json(try orderfile(["estimate", "--trace", trace, "--binary", bolted, "--json"]))
+    let fragments = try #require(estimate["fragments"] as? [String: Any], "no fragments in the estimate")
+    #expect((fragments["splitFunctions"] as? Int ?? 0) >= 6)
+    #expect(fragments["runs"] as? Int == 1, "entry parts not together: \(fragments["outsideLargestRun"] ?? "")")
+    let bounds = try #require(fragments["bounds"] as? [[String: Any]])
+    let current = try #require(pages(estimate, 4096, "current"))
+    let whole = try #require(bounds.first { $0["pageSize"] as? Int == 4096 }?["wholeFunctionBound"] as? Int)
+    #expect(current < whole, "\(current) pages at 4 KiB, whole-function bound \(whole)")
+    let relinked = try json(try orderfile(["estimate", "--trace", trace, "--binary", ordered, "--json"]))
+    #expect(current < pages(relinked, 4096, "current") ?? 0)
+
+    // Independent of symbols and the trace: the pages of the new text the launch executes.
+    let probe = work.file("page_touch_probe.so")
+    try runChecked(
+      Toolchain.clang,
+      ["-O2", "-fPIC", "-shared", PackagePaths.root + "/Benchmarks/programs/page_touch_probe.c", "-o", probe])
+    let touchedFile = work.file("touched.txt")
+    try runChecked(bolted, [], environment: ["LD_PRELOAD": probe, "PAGE_PROBE_OUTPUT": touchedFile])
+    let touched = try String(contentsOfFile: touchedFile, encoding: .utf8).split(separator: "\n")
+      .compactMap { UInt64($0, radix: 16) }
+    let start = try #require(fragments["hotSpanStart"] as? UInt64)
+    let end = try #require(estimate["textEnd"] as? UInt64)
+    let inNewText = Set(touched.filter { $0 >= start / 4096 * 4096 && $0 < end })
+    #expect(!touched.isEmpty)
+    #expect(inNewText.count == current, "the probe saw \(inNewText.count) pages of the new text run")
+  }
+
+  @Test("a binary linked without --emit-relocs is refused in one line with the flag to add (exit 65)")
+  func noRelocations() throws {
+    let work = try TemporaryDirectory("orderfile-bolt")
+    defer { work.remove() }
+    let app = work.file("app")
+    try runChecked(Toolchain.clang, ["-O2", "-ffunction-sections", "-fuse-ld=lld", fixture, "-o", app])
+    try AtomicFile.write("main\n", to: work.file("app.order"))
+    // Any executable stands in for llvm-bolt: the binary is checked before anything runs.
+    let result = try orderfile([
+      "bolt", "--binary", app, "--order", work.file("app.order"), "-o", work.file("app.bolt"), "--bolt", "/bin/true",
+    ])
+    #expect(result.status == 65)
+    #expect(result.standardOutput.isEmpty)
+    #expect(
+      result.standardError
+        == "orderfile: error: \(app): no relocations (no .rela.text section): relink with -Wl,--emit-relocs\n")
+  }
+}
