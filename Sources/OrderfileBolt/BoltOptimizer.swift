@@ -119,17 +119,10 @@ public struct BoltOptimizer {
   /// Runs the launch with this terminal's stdin and stderr; its stdout goes to stderr too,
   /// since stdout carries the report. Returns its status (128 + signal when killed).
   static func launch(_ executable: String, _ arguments: [String], name: String) throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.standardError
-    do {
-      try process.run()
-    } catch {
-      throw SupportError.launchFailed(program: name, message: error.localizedDescription)
-    }
-    process.waitUntilExit()
-    return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    let child = try ChildProcess.spawn(
+      executable, arguments: [executable] + arguments, environment: ChildProcess.environment(adding: [:]),
+      program: name, standardOutput: 2)
+    return child.wait().status
   }
 
   private func runBolt(_ tool: BoltTool, _ arguments: [String], step: String) throws -> ProcessResult {
@@ -145,8 +138,8 @@ public struct BoltOptimizer {
   /// The launch's profile: one file per process that ran the instrumented copy (a program
   /// that forks leaves several), merged into one when there are more.
   private func collectProfile(stem: String, tool: BoltTool, status: Int32) throws -> String {
-    let directory = (stem as NSString).deletingLastPathComponent
-    let prefix = (stem as NSString).lastPathComponent + "."
+    let (directory, base) = PathName.split(stem)
+    let prefix = base + "."
     let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
       .filter { $0.hasPrefix(prefix) }.sorted().map { directory + "/" + $0 }
     guard let first = files.first else {

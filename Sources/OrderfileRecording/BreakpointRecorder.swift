@@ -247,23 +247,3 @@ private final class TracingSession {
 
   static func now() -> UInt64 { MonotonicClock.nanoseconds() }
 }
-
-/// A NULL-terminated array of C strings for execve, freed by its owner.
-struct CStringArray {
-  let pointer: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
-
-  init(_ strings: [String]) {
-    pointer = .allocate(capacity: strings.count + 1)
-    for (index, string) in strings.enumerated() { pointer[index] = strdup(string) }
-    pointer[strings.count] = nil
-  }
-
-  func free() {
-    var index = 0
-    while let string = pointer[index] {
-      Glibc.free(string)
-      index += 1
-    }
-    pointer.deallocate()
-  }
-}

@@ -77,36 +77,13 @@ public struct RuntimeRecorder: Recorder {
   static func spawnAndWait(_ executable: String, arguments: [String], environment: [String: String], program: String)
     throws -> (pid: pid_t, status: Int32)
   {
-    let argv = CStringArray([program] + arguments)
     // The spawn time is the last variable, filled in just before the spawn.
-    let entries = environment.filter { $0.key != "ORDERFILE_SPAWN" }.map { "\($0.key)=\($0.value)" }
-    defer { argv.free() }
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var all = sigset_t()
-    var none = sigset_t()
-    sigfillset(&all)
-    sigemptyset(&none)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-    let envp = CStringArray(entries + ["ORDERFILE_SPAWN=\(getpid()):\(MonotonicClock.nanoseconds())"])
-    defer { envp.free() }
-    var pid: pid_t = 0
-    let result = posix_spawn(&pid, executable, nil, &attributes, argv.pointer, envp.pointer)
-    guard result == 0 else {
-      throw SupportError.launchFailed(program: program, message: String(cString: strerror(result)))
-    }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 {
-      guard errno == EINTR else {
-        throw SupportError.launchFailed(program: program, message: "waitpid: \(String(cString: strerror(errno)))")
-      }
-    }
-    // WIFEXITED / WTERMSIG, which do not import into Swift.
-    let signal = status & 0x7f
-    return (pid, signal == 0 ? (status >> 8) & 0xff : 128 + signal)
+    let entries = environment.filter { $0.key != "ORDERFILE_SPAWN" }.sorted { $0.key < $1.key }
+      .map { "\($0.key)=\($0.value)" }
+    let child = try ChildProcess.spawn(
+      executable, arguments: [program] + arguments, environment: entries, program: program,
+      lastVariable: { "ORDERFILE_SPAWN=\(getpid()):\(MonotonicClock.nanoseconds())" })
+    return (child.pid, child.wait().status)
   }
 
   /// The program's binaries that call the recording hooks, when the runtime is not among

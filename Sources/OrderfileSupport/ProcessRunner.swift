@@ -26,47 +26,40 @@ public enum ProcessRunner {
     currentDirectory: String? = nil,
     captureOutput: Bool = true
   ) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: resolve(executable))
-    process.arguments = arguments
-    var merged = ProcessInfo.processInfo.environment
-    for (key, value) in environment { merged[key] = value }
-    process.environment = merged
-    if let currentDirectory {
-      process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory)
+    let environment = ChildProcess.environment(adding: environment)
+    let path = resolve(executable)
+    guard captureOutput else {
+      let child = try ChildProcess.spawn(
+        path, arguments: [path] + arguments, environment: environment, program: executable,
+        currentDirectory: currentDirectory)
+      let (status, signal) = child.wait()
+      return ProcessResult(status: status, signal: signal, standardOutput: "", standardError: "")
     }
-    let outPipe = Pipe()
-    let errPipe = Pipe()
-    if captureOutput {
-      process.standardOutput = outPipe
-      process.standardError = errPipe
+    let output = try OutputPipe(program: executable)
+    let errors = try OutputPipe(program: executable)
+    defer {
+      output.closeReading()
+      errors.closeReading()
     }
+    let child: ChildProcess
     do {
-      try process.run()
+      child = try ChildProcess.spawn(
+        path, arguments: [path] + arguments, environment: environment, program: executable,
+        currentDirectory: currentDirectory, standardOutput: output.writing, standardError: errors.writing)
     } catch {
-      throw SupportError.launchFailed(program: executable, message: error.localizedDescription)
+      output.closeWriting()
+      errors.closeWriting()
+      throw error
     }
+    output.closeWriting()
+    errors.closeWriting()
     // Drain both pipes while the child runs, so a chatty child cannot block on a full pipe.
-    var outData = Data()
-    let errData = DataBox()
-    if captureOutput {
-      let group = DispatchGroup()
-      group.enter()
-      DispatchQueue.global().async {
-        errData.data = errPipe.fileHandleForReading.readDataToEndOfFile()
-        group.leave()
-      }
-      outData = outPipe.fileHandleForReading.readDataToEndOfFile()
-      group.wait()
-    }
-    process.waitUntilExit()
-    let signalled = process.terminationReason == .uncaughtSignal
+    let (standardOutput, standardError) = OutputPipe.drain(output, errors)
+    let (status, signal) = child.wait()
     return ProcessResult(
-      status: signalled ? 128 + process.terminationStatus : process.terminationStatus,
-      signal: signalled ? process.terminationStatus : nil,
-      standardOutput: String(decoding: outData, as: UTF8.self),
-      standardError: String(decoding: errData.data, as: UTF8.self)
-    )
+      status: status, signal: signal,
+      standardOutput: String(decoding: standardOutput, as: UTF8.self),
+      standardError: String(decoding: standardError, as: UTF8.self))
   }
 
   /// The absolute path of `program`, searching `PATH` when it has no slash.
@@ -81,7 +74,57 @@ public enum ProcessRunner {
   }
 }
 
-/// Holds the bytes one reader thread collects; the group's wait orders the access.
-private final class DataBox: @unchecked Sendable {
-  var data = Data()
+/// One pipe from a child's output to this process, both ends close-on-exec here (the child
+/// gets the writing end as its 1 or 2 through the spawn's dup2).
+private final class OutputPipe {
+  let reading: Int32
+  private(set) var writing: Int32
+
+  init(program: String) throws {
+    var ends: [Int32] = [-1, -1]
+    guard let makePipe = Self.pipe2, makePipe(&ends, O_CLOEXEC) == 0 else {
+      throw SupportError.launchFailed(program: program, message: "pipe: \(String(cString: strerror(errno)).lowercased())")
+    }
+    reading = ends[0]
+    writing = ends[1]
+  }
+
+  /// glibc's `pipe2`, which Swift's Glibc module does not declare. Not `pipe` and then
+  /// `FD_CLOEXEC`: a child spawned by another thread in between would hold the writing end
+  /// open, and this pipe would not end before that child does.
+  private typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+  private static let pipe2: Pipe2? = {
+    guard let symbol = dlsym(nil, "pipe2") else { return nil }
+    return unsafeBitCast(symbol, to: Pipe2.self)
+  }()
+
+  func closeWriting() {
+    if writing >= 0 { close(writing) }
+    writing = -1
+  }
+
+  func closeReading() { close(reading) }
+
+  /// Reads both pipes to their ends, whichever has data first.
+  static func drain(_ first: OutputPipe, _ second: OutputPipe) -> ([UInt8], [UInt8]) {
+    var collected: [[UInt8]] = [[], []]
+    var descriptors = [pollfd(fd: first.reading, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: second.reading, events: Int16(POLLIN), revents: 0)]
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while descriptors.contains(where: { $0.fd >= 0 }) {
+      if poll(&descriptors, nfds_t(descriptors.count), -1) < 0 {
+        if errno == EINTR { continue }
+        break
+      }
+      for index in descriptors.indices where descriptors[index].fd >= 0 && descriptors[index].revents != 0 {
+        let count = buffer.withUnsafeMutableBytes { read(descriptors[index].fd, $0.baseAddress, $0.count) }
+        if count > 0 {
+          collected[index] += buffer[0..<count]
+        } else if count == 0 || errno != EINTR {
+          descriptors[index].fd = -1  // poll skips negative descriptors
+        }
+      }
+    }
+    return (collected[0], collected[1])
+  }
 }
