@@ -376,7 +376,7 @@ static int detach_all(oftr_tracer *tracer) {
   }
   while (tracer->thread_count > 0) {
     int wait_status;
-    pid_t tid = waitpid(-1, &wait_status, __WALL);
+    pid_t tid = waitpid(-1, &wait_status, __WALL | __WNOTHREAD);
     if (tid < 0) {
       if (errno == EINTR) continue;
       break; /* ECHILD: nothing is traced any more */
@@ -418,7 +418,7 @@ static void kill_all(oftr_tracer *tracer) {
   for (oftr_process *process = tracer->processes; process; process = process->next) kill(process->pid, SIGKILL);
   for (uint32_t i = 0; i < tracer->thread_count; i++) kill(tracer->threads[i].tid, SIGKILL);
   int status;
-  while (waitpid(-1, &status, __WALL) > 0 || errno == EINTR) {
+  while (waitpid(-1, &status, __WALL | __WNOTHREAD) > 0 || errno == EINTR) {
   }
   while (tracer->processes) process_free(tracer, tracer->processes);
   tracer->thread_count = 0;
@@ -514,7 +514,9 @@ int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result 
   int status = 0;
   while (!tracer.first_exited && status == 0) {
     int wait_status;
-    pid_t tid = waitpid(-1, &wait_status, __WALL);
+    /* __WNOTHREAD: only this thread's children and tracees. A host that runs other programs
+     * from other threads (a test runner does) keeps their exit statuses to itself. */
+    pid_t tid = waitpid(-1, &wait_status, __WALL | __WNOTHREAD);
     if (tid < 0) {
       if (errno == EINTR) continue;
       status = oftr_fail(&tracer, errno, "lost the program: waitpid: %s", strerror(errno));
