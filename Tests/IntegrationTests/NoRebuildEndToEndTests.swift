@@ -98,7 +98,7 @@ struct NoRebuildEndToEndTests {
       }
       return try runChecked(make, arguments)
     }
-    try build("default")
+    _ = try build("default")
     let program = work.file("default") + "/launchpad"
     let trace = work.file("launch.trace")
     let recorded = try orderfile(["record", "-q", "--until", "launch_ready", "-o", trace, "--", program])

@@ -106,7 +106,7 @@ struct PreMainBuilderTests {
   }
 
   @Test("the HTML report shows the split and each module's initializers")
-  func html() {
+  func htmlReport() {
     let html = ProfileHTMLRenderer().render(ProfileBuilder().build(trace: clangTrace(), symbols: symbols()))
     #expect(html.contains("<h2>Before main: 10.000 ms</h2>"))
     #expect(html.contains("<b>lib_ctor</b>, lib_sleep"))
