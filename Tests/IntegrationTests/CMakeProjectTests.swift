@@ -75,6 +75,8 @@ struct CMakeProjectTests {
     for name in ["cxxapp", "libshapes.so"] {
       let module = try #require(modules.first { ($0["path"] as? String)?.hasSuffix("/" + name) == true })
       #expect(module["release"] is [String: Any], "\(name): matched against the release binary")
+      let initializers = module["staticInitializers"] as? [String] ?? []
+      #expect(initializers.contains { $0.hasPrefix("_GLOBAL__sub_I_") }, "\(name): \(initializers)")
     }
 
     let ordered = try project.build(
@@ -84,6 +86,21 @@ struct CMakeProjectTests {
     for (binary, order) in [("cxxapp", "cxxapp.order"), ("libshapes.so", "libshapes.so.order")] {
       let verified = try orderfile(["verify", "--binary", ordered.directory + "/" + binary, "--order", orders + "/" + order])
       #expect(verified.succeeded, "\(binary): \(verified.standardOutput)")
+      // clang records none of them; they come first all the same, before main's code.
+      let text = try textFunctions(ordered.directory + "/" + binary)
+      // gcc splits a cold part off an initializer (_GLOBAL__sub_I_main.cold): it stays out.
+      let initializers = text.filter { $0.hasPrefix("_GLOBAL__sub_I_") && !$0.hasSuffix(".cold") }
+      #expect(!initializers.isEmpty && text.prefix(initializers.count).elementsEqual(initializers), "\(binary): \(text.prefix(5))")
     }
+  }
+}
+
+/// The sized functions of a binary's text, by address, from nm.
+private func textFunctions(_ binary: String) throws -> [String] {
+  let listed = try runChecked(Toolchain.nm, ["-S", "--defined-only", "--numeric-sort", binary])
+  return listed.standardOutput.split(separator: "\n").compactMap { line in
+    let fields = line.split(separator: " ")
+    guard fields.count == 4, "tT".contains(fields[2]), UInt64(fields[1], radix: 16) ?? 0 > 0 else { return nil }
+    return String(fields[3])
   }
 }
