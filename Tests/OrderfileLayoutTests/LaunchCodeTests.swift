@@ -74,4 +74,12 @@ struct LaunchCodeTests {
     let check = LayoutRegressionCheck(estimator: Estimator(pageSizes: [4096, 16384]))
     #expect(check.worseLayout(launch: ["main", "load"], in: binary) == nil)
   }
+
+  @Test("reports give the linker's name, which the orderfile holds, with the demangled one beside it")
+  func namesBesideDemangled() {
+    #expect(Demangler.withLinkerName("_ZN6shapes10makeSquareEd") == "_ZN6shapes10makeSquareEd (shapes::makeSquare(double))")
+    #expect(Demangler.withLinkerName("main") == "main")
+    #expect(markdownFunction("_ZN6shapes10makeSquareEd") == "`_ZN6shapes10makeSquareEd` (`shapes::makeSquare(double)`)")
+    #expect(markdownFunction("main") == "`main`")
+  }
 }
