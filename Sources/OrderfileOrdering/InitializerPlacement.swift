@@ -38,10 +38,12 @@ public enum InitializerPlacement {
     return result
   }
 
-  /// Whether `name` is a constructor the compiler adds for its own instrumentation
-  /// (`sancov.module_ctor_trace_pc_guard`, `asan.module_ctor`): read from an instrumented
-  /// binary, it names nothing the release build has, and lld would warn of it.
+  /// Whether `name` is a constructor of the recording build only, which names nothing the
+  /// release build has and would make lld warn: one the compiler adds for its instrumentation
+  /// (`sancov.module_ctor_trace_pc_guard`, `asan.module_ctor`), or one of the runtime's own
+  /// (`of_check_binding`, when its static archive is linked in).
   public static func isInstrumentationConstructor(_ name: String) -> Bool {
+    if name.hasPrefix("of_") || name.hasPrefix("orderfile_") { return true }
     guard let dot = name.firstIndex(of: "."), dot != name.startIndex else { return false }
     return name[name.index(after: dot)...].hasPrefix("module_ctor")
   }

@@ -36,6 +36,7 @@ struct InitializerPlacementTests {
   func instrumentation() {
     #expect(InitializerPlacement.isInstrumentationConstructor("sancov.module_ctor_trace_pc_guard"))
     #expect(InitializerPlacement.isInstrumentationConstructor("asan.module_ctor"))
+    #expect(InitializerPlacement.isInstrumentationConstructor("of_check_binding"))
     #expect(!InitializerPlacement.isInstrumentationConstructor("_GLOBAL__sub_I_main.cpp"))
     #expect(!InitializerPlacement.isInstrumentationConstructor(".module_ctor"))
   }
