@@ -1,3 +1,4 @@
+import OrderfileLayout
 import OrderfileMerge
 import OrderfileOrdering
 import OrderfileSupport
@@ -29,7 +30,7 @@ public struct GenerateRequest: Sendable {
     let generator = Generator(
       selection: orderfiles.selection, binaries: orderfiles.binaries,
       builder: OrderBuilder(includePostWindow: orderfiles.includePostWindow, resolveSourceLocations: list),
-      release: release)
+      release: release, assessLayout: LayoutRegressionCheck().worseLayout(of:in:))
     let generation = try generator.generate(trace)
     let files = generation.orders.map {
       ModuleOrderfile(

@@ -1,3 +1,4 @@
+import OrderfileOrdering
 import OrderfileSymbolization
 
 /// Page counts of the launch at one page size.
@@ -52,6 +53,10 @@ public struct Estimate: Codable, Sendable, Equatable {
   /// gcc): the pages counted above are the entry parts', and this adds the bound for
   /// whole functions (see `LaunchFragments`).
   public var fragments: LaunchFragments? = nil
+  /// Launch code of the binary the trace does not name, counted in the pages and the bytes.
+  public var releaseOnly: ReleaseLaunchCode? = nil
+  /// Set when the orderfile makes the launch touch more pages than the binary's layout now.
+  public var worseThanDefault: WorseLayout? = nil
 
   public struct Placement: Codable, Sendable, Equatable {
     public var name: String
@@ -80,9 +85,11 @@ public struct Estimator {
   ///   - launch: launch function names in first-call order.
   ///   - functions: the binary's functions sorted by address (`Symbolizer.functions`).
   ///   - order: the orderfile's names; the launch order itself when nil.
+  ///   - additional: more code that runs at launch (see `ReleaseLaunchCode`): counted in the
+  ///     pages and bytes, not in the launch functions.
   public func estimate(
     launch: [String], functions: [FunctionSymbol], order: [String]?, binary: String, trace: String?,
-    orderPath: String?, measured: MeasuredFaults?
+    orderPath: String?, measured: MeasuredFaults?, additional: [String] = []
   ) -> Estimate {
     var byName: [String: [Int]] = [:]
     for (index, function) in functions.enumerated() {
@@ -96,12 +103,12 @@ public struct Estimator {
     var placements: [Estimate.Placement] = []
     var missing: [String] = []
     var matched = 0
-    for name in launch {
+    for (position, name) in (launch + additional).enumerated() {
       guard let indices = byName[name], !indices.isEmpty else {
-        missing.append(name)
+        if position < launch.count { missing.append(name) }
         continue
       }
-      matched += 1
+      if position < launch.count { matched += 1 }
       for index in indices where seen.insert(index).inserted {
         let function = functions[index]
         current.append(Span(address: function.address, size: function.size))

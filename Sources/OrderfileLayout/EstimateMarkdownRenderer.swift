@@ -1,4 +1,5 @@
 import OrderfileSupport
+import OrderfileSymbolization
 
 /// The estimate as a Markdown table, for merge requests.
 public struct EstimateMarkdownRenderer: Renderer {
@@ -26,7 +27,17 @@ public struct EstimateMarkdownRenderer: Renderer {
       lines.append("")
       lines.append(
         "Not in the binary (\(estimate.missingFunctions.count)): "
-          + estimate.missingFunctions.prefix(20).map(TextFormatting.markdownCode).joined(separator: ", "))
+          + estimate.missingFunctions.prefix(20).map(markdownFunction).joined(separator: ", "))
+    }
+    if let releaseOnly = estimate.releaseOnly, !releaseOnly.names.isEmpty {
+      lines.append("")
+      lines.append(
+        "Also counted, launch code the trace does not name: \(releaseOnly.staticInitializers.count) static initializers, \(releaseOnly.pieces.count) pieces of recorded functions: "
+          + releaseOnly.names.prefix(20).map(markdownFunction).joined(separator: ", "))
+    }
+    if let worse = estimate.worseThanDefault {
+      lines.append("")
+      lines.append("**Not recommended:** " + TextFormatting.markdownCell(worse.message) + ".")
     }
     if let caution = estimate.reorderedBinary {
       lines.append("")
@@ -34,4 +45,12 @@ public struct EstimateMarkdownRenderer: Renderer {
     }
     return lines.joined(separator: "\n") + "\n"
   }
+}
+
+/// A function's linker name in code, which is what an orderfile holds, and its demangled
+/// name beside it: "`_ZN1a1fEv` (`a::f()`)".
+public func markdownFunction(_ name: String) -> String {
+  let demangled = Demangler.demangle(name)
+  let linker = TextFormatting.markdownCode(name)
+  return demangled == name ? linker : "\(linker) (\(TextFormatting.markdownCode(demangled)))"
 }

@@ -1,5 +1,6 @@
 import Foundation
 import OrderfileSupport
+import OrderfileSymbolization
 
 /// The estimate as a plain-text table for a terminal.
 public struct EstimateTextRenderer: Renderer {
@@ -13,8 +14,18 @@ public struct EstimateTextRenderer: Renderer {
     lines.append(
       "launch functions: \(estimate.matchedFunctions) of \(estimate.launchFunctions) found in the binary, \(formatBytes(estimate.launchBytes))"
     )
+    if let releaseOnly = estimate.releaseOnly, !releaseOnly.names.isEmpty {
+      let shown = releaseOnly.names.prefix(6).map(Demangler.withLinkerName).joined(separator: ", ")
+      lines.append(
+        "  also counted, launch code the trace does not name: \(releaseOnly.staticInitializers.count) static initializers, \(releaseOnly.pieces.count) pieces of recorded functions (\(shown)\(releaseOnly.names.count > 6 ? ", …" : ""))"
+      )
+    }
+    if let releaseOnly = estimate.releaseOnly, !releaseOnly.uncountedColdParts.isEmpty {
+      lines.append(
+        "  not counted: \(releaseOnly.uncountedColdParts.count) cold parts of recorded functions that the trace did not see run")
+    }
     if !estimate.missingFunctions.isEmpty {
-      let shown = estimate.missingFunctions.prefix(8).joined(separator: ", ")
+      let shown = estimate.missingFunctions.prefix(8).map(Demangler.withLinkerName).joined(separator: ", ")
       let more = estimate.missingFunctions.count > 8 ? ", …" : ""
       lines.append("  not in the binary (\(estimate.missingFunctions.count)): \(shown)\(more)")
     }
@@ -31,6 +42,7 @@ public struct EstimateTextRenderer: Renderer {
     lines += TextFormatting.table(rows)
     if let fragments = estimate.fragments { lines += fragmentLines(fragments) }
     lines.append("")
+    if let worse = estimate.worseThanDefault { lines.append("warning: " + worse.message) }
     lines.append(
       "faults with fault-around (\(formatBytes(estimate.faultAroundBytes)) window): \(estimate.currentFaults) now, \(estimate.orderedFaults) ordered"
     )
@@ -39,7 +51,12 @@ public struct EstimateTextRenderer: Renderer {
       if let minor = measured.minorFaults { parts.append("\(minor) minor faults") }
       if let major = measured.majorFaults { parts.append("\(major) major faults") }
       if let rss = measured.textResidentBytes { parts.append("text resident \(formatBytes(rss))") }
-      if !parts.isEmpty { lines.append("measured by the runtime at window end: " + parts.joined(separator: ", ")) }
+      // The runtime ran in the instrumented build: its faults are that build's, not this binary's.
+      if !parts.isEmpty {
+        lines.append(
+          "measured by the runtime in the instrumented build at window end (not this binary's layout): "
+            + parts.joined(separator: ", "))
+      }
     }
     return lines.joined(separator: "\n") + "\n"
   }

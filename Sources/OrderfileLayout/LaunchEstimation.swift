@@ -51,9 +51,16 @@ public struct LaunchEstimation {
       textResidentBytes: traceModule.textResidentBytes)
     let hasMeasurements = measured.minorFaults != nil || measured.textResidentBytes != nil
     let launchNames = launch.functions.map(\.symbol.name)
+    let releaseOnly = ReleaseLaunchCode(
+      launch: launchNames, recordedColdParts: launch.coldParts, functions: binary.functions,
+      initializers: try binary.staticInitializers())
+    // Without an orderfile, the order generate writes: the initializers, then the launch.
     var estimate = estimator.estimate(
-      launch: launchNames, functions: binary.functions, order: order?.names,
-      binary: binaryPath, trace: tracePath, orderPath: orderPath, measured: hasMeasurements ? measured : nil)
+      launch: launchNames, functions: binary.functions, order: order?.names ?? releaseOnly.staticInitializers + launchNames,
+      binary: binaryPath, trace: tracePath, orderPath: orderPath, measured: hasMeasurements ? measured : nil,
+      additional: releaseOnly.names)
+    estimate.releaseOnly = releaseOnly
+    if order != nil { estimate.worseThanDefault = LayoutRegressionCheck.worseLayout(estimate.pages, binary: binaryPath) }
     estimate.fragments = LaunchFragments(launch: launchNames, functions: binary.functions, pageSizes: estimator.pageSizes)
     if let order {
       estimate.reorderedBinary = Self.caution(

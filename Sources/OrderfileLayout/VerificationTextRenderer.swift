@@ -1,5 +1,6 @@
 import Foundation
 import OrderfileSupport
+import OrderfileSymbolization
 
 /// A verification as text for a terminal.
 public struct VerificationTextRenderer: Renderer {
@@ -15,14 +16,14 @@ public struct VerificationTextRenderer: Renderer {
     lines.append(
       "in order, adjacent: \(verification.inOrder) of \(verification.present) (\(TextFormatting.percent(verification.inOrderShare)))")
     if !verification.missing.isEmpty {
-      lines.append("not in the binary: " + verification.missing.joined(separator: ", "))
+      lines.append("not in the binary: " + verification.missing.map(Demangler.withLinkerName).joined(separator: ", "))
     }
     if !verification.firstMisplaced.isEmpty {
       lines.append("first entries out of place:")
       for entry in verification.firstMisplaced {
-        let expected = entry.expectedAfter.map { "should follow \($0)" } ?? "should start the block"
-        let actual = entry.actualAfter.map { ", follows \($0)" } ?? ""
-        lines.append("  #\(entry.rank) \(entry.name): \(expected)\(actual)")
+        let expected = entry.expectedAfter.map { "should follow \(Demangler.withLinkerName($0))" } ?? "should start the block"
+        let actual = entry.actualAfter.map { ", follows \(Demangler.withLinkerName($0))" } ?? ""
+        lines.append("  #\(entry.rank) \(Demangler.withLinkerName(entry.name)): \(expected)\(actual)")
       }
     }
     let verdict = verification.passed ? "PASS" : "FAIL"

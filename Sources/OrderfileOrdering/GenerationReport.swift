@@ -56,8 +56,18 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     public var buildID: String
     public var output: String?
     public var recordedFunctions: Int
+    /// Functions in the order.
     public var entries: Int
+    /// Lines of the orderfile written for them: fewer when local functions share a name (one
+    /// line places them all), more for gold, which names each possible section.
+    public var lines: Int
     public var matchRate: Double
+    /// The binary's static initializers, placed first in the order the loader runs them.
+    public var staticInitializers: [String]
+    /// Of those, the ones the trace did not record (clang does not instrument them).
+    public var unrecordedInitializers: Int
+    /// Set when the order makes the launch touch more pages than the default layout does.
+    public var worseThanDefault: WorseLayout?
     public var duplicateRecords: Int
     public var foldedAliases: Int
     public var unresolvedAddresses: [String]
@@ -94,7 +104,10 @@ public struct GenerationReport: Codable, Sendable, Equatable {
       Module(
         path: order.module.path, binary: order.binaryPath, buildID: order.module.buildIDHex,
         output: outputs[order.module.path], recordedFunctions: order.recordedFunctions,
-        entries: order.functions.count, matchRate: order.matchRate, duplicateRecords: order.duplicateRecords,
+        entries: order.functions.count, lines: format.lineCount(order.functions.map(\.symbol)),
+        matchRate: order.matchRate, staticInitializers: order.staticInitializers,
+        unrecordedInitializers: order.unrecordedInitializers, worseThanDefault: order.worseLayout,
+        duplicateRecords: order.duplicateRecords,
         foldedAliases: order.foldedAliases,
         unresolvedAddresses: order.unresolvedAddresses.map { "0x" + String($0, radix: 16) },
         coldParts: order.coldParts, unplaceable: order.unplaceable, ambiguousNames: order.ambiguousNames,

@@ -27,9 +27,18 @@ public struct GenerationTextRenderer: Renderer {
       let destination = module.output.map { " -> \($0)" } ?? ""
       lines.append("module \(module.path)\(destination) [\(report.format.rawValue)]")
       let against = module.release.map { " against the release binary \($0.binary)" } ?? ""
+      // Lines, not functions: local functions sharing a name are one line.
+      let functions = module.lines == module.entries ? "" : " for \(module.entries) functions"
       lines.append(
-        "  \(module.entries) entries from \(module.recordedFunctions) recorded functions (\(TextFormatting.percent(module.matchRate)) matched\(against))"
+        "  \(module.lines) lines\(functions) from \(module.recordedFunctions) recorded functions (\(TextFormatting.percent(module.matchRate)) matched\(against))"
       )
+      if !module.staticInitializers.isEmpty {
+        let unrecorded = module.unrecordedInitializers == 0 ? "" : ", \(module.unrecordedInitializers) not recorded"
+        lines.append(
+          "  \(module.staticInitializers.count) static initializers placed first\(unrecorded): \(module.staticInitializers.prefix(5).map(Demangler.demangle).joined(separator: ", "))"
+        )
+      }
+      if let worse = module.worseThanDefault { lines.append("  warning: " + worse.message) }
       if module.binary != module.path { lines.append("  symbols from \(module.binary)") }
       if let release = module.release { lines.append(contentsOf: Self.releaseLines(release)) }
       if module.duplicateRecords > 0 {

@@ -69,15 +69,29 @@ public struct Generator {
   public var builder: OrderBuilder
   /// The binaries that will be linked, to check each order against.
   public var release: ReleaseBinaries?
+  /// Reads a binary's static initializers, which go first in its order; tests pass a fake.
+  public var initializers: (any Symbolizer) throws -> [StaticInitializer]
+  /// Compares an order's launch pages with the default layout of the binary it will be
+  /// linked into; nil skips the comparison.
+  public var assessLayout: ((ModuleOrder, any Symbolizer) -> WorseLayout?)?
 
   public init(
     selection: ModuleSelection = .all, binaries: BinaryResolver = BinaryResolver(), builder: OrderBuilder = OrderBuilder(),
-    release: ReleaseBinaries? = nil
+    release: ReleaseBinaries? = nil,
+    initializers: @escaping (any Symbolizer) throws -> [StaticInitializer] = Generator.staticInitializers,
+    assessLayout: ((ModuleOrder, any Symbolizer) -> WorseLayout?)? = nil
   ) {
+    self.assessLayout = assessLayout
     self.selection = selection
     self.binaries = binaries
     self.builder = builder
     self.release = release
+    self.initializers = initializers
+  }
+
+  /// The initializer tables of an ELF binary; none for anything else.
+  public static func staticInitializers(of binary: any Symbolizer) throws -> [StaticInitializer] {
+    try (binary as? ELFSymbolizer)?.staticInitializers() ?? []
   }
 
   public func generate(_ trace: Trace) throws -> Generation {
@@ -103,7 +117,12 @@ public struct Generator {
       }
       let symbolizer = try binaries.symbolizer(recordedPath: module.path, buildID: module.buildID)
       let order = builder.order(trace: trace, module: module.index, symbolizer: symbolizer)
-      orders.append(try release?.compare(order) ?? order)
+      let compared = try release?.compare(order) ?? order
+      // The initializers of the binary that will be linked: its names are the ones lld looks up.
+      let linked = try release?.symbolizer(for: module) ?? symbolizer
+      var placed = InitializerPlacement.apply(try initializers(linked), to: compared)
+      placed.worseLayout = assessLayout?(placed, linked)
+      orders.append(placed)
     }
     return Generation(trace: trace, orders: orders, skipped: skipped)
   }

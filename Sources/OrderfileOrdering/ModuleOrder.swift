@@ -7,7 +7,8 @@ public struct OrderedFunction: Sendable, Equatable {
   /// Nanoseconds from process start to the first call.
   public var firstCallNanoseconds: UInt64
   public var threadID: UInt32
-  /// The position of its first record in the trace.
+  /// The position of its first record in the trace; -1 for a static initializer the trace
+  /// did not record (see `InitializerPlacement`).
   public var recordIndex: Int
   /// Where the function is defined, when asked for and known.
   public var source: SourceLocation?
@@ -65,17 +66,23 @@ public struct ModuleOrder: Sendable {
   public var foldedAliases: Int
   /// The entries checked against the release binary, when one was given.
   public var release: ReleaseComparison? = nil
+  /// The static initializers placed first, in the order the loader runs them.
+  public var staticInitializers: [String] = []
+  /// Of those, the ones the trace did not record: entries, but not matches of recorded functions.
+  public var unrecordedInitializers = 0
+  /// Set when the order would make the launch touch more pages than the default layout.
+  public var worseLayout: WorseLayout? = nil
 
   /// Distinct functions the trace recorded in this module: what the match rate is measured against.
   public var recordedFunctions: Int {
     let leftOut = release.map { $0.keptAbsent ? 0 : $0.absent.count } ?? 0
-    return functions.count + unresolvedAddresses.count + coldParts.count + leftOut
+    return functions.count - unrecordedInitializers + unresolvedAddresses.count + coldParts.count + leftOut
   }
 
   /// Entries that name a function of the binary that will be linked: the release binary's
   /// when one was given, otherwise the binary the trace recorded.
   public var matchedFunctions: Int {
-    functions.count - (release.map { $0.keptAbsent ? $0.absent.count : 0 } ?? 0)
+    functions.count - unrecordedInitializers - (release.map { $0.keptAbsent ? $0.absent.count : 0 } ?? 0)
   }
 
   /// The share of recorded functions that became entries the linker will find, 0...1 (1 when

@@ -100,8 +100,13 @@ public final class ReleaseBinaries {
 
   /// `order` checked against its module's release binary; unchanged when none was given.
   public func compare(_ order: ModuleOrder) throws -> ModuleOrder {
-    guard let path = path(for: order.module) else { return order }
-    return ReleaseComparison.apply(to: order, release: try resolver.symbolizer(at: path), keepAbsent: keepAbsent)
+    guard let release = try symbolizer(for: order.module) else { return order }
+    return ReleaseComparison.apply(to: order, release: release, keepAbsent: keepAbsent)
+  }
+
+  /// The opened release binary given for `module`, if any.
+  public func symbolizer(for module: TraceModule) throws -> (any Symbolizer)? {
+    try path(for: module).map { try resolver.symbolizer(at: $0) }
   }
 
   /// Refuses a release binary whose file name no recorded module has: a typo would

@@ -22,6 +22,14 @@ public enum Demangler {
     return name
   }
 
+  /// The linker's name with its demangled form beside it, `_ZN1a1fEv (a::f())`, for reports
+  /// that must give the name an orderfile holds and the one people read; the name alone when
+  /// it does not demangle.
+  public static func withLinkerName(_ name: String) -> String {
+    let demangled = demangle(name)
+    return demangled == name ? name : "\(name) (\(demangled))"
+  }
+
   private static let swiftPrefixes = ["$s", "_$s", "$S", "_$S", "_T0"]
 
   /// `__cxa_demangle` from libstdc++.

@@ -80,7 +80,7 @@ struct CLITests {
     let text = try FileReading.text(atPath: first)
     #expect(text == "main\ngamma_\nalpha\n")
     #expect(try FileReading.bytes(atPath: second) == FileReading.bytes(atPath: first))
-    #expect(run1.standardOutput.contains("3 entries from 3 recorded functions (100.0% matched)"))
+    #expect(run1.standardOutput.contains("3 lines from 3 recorded functions (100.0% matched)"))
   }
 
   @Test("each format names the functions as its linker expects")

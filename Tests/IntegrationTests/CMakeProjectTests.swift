@@ -75,6 +75,8 @@ struct CMakeProjectTests {
     for name in ["cxxapp", "libshapes.so"] {
       let module = try #require(modules.first { ($0["path"] as? String)?.hasSuffix("/" + name) == true })
       #expect(module["release"] is [String: Any], "\(name): matched against the release binary")
+      let initializers = module["staticInitializers"] as? [String] ?? []
+      #expect(initializers.contains { $0.hasPrefix("_GLOBAL__sub_I_") }, "\(name): \(initializers)")
     }
 
     let ordered = try project.build(
@@ -84,6 +86,68 @@ struct CMakeProjectTests {
     for (binary, order) in [("cxxapp", "cxxapp.order"), ("libshapes.so", "libshapes.so.order")] {
       let verified = try orderfile(["verify", "--binary", ordered.directory + "/" + binary, "--order", orders + "/" + order])
       #expect(verified.succeeded, "\(binary): \(verified.standardOutput)")
+      // clang records none of them; they come first all the same, before main's code.
+      let text = try textFunctions(ordered.directory + "/" + binary)
+      // gcc splits a cold part off an initializer (_GLOBAL__sub_I_main.cold): it stays out.
+      let initializers = text.filter { $0.hasPrefix("_GLOBAL__sub_I_") && !$0.hasSuffix(".cold") }
+      #expect(!initializers.isEmpty && text.prefix(initializers.count).elementsEqual(initializers), "\(binary): \(text.prefix(5))")
     }
+  }
+}
+
+@Suite("The README's build snippets")
+struct ReadmeSnippetTests {
+  /// What `orderfile flags` prints in `directory` for `arguments`, as the README shows it: the
+  /// runtime installed under /opt/orderfile, the project at /src. Comment lines are left out.
+  func printed(_ arguments: [String], in directory: String, compiler: String) throws -> [String] {
+    let runtime = try RuntimeBuilder.libraryDirectory()
+    let result = try ProcessRunner.run(
+      PackagePaths.orderfileExecutable, ["flags"] + arguments,
+      environment: [
+        "CXX": compiler, "ORDERFILE_RUNTIME_DIR": runtime, "ORDERFILE_INCLUDE_DIR": PackagePaths.runtimeInclude,
+      ], currentDirectory: directory)
+    guard result.succeeded else { throw TestSupportError("flags \(arguments) failed: \(result.standardError)") }
+    return result.standardOutput
+      .replacingOccurrences(of: runtime, with: "/opt/orderfile/lib")
+      .replacingOccurrences(of: PackagePaths.runtimeInclude, with: "/opt/orderfile/include")
+      .replacingOccurrences(of: directory, with: "/src")
+      .split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
+  }
+
+  @Test("every line the CMake and Make snippets print is in the README")
+  func readmeShowsPrintedSnippets() throws {
+    let work = try TemporaryDirectory("orderfile-readme")
+    let project = work.file("src")
+    try FileManager.default.createDirectory(atPath: project + "/orders", withIntermediateDirectories: true)
+    try AtomicFile.write("main\n", to: project + "/orders/app.order")
+    try AtomicFile.write("main\n", to: project + "/app.order")
+    let readme = try FileReading.text(atPath: PackagePaths.root + "/README.md")
+    let snippets = [
+      try printed(["--build-system", "cmake", "--instrument"], in: project, compiler: "clang++"),
+      try printed(["--build-system", "cmake", "--release", "orders/app.order"], in: project, compiler: "clang++"),
+      // The Make snippet names the orderfile relative to the Makefile.
+      try printed(["--build-system", "make", "--release", "app.order"], in: project, compiler: "clang++")
+        .map { $0.replacingOccurrences(of: "/src/app.order", with: "$(CURDIR)/app.order") },
+    ]
+    for line in snippets.joined() {
+      let shown = readme.contains(line)
+      #expect(shown, "README lacks the printed line: \(line)")
+    }
+    // The instrumented Make lines run the tool; what they run prints the snippet's flags.
+    let make = try printed(["--build-system", "make", "--instrument"], in: project, compiler: "clang++")
+    let cflags = try printed(["--instrument", "--cflags"], in: project, compiler: "clang++")
+    let ldflags = try printed(["--instrument", "--ldflags"], in: project, compiler: "clang++")
+    #expect(make.contains("CFLAGS   += " + cflags.joined()) && make.contains("CXXFLAGS += " + cflags.joined()), "\(make)")
+    #expect(make.contains("LDFLAGS  += " + ldflags.joined()), "\(make)")
+  }
+}
+
+/// The sized functions of a binary's text, by address, from nm.
+private func textFunctions(_ binary: String) throws -> [String] {
+  let listed = try runChecked(Toolchain.nm, ["-S", "--defined-only", "--numeric-sort", binary])
+  return listed.standardOutput.split(separator: "\n").compactMap { line in
+    let fields = line.split(separator: " ")
+    guard fields.count == 4, "tT".contains(fields[2]), UInt64(fields[1], radix: 16) ?? 0 > 0 else { return nil }
+    return String(fields[3])
   }
 }

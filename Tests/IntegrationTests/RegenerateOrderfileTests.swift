@@ -36,6 +36,10 @@ struct MergeRegenerationTests {
     #expect(firstReport.hasPrefix("## Launch orderfile refresh"))
     #expect(firstReport.contains("### Orderfile: `\(orders)/launchpad.order` → `regenerated`"))
     #expect(firstReport.contains("| [NEW] | `main` |"))
+    // The example's release build is made before the merge, which checks the entries against it.
+    #expect(firstReport.contains("checked against the release binaries as they ship"), "\(firstReport)")
+    let merged = try FileReading.text(atPath: directory.file("work/merge.txt"))
+    #expect(merged.contains("against the release binaries"), "\(merged)")
     let launchOrder = try FileReading.text(atPath: orders + "/launchpad.order").split(separator: "\n")
     #expect(launchOrder.first == "main")
     #expect(FileManager.default.fileExists(atPath: orders + "/libwidgets.so.order"))

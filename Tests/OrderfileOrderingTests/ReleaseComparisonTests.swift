@@ -3,7 +3,7 @@ import OrderfileSymbolization
 import OrderfileTrace
 import Testing
 
-private func launchTrace(_ addresses: [UInt64]) -> Trace {
+func launchTrace(_ addresses: [UInt64]) -> Trace {
   let header = TraceHeader(
     versionMajor: 1, versionMinor: 0, pid: 1, parentPID: nil, forkRecordIndex: nil, recordCapacity: 64,
     moduleCapacity: 1, processStartNanoseconds: 0, processStartResolutionNanoseconds: 1, traceStartNanoseconds: 0,

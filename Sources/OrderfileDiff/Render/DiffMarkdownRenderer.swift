@@ -83,7 +83,7 @@ public struct DiffMarkdownRenderer: Renderer {
         case .moved: marker = Self.signed(change.move ?? 0)
         }
         lines.append(
-          "| \(marker) | \(code(change.name)) | \(change.baseRank.map(String.init) ?? "") | \(change.headRank.map(String.init) ?? "") |"
+          "| \(marker) | \(markdownFunction(change.name)) | \(change.baseRank.map(String.init) ?? "") | \(change.headRank.map(String.init) ?? "") |"
         )
       }
       if report.changes.count > shown.count {

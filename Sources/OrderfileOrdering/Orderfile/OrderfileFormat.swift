@@ -30,6 +30,12 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
     return text
   }
 
+  /// The number of lines `render` writes for `symbols`.
+  public func lineCount(_ symbols: [FunctionSymbol]) -> Int {
+    var seen = Set<String>()
+    return symbols.reduce(0) { count, symbol in count + lines(for: symbol).filter { seen.insert($0).inserted }.count }
+  }
+
   /// The lines that name `symbol`: one, except for gold.
   public func lines(for symbol: FunctionSymbol) -> [String] {
     switch self {
