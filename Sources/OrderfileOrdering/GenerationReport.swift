@@ -40,6 +40,8 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     public var renamed: [AbsentFunction]
     /// Whether those stayed in the orderfile (`--keep-absent`).
     public var keptInOrderfile: Bool
+    /// The release binary's copies of launch functions placed beside them (`foo.part.0`).
+    public var placedCopies: [String]
 
     public init(_ comparison: ReleaseComparison, present: Int) {
       binary = comparison.binaryPath
@@ -47,6 +49,7 @@ public struct GenerationReport: Codable, Sendable, Equatable {
       inlined = comparison.absent.filter { $0.reason == .inlined }.map(\.name)
       renamed = comparison.absent.filter { $0.reason == .renamed }
       keptInOrderfile = comparison.keptAbsent
+      placedCopies = comparison.placedCopies
     }
   }
 

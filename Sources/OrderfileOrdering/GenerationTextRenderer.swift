@@ -104,6 +104,11 @@ public struct GenerationTextRenderer: Renderer {
       lines.append(
         "  \(release.renamed.count) recorded functions are renamed in the release build (\(fate)): \(shown.joined(separator: ", "))")
     }
+    if !release.placedCopies.isEmpty {
+      lines.append(
+        "  \(release.placedCopies.count) release-only \(release.placedCopies.count == 1 ? "copy" : "copies") of launch functions placed beside them: \(release.placedCopies.prefix(5).map(Demangler.demangle).joined(separator: ", "))"
+      )
+    }
     return lines
   }
 }

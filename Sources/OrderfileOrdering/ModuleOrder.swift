@@ -76,14 +76,19 @@ public struct ModuleOrder: Sendable {
   /// Distinct functions the trace recorded in this module: what the match rate is measured against.
   public var recordedFunctions: Int {
     let leftOut = release.map { $0.keptAbsent ? 0 : $0.absent.count } ?? 0
-    return functions.count - unrecordedInitializers + unresolvedAddresses.count + coldParts.count + leftOut
+    return functions.count - unrecordedInitializers - placedCopies + unresolvedAddresses.count + coldParts.count
+      + leftOut
   }
 
   /// Entries that name a function of the binary that will be linked: the release binary's
   /// when one was given, otherwise the binary the trace recorded.
   public var matchedFunctions: Int {
-    functions.count - unrecordedInitializers - (release.map { $0.keptAbsent ? $0.absent.count : 0 } ?? 0)
+    functions.count - unrecordedInitializers - placedCopies
+      - (release.map { $0.keptAbsent ? $0.absent.count : 0 } ?? 0)
   }
+
+  /// Release-only copies of launch functions placed beside them (see `ReleaseComparison`).
+  private var placedCopies: Int { release?.placedCopies.count ?? 0 }
 
   /// The share of recorded functions that became entries the linker will find, 0...1 (1 when
   /// nothing was recorded).

@@ -39,24 +39,50 @@ public struct ReleaseComparison: Sendable, Equatable {
   public var absent: [AbsentFunction]
   /// Whether the absent functions stayed in the orderfile.
   public var keptAbsent: Bool
+  /// Compiler-made copies the release binary has of launch functions (`foo.part.0`,
+  /// `foo.isra.0`, `foo.constprop.0` for a recorded `foo`), placed right after the function
+  /// they were made from, or where it stood when the release binary has only the copy. The
+  /// trace cannot name them (the recording build made other copies, or none), but they run
+  /// when their function does. Entries, yet not matches of recorded functions.
+  public var placedCopies: [String] = []
 
   /// Splits `order`'s functions into those the release binary has and those it lacks; the
   /// lacking ones leave the order unless `keepAbsent`.
   public static func apply(to order: ModuleOrder, release: any Symbolizer, keepAbsent: Bool) -> ModuleOrder {
     var names = Set<String>()
     var cloneBases: [String: String] = [:]
+    /// The release binary's placeable, non-cold copies of each function, in address order.
+    var copies: [String: [FunctionSymbol]] = [:]
     for function in release.functions {
       for name in function.allNames {
         names.insert(name)
         if let clone = CloneName(name), !clone.isCold, cloneBases[clone.base] == nil { cloneBases[clone.base] = name }
         if cloneBases[name] == nil { cloneBases[name] = name }
       }
+      if let clone = CloneName(function.name), !clone.isCold, OrderBuilder.isPlaceable(function) {
+        copies[clone.base, default: []].append(function)
+      }
     }
+    var placed = Set(order.functions.flatMap(\.symbol.allNames))
     var kept: [OrderedFunction] = []
     var absent: [AbsentFunction] = []
+    var placedCopies: [String] = []
+    func placeCopies(of function: OrderedFunction) {
+      let bases = Set(function.symbol.allNames.map { CloneName($0)?.base ?? $0 })
+      for base in bases.sorted() {
+        for copy in copies[base] ?? [] where placed.insert(copy.name).inserted {
+          kept.append(
+            OrderedFunction(
+              symbol: copy, firstCallNanoseconds: function.firstCallNanoseconds, threadID: function.threadID,
+              recordIndex: -1))
+          placedCopies.append(copy.name)
+        }
+      }
+    }
     for function in order.functions {
       if function.symbol.allNames.contains(where: names.contains) {
         kept.append(function)
+        placeCopies(of: function)
         continue
       }
       let base = CloneName(function.symbol.name)?.base ?? function.symbol.name
@@ -66,10 +92,12 @@ public struct ReleaseComparison: Sendable, Equatable {
         absent.append(AbsentFunction(name: function.symbol.name, reason: .inlined))
       }
       if keepAbsent { kept.append(function) }
+      placeCopies(of: function)
     }
     var result = order
     result.functions = kept
-    result.release = ReleaseComparison(binaryPath: release.path, absent: absent, keptAbsent: keepAbsent)
+    result.release = ReleaseComparison(
+      binaryPath: release.path, absent: absent, keptAbsent: keepAbsent, placedCopies: placedCopies)
     return result
   }
 }

@@ -30,7 +30,9 @@ struct ReleaseComparisonTests {
     let order = OrderBuilder().order(trace: launchTrace([0x1000, 0x1100, 0x1200]), module: 0, symbolizer: instrumented)
     #expect(order.matchRate == 1)
     let compared = ReleaseComparison.apply(to: order, release: release, keepAbsent: false)
-    #expect(compared.functions.map(\.symbol.name) == ["main"])
+    // parse is gone, but its release copy takes its place: an entry, not a match.
+    #expect(compared.functions.map(\.symbol.name) == ["main", "parse.constprop.0"])
+    #expect(compared.release?.placedCopies == ["parse.constprop.0"])
     #expect(
       compared.release?.absent == [
         AbsentFunction(name: "_ZNKSt6vector4sizeEv", reason: .inlined),
@@ -44,8 +46,27 @@ struct ReleaseComparisonTests {
   func kept() {
     let order = OrderBuilder().order(trace: launchTrace([0x1000, 0x1100, 0x1200]), module: 0, symbolizer: instrumented)
     let compared = ReleaseComparison.apply(to: order, release: release, keepAbsent: true)
-    #expect(compared.functions.count == 3)
+    #expect(compared.functions.map(\.symbol.name) == ["main", "_ZNKSt6vector4sizeEv", "parse", "parse.constprop.0"])
     #expect(compared.matchRate == 1.0 / 3.0)
+  }
+
+  @Test("the release build's copies of a launch function follow it; cold parts and unplaceable copies do not")
+  func copiesFollowTheirFunction() {
+    let recorded = FakeSymbolizer(
+      path: "/build/instrumented/app", functions: [symbol("main", 0x1000), symbol("draw", 0x1100), symbol("idle", 0x1200)])
+    let shipped = FakeSymbolizer(
+      path: "/build/release/app",
+      functions: [
+        symbol("main", 0x1000), symbol("draw.isra.0", 0x1040, binding: .local), symbol("idle", 0x1080),
+        symbol("draw", 0x10c0), symbol("draw.part.0", 0x1100, binding: .local), symbol("draw.cold", 0x1140, binding: .local),
+        symbol("main.constprop.0", 0x1180, size: 0, binding: .local), symbol("other.part.0", 0x11c0, binding: .local),
+      ])
+    let order = OrderBuilder().order(trace: launchTrace([0x1000, 0x1100]), module: 0, symbolizer: recorded)
+    let compared = ReleaseComparison.apply(to: order, release: shipped, keepAbsent: false)
+    #expect(compared.functions.map(\.symbol.name) == ["main", "draw", "draw.isra.0", "draw.part.0"])
+    #expect(compared.release?.placedCopies == ["draw.isra.0", "draw.part.0"])
+    #expect(compared.recordedFunctions == 2)
+    #expect(compared.matchRate == 1)
   }
 
   @Test("release binaries match modules by file name; a stray one is refused")
