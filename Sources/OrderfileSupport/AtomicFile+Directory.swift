@@ -31,7 +31,7 @@ extension AtomicFile {
       }
     } else {
       guard errno == ENOENT else { throw SupportError.writing("stat", path: path) }
-      try createDirectory(atPath: StagedFile.split(directory).directory)
+      try createDirectory(atPath: PathName.directory(of: directory))
       if try swap(files, into: directory, mode: mode, directoryMode: 0o755, exchange: false) { return }
     }
     try createDirectory(atPath: directory)
@@ -120,11 +120,11 @@ extension AtomicFile {
   /// which Swift's Glibc module does not define, so it is looked up at run time.
   private static func renameExchange(_ from: String, _ to: String) -> Int32 {
     typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
-    guard let symbol = dlsym(nil, "renameat2") else {
+    guard let renameAt2 = libcFunction("renameat2", as: RenameAt2.self) else {
       errno = ENOSYS
       return -1
     }
     let renameExchange: UInt32 = 1 << 1  // RENAME_EXCHANGE in <linux/fs.h>
-    return unsafeBitCast(symbol, to: RenameAt2.self)(AT_FDCWD, from, AT_FDCWD, to, renameExchange)
+    return renameAt2(AT_FDCWD, from, AT_FDCWD, to, renameExchange)
   }
 }

@@ -85,7 +85,7 @@ public enum AtomicFile {
       }
       return
     }
-    let parent = StagedFile.split(path).directory
+    let parent = PathName.directory(of: path)
     if parent != "." && parent != path { try createDirectory(atPath: parent) }
     // Another process may have made it meanwhile: that is as good.
     guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw SupportError.writing("mkdir", path: path) }

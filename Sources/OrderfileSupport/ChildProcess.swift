@@ -81,14 +81,11 @@ public struct ChildProcess: Sendable {
     return merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
   }
 
-  /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29 and later), which Swift's Glibc
-  /// module does not declare.
+  /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29 and later).
   private typealias AddChangeDirectory =
     @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
-  private static let addChangeDirectory: AddChangeDirectory? = {
-    guard let symbol = dlsym(nil, "posix_spawn_file_actions_addchdir_np") else { return nil }
-    return unsafeBitCast(symbol, to: AddChangeDirectory.self)
-  }()
+  private static let addChangeDirectory = libcFunction(
+    "posix_spawn_file_actions_addchdir_np", as: AddChangeDirectory.self)
 }
 
 /// A NULL-terminated array of C strings, for `argv` and `envp`.

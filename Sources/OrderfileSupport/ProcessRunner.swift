@@ -89,14 +89,11 @@ private final class OutputPipe {
     writing = ends[1]
   }
 
-  /// glibc's `pipe2`, which Swift's Glibc module does not declare. Not `pipe` and then
-  /// `FD_CLOEXEC`: a child spawned by another thread in between would hold the writing end
-  /// open, and this pipe would not end before that child does.
+  /// glibc's `pipe2`. Not `pipe` and then `FD_CLOEXEC`: a child spawned by another thread
+  /// in between would hold the writing end open, and this pipe would not end before that
+  /// child does.
   private typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
-  private static let pipe2: Pipe2? = {
-    guard let symbol = dlsym(nil, "pipe2") else { return nil }
-    return unsafeBitCast(symbol, to: Pipe2.self)
-  }()
+  private static let pipe2 = libcFunction("pipe2", as: Pipe2.self)
 
   func closeWriting() {
     if writing >= 0 { close(writing) }

@@ -58,7 +58,7 @@ struct StagedFile {
     for destination: String, create: (UnsafeMutablePointer<CChar>) -> Int32
   ) throws -> (descriptor: Int32, path: String) {
     removeStale(besides: destination)
-    let (directory, base) = split(destination)
+    let (directory, base) = PathName.split(destination)
     var template = Array((directory + "/" + prefix(base) + "XXXXXX").utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { create($0.baseAddress!) }
     guard fd >= 0 else { throw SupportError.writing("create", path: destination) }
@@ -83,7 +83,7 @@ struct StagedFile {
   /// `AtomicFile.replaceDirectory`) loses the regular files in it and then itself; nothing
   /// else is touched.
   static func removeStale(besides destination: String) {
-    let (directory, base) = split(destination)
+    let (directory, base) = PathName.split(destination)
     guard let stream = opendir(directory) else { return }
     defer { closedir(stream) }
     let wanted = prefix(base)
@@ -126,8 +126,6 @@ struct StagedFile {
 
   private static func prefix(_ base: String) -> String { "." + base + "." }
 
-  static func split(_ path: String) -> (directory: String, base: String) { PathName.split(path) }
-
   /// `path` with every symbolic link in its last component followed, so that writing
   /// replaces the file a link points to and keeps the link. A dangling link gives the path
   /// of the file to create.
@@ -141,7 +139,7 @@ struct StagedFile {
       let count = readlink(current, &buffer, buffer.count - 1)
       guard count >= 0 else { throw SupportError.writing("readlink", path: path) }
       let target = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-      current = target.hasPrefix("/") ? target : split(current).directory + "/" + target
+      current = target.hasPrefix("/") ? target : PathName.directory(of: current) + "/" + target
     }
     throw SupportError.cannotWrite(path: path, call: "open", message: "too many levels of symbolic links")
   }
