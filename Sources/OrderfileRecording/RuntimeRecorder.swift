@@ -36,9 +36,7 @@ public struct RuntimeRecorder: Recorder {
     if let capacity { environment["ORDERFILE_CAPACITY"] = String(capacity) }
 
     let executable = ProcessRunner.resolve(program)
-    var merged = ProcessInfo.processInfo.environment
-    for (key, value) in environment { merged[key] = value }
-    let (pid, status) = try Self.spawnAndWait(executable, arguments: arguments, environment: merged, program: program)
+    let (pid, status) = try Self.spawnAndWait(executable, arguments: arguments, environment: environment, program: program)
 
     let own = scratch + "/trace.\(pid)"
     guard FileManager.default.fileExists(atPath: own) else {
@@ -67,19 +65,14 @@ public struct RuntimeRecorder: Recorder {
       execTraces: images.sorted { ($0.number, $0.path) < ($1.number, $1.path) }.map(\.path))
   }
 
-  /// Starts the program with posix_spawn, telling it the spawn time (`ORDERFILE_SPAWN`), and
-  /// waits for it. Returns its pid and its exit status (128 + the signal that killed it).
-  ///
-  /// Not Foundation's `Process`: it spends milliseconds between being asked and the fork,
-  /// which the report would then count as the program's loader time. Here the clock is read
-  /// right before the fork; the child gets default signal dispositions and an empty mask,
-  /// as from a shell.
+  /// Starts the program with `environment` over this process's own, telling it the spawn
+  /// time (`ORDERFILE_SPAWN`, the clock read right before the spawn), and waits for it.
+  /// Returns its pid and its exit status (128 + the signal that killed it).
   static func spawnAndWait(_ executable: String, arguments: [String], environment: [String: String], program: String)
     throws -> (pid: pid_t, status: Int32)
   {
     // The spawn time is the last variable, filled in just before the spawn.
-    let entries = environment.filter { $0.key != "ORDERFILE_SPAWN" }.sorted { $0.key < $1.key }
-      .map { "\($0.key)=\($0.value)" }
+    let entries = ChildProcess.environment(adding: environment).filter { !$0.hasPrefix("ORDERFILE_SPAWN=") }
     let child = try ChildProcess.spawn(
       executable, arguments: [program] + arguments, environment: entries, program: program,
       lastVariable: { "ORDERFILE_SPAWN=\(getpid()):\(MonotonicClock.nanoseconds())" })

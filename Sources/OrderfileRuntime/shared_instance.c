@@ -52,12 +52,6 @@
 
 static const of_instance *of_owner;
 
-/* The owner's entry points, run by other copies on their own threads. */
-static void of_owner_first_call(uintptr_t pc) OF_NOINSTR;
-static void of_owner_first_call(uintptr_t pc) {
-  of_accept_first_call(pc);
-}
-
 /* Keeps this copy's module loaded until the process ends: other copies will call into it. */
 static void of_pin_own_module(void) OF_NOINSTR;
 static void of_pin_own_module(void) {
@@ -84,7 +78,7 @@ const of_instance *of_join_instance(void) {
   if (page == (void *)OF_INSTANCE_ADDRESS) {
     of_instance *own = page;
     own->version = OF_INSTANCE_VERSION;
-    own->first_call = of_owner_first_call;
+    own->first_call = of_accept_first_call;
     own->mark = orderfile_mark;
     own->startup_complete = orderfile_startup_complete;
     own->finish = orderfile_finish;
