@@ -20,11 +20,20 @@ public struct RegenerationOptions: Sendable {
   public var report: String?
   /// Keep step times in the report (they make it differ from run to run).
   public var timings: Bool
+  /// Compare with the orderfiles in this directory instead of the configured one (a merge
+  /// request: the base branch's orderfiles).
+  public var orderfileDirectory: String?
+  /// Never replace the committed orderfiles: report and gate only.
+  public var check: Bool
 
-  public init(runs: Int? = nil, report: String? = nil, timings: Bool = false) {
+  public init(
+    runs: Int? = nil, report: String? = nil, timings: Bool = false, orderfileDirectory: String? = nil, check: Bool = false
+  ) {
     self.runs = runs
     self.report = report
     self.timings = timings
+    self.orderfileDirectory = orderfileDirectory
+    self.check = check
   }
 }
 
@@ -49,6 +58,10 @@ public struct Regeneration {
     ((_ binary: String, _ module: String, _ scenario: RegenerationConfiguration.Scenario) throws -> [RegenerationReport.Pages]?)?
 
   public init(configuration: RegenerationConfiguration, options: RegenerationOptions = RegenerationOptions()) {
+    var configuration = configuration
+    if let directory = options.orderfileDirectory {
+      configuration.orderfileDirectory = ConfigurationReader.absolute(directory, in: FileManager.default.currentDirectoryPath)
+    }
     self.configuration = configuration
     self.options = options
   }
@@ -195,7 +208,8 @@ public struct Regeneration {
     // 7. The report, then the committed orderfiles when they changed and every gate passed.
     clock.start("writing the report")
     let changed = results.contains { $0.changed }
-    let outcome: RegenerationReport.Outcome = !failures.isEmpty ? .gateFailed : changed ? .replaced : .noChange
+    let outcome: RegenerationReport.Outcome =
+      !failures.isEmpty ? .gateFailed : !changed ? .noChange : options.check ? .changed : .replaced
     let reportPath = options.report ?? configuration.report
     var report = RegenerationReport(
       outcome: outcome, configuration: display(configuration.file), orderfileDirectory: display(configuration.orderfileDirectory),

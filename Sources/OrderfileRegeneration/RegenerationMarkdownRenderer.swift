@@ -20,6 +20,8 @@ public struct RegenerationMarkdownRenderer: Renderer {
       lines.append("No change: the regenerated orderfiles match the committed ones in `\(report.orderfileDirectory)`.")
     case .replaced:
       lines.append("The launch order changed: this replaces the committed orderfiles in `\(report.orderfileDirectory)`.")
+    case .changed:
+      lines.append("The launch order changed against the orderfiles in `\(report.orderfileDirectory)`; every gate passed.")
     case .gateFailed:
       lines.append("**A gate failed**: the committed orderfiles in `\(report.orderfileDirectory)` were left as they are.")
       lines.append("")
@@ -84,6 +86,8 @@ public struct RegenerationTextRenderer: Renderer {
       lines.append("no change: the committed orderfiles in \(report.orderfileDirectory) are up to date (report: \(report.report))")
     case .replaced:
       lines.append("updated \(changed) orderfile\(changed == 1 ? "" : "s") in \(report.orderfileDirectory) (merge request body: \(report.report))")
+    case .changed:
+      lines.append("changed: \(changed) orderfile\(changed == 1 ? "" : "s") differ from those in \(report.orderfileDirectory); left as they are (--check) (report: \(report.report))")
     case .gateFailed:
       lines.append("gate failed: the committed orderfiles in \(report.orderfileDirectory) were left as they are (report: \(report.report))")
     }

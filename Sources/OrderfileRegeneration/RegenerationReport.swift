@@ -14,6 +14,8 @@ public struct RegenerationReport: Codable, Sendable, Equatable {
     case noChange
     /// The committed orderfiles were replaced.
     case replaced
+    /// The order changed and every gate passed; with `--check` nothing was replaced.
+    case changed
     /// A gate failed: nothing was replaced.
     case gateFailed
   }

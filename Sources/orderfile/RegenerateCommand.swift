@@ -27,7 +27,9 @@ struct RegenerateCommand: ParsableCommand {
       7. gates each module on its match rate and its pages, and writes the
          merge-request body (Markdown).
 
-      When nothing changed it says "no change" and exits 0. When the order
+      When nothing changed it says "no change" and exits 0. For a merge
+      request, --orderfiles names the base branch's orderfiles and --check
+      leaves them as they are. When the order
       changed and every gate passed, it replaces the committed orderfiles for
       the CI job to commit. When a gate fails it exits 1, names the module,
       and replaces nothing. A configured command that fails exits 2.
@@ -69,6 +71,15 @@ struct RegenerateCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Where to write the merge-request body, instead of the file's 'report'.", valueName: "file"))
   var report: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Compare with the orderfiles in this directory instead of the file's 'orderfiles' (a merge request: the base branch's).",
+      valueName: "dir"))
+  var orderfiles: String?
+
+  @Flag(help: "Never replace the orderfiles: report and gate only (a merge request's check).")
+  var check = false
+
   @Flag(help: "Add each step's wall time to the report (then two runs' reports differ).")
   var timings = false
 
@@ -85,7 +96,8 @@ struct RegenerateCommand: ParsableCommand {
     let display = quiet ? nil : ProgressDisplay()
     try Terminal.run {
       try RegenerateRequest(
-        configuration: config, options: RegenerationOptions(runs: runs, report: report, timings: timings),
+        configuration: config, options: RegenerationOptions(
+          runs: runs, report: report, timings: timings, orderfileDirectory: orderfiles, check: check),
         reportFormat: output.format, progress: { display?.show($0) }
       ).run()
     }
