@@ -25,10 +25,15 @@ public struct RegenerationOptions: Sendable {
   public var orderfileDirectory: String?
   /// Never replace the committed orderfiles: report and gate only.
   public var check: Bool
+  /// The scratch directory instead of the configured `work` (the report goes there too
+  /// unless `report` is given).
+  public var workDirectory: String?
 
   public init(
-    runs: Int? = nil, report: String? = nil, timings: Bool = false, orderfileDirectory: String? = nil, check: Bool = false
+    runs: Int? = nil, report: String? = nil, timings: Bool = false, orderfileDirectory: String? = nil, check: Bool = false,
+    workDirectory: String? = nil
   ) {
+    self.workDirectory = workDirectory
     self.runs = runs
     self.report = report
     self.timings = timings
@@ -61,6 +66,11 @@ public struct Regeneration {
     var configuration = configuration
     if let directory = options.orderfileDirectory {
       configuration.orderfileDirectory = ConfigurationReader.absolute(directory, in: FileManager.default.currentDirectoryPath)
+    }
+    if let directory = options.workDirectory {
+      let work = ConfigurationReader.absolute(directory, in: FileManager.default.currentDirectoryPath)
+      if configuration.report == configuration.workDirectory + "/report.md" { configuration.report = work + "/report.md" }
+      configuration.workDirectory = work
     }
     self.configuration = configuration
     self.options = options

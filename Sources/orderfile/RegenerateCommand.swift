@@ -77,6 +77,9 @@ struct RegenerateCommand: ParsableCommand {
       valueName: "dir"))
   var orderfiles: String?
 
+  @Option(help: ArgumentHelp("The scratch directory (traces, logs), instead of the file's 'work'.", valueName: "dir"))
+  var work: String?
+
   @Flag(help: "Never replace the orderfiles: report and gate only (a merge request's check).")
   var check = false
 
@@ -97,7 +100,8 @@ struct RegenerateCommand: ParsableCommand {
     try Terminal.run {
       try RegenerateRequest(
         configuration: config, options: RegenerationOptions(
-          runs: runs, report: report, timings: timings, orderfileDirectory: orderfiles, check: check),
+          runs: runs, report: report, timings: timings, orderfileDirectory: orderfiles, check: check,
+          workDirectory: work),
         reportFormat: output.format, progress: { display?.show($0) }
       ).run()
     }
