@@ -142,7 +142,7 @@ let package = Package(
     ),
     .testTarget(
       name: "OrderfileRegenerationTests",
-      dependencies: ["OrderfileRegeneration", "_OrderfileTestSupport"]
+      dependencies: ["OrderfileRegeneration", "OrderfileDiff", "_OrderfileTestSupport"]
     ),
     .testTarget(
       name: "OrderfileProfileTests",
