@@ -99,6 +99,40 @@ struct RegenerateCommandTests {
     #expect(report.contains("gone since the committed orderfile: `open_window`"), "\(report)")
   }
 
+  @Test("an instrumented build, when the configuration asks for one, is recorded instead of the release binary")
+  func instrumented() throws {
+    let tree = try InstalledTree.shared.get()
+    let project = try DailyProject()
+    try project.write(
+      "orderfile.yml",
+      try project.read("orderfile.yml") + """
+        instrumented:
+          build: >-
+            cmake -S . -B build-instrumented -DCMAKE_C_COMPILER="$CC" -DCMAKE_C_FLAGS="$ORDERFILE_CFLAGS"
+            -DCMAKE_EXE_LINKER_FLAGS="$ORDERFILE_LDFLAGS" >/dev/null && cmake --build build-instrumented
+          binaries:
+            app: build-instrumented/app
+
+        """)
+    let report = try json(try tree.run("\(DailyProject.compilerVariables) orderfile regenerate --json", in: project.path))
+    #expect(report["recorded"] as? String == "instrumented")
+    #expect(report["outcome"] as? String == "replaced")
+    let order = try project.read("orderfiles/app.order").split(separator: "\n").map(String.init)
+    #expect(order == ["main", "parse_config", "open_window", "render_frame"], "\(order)")
+    // The instrumented build's hooks ran: its binary calls them, the release one does not.
+    let hooks = try tree.run("nm -u build-instrumented/app; nm -u build/app", in: project.path)
+    #expect(hooks.components(separatedBy: "__cyg_profile_func_enter").count == 2, "\(hooks)")
+  }
+
+  @Test("installed with the tool: its manual page and completions")
+  func installed() throws {
+    let tree = try InstalledTree.shared.get()
+    let manual = try FileReading.text(atPath: tree.root + "/share/man/man1/orderfile.regenerate.1")
+    #expect(manual.contains("orderfile.yml") && manual.contains("Fl -check"), "\(manual.prefix(2000))")
+    let completion = try FileReading.text(atPath: tree.root + "/share/bash-completion/completions/orderfile")
+    #expect(completion.contains("regenerate"))
+  }
+
   @Test("a configuration error fails before building, naming the line")
   func configurationError() throws {
     let tree = try InstalledTree.shared.get()
