@@ -101,6 +101,11 @@ public struct Regeneration {
       guard FileManager.default.fileExists(atPath: binary.path) else {
         throw RegenerationError.binaryNotBuilt(module: binary.module, path: display(binary.path), step: "build")
       }
+      // The relink replaces the binary the traces name; only its build-id then tells the
+      // copy below (the code the traces recorded) from the relinked file.
+      guard (try? BinaryLocator.buildID(ofFileAt: binary.path)) != nil else {
+        throw RegenerationError.noBuildID(module: binary.module, path: display(binary.path))
+      }
       let copy = work.shipped + "/" + binary.module
       try? FileManager.default.removeItem(atPath: copy)
       try FileManager.default.copyItem(atPath: binary.path, toPath: copy)

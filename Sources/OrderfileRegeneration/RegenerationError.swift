@@ -14,6 +14,8 @@ public enum RegenerationError: LocalizedError, ExitStatusProviding, Equatable {
   case scenarioFailed(scenario: String, run: Int, status: Int32, log: String)
   /// A module of `binaries` has no file after the build.
   case binaryNotBuilt(module: String, path: String, step: String)
+  /// A release binary has no GNU build-id, so its traces cannot be told from the relinked file.
+  case noBuildID(module: String, path: String)
   /// No run recorded any module of `binaries`.
   case nothingRecorded(modules: [String])
 
@@ -30,6 +32,8 @@ public enum RegenerationError: LocalizedError, ExitStatusProviding, Equatable {
       return "scenario '\(scenario)' run \(run) exited with status \(status); its output: \(log)"
     case .binaryNotBuilt(let module, let path, let step):
       return "binaries.\(module): '\(path)' does not exist after the \(step) command"
+    case .noBuildID(let module, let path):
+      return "binaries.\(module): '\(path)' has no GNU build-id: link it with -Wl,--build-id, so that its traces are told from the relinked binary"
     case .nothingRecorded(let modules):
       return "no run recorded any of the configured modules (\(modules.joined(separator: ", "))): check binaries and the scenarios' commands"
     }
@@ -40,7 +44,7 @@ public enum RegenerationError: LocalizedError, ExitStatusProviding, Equatable {
     case .configurationNotFound: return .noInput
     case .configuration: return .dataError
     case .commandFailed, .scenarioFailed, .binaryNotBuilt: return .commandFailed
-    case .nothingRecorded: return .dataError
+    case .noBuildID, .nothingRecorded: return .dataError
     }
   }
 }

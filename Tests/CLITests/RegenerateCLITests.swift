@@ -43,6 +43,31 @@ struct RegenerateCLITests {
     #expect(!FileManager.default.fileExists(atPath: directory.file("orderfiles")))
   }
 
+  @Test("a release binary without a build-id: exit 65, naming the module, before anything is recorded")
+  func noBuildID() throws {
+    let directory = try TemporaryDirectory("orderfile-regenerate-cli")
+    try AtomicFile.write("int main(void) { return 0; }\n", to: directory.file("main.c"))
+    try AtomicFile.write(
+      """
+      orderfiles: orderfiles
+      build: mkdir -p build && \(Toolchain.clang) -fuse-ld=lld -Wl,--build-id=none main.c -o build/app
+      relink: "true"
+      binaries:
+        app: build/app
+      scenarios:
+        - name: cold
+          command: [app]
+
+      """, to: directory.file("orderfile.yml"))
+    let result = try orderfile(["regenerate", "-q", "--config", directory.file("orderfile.yml")])
+    #expect(result.status == 65)
+    #expect(
+      result.standardError
+        == "orderfile: error: binaries.app: 'build/app' has no GNU build-id: link it with -Wl,--build-id, so that its traces are told from the relinked binary\n",
+      "\(result.standardError)")
+    #expect(!FileManager.default.fileExists(atPath: directory.file(".orderfile/traces/cold-1.trace")))
+  }
+
   @Test("--runs must be positive")
   func badRuns() throws {
     let result = try orderfile(["regenerate", "--runs", "0"])
