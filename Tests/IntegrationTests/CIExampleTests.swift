@@ -123,6 +123,73 @@ struct CITemplateRunTests {
     return Run(status: result.status, output: result.standardOutput + result.standardError + gh, stubs: records)
   }
 
+  @Test("GitLab nightly: installs the package, regenerates, pushes the branch and opens the merge request")
+  func gitlabNightly() throws {
+    try Python.require(module: "yaml", package: "PyYAML")
+    let deb = try Self.package.get().path
+    let project = try DailyProject()
+    let stubs = try TemporaryDirectory("orderfile-gitlab-stubs")
+    let log = stubs.file("stubs.log")
+    // apt-get as the runner's root would run it, without touching this machine: update does
+    // nothing; install unpacks a .deb into STUB_ROOT and checks every other package, and the
+    // .deb's dependencies, with --simulate (so they must all be installed here).
+    try AtomicFile.write(
+      """
+      #!/bin/sh
+      [ "$1" = update ] && exit 0
+      packages=""
+      for argument in "$@"; do
+        case "$argument" in
+          *.deb) dpkg-deb -x "$argument" "$STUB_ROOT"
+                 packages="$packages $(dpkg-deb -f "$argument" Depends | sed 's/([^)]*)//g; s/,/ /g')" ;;
+          install | -*) ;;
+          *) packages="$packages $argument" ;;
+        esac
+      done
+      exec /usr/bin/apt-get install --simulate $packages
+
+      """, to: stubs.file("apt-get"))
+    // curl fetches files; the forge's API is recorded, with no merge request open yet.
+    try AtomicFile.write(
+      """
+      #!/bin/sh
+      case "$*" in *file://*) exec /usr/bin/curl "$@" ;; esac
+      printf 'curl %s\\n' "$*" >> "$STUB_LOG"
+      case "$*" in *state=opened*) echo '[]' ;; *) echo '{}' ;; esac
+
+      """, to: stubs.file("curl"))
+    try AtomicFile.write(
+      """
+      #!/bin/sh
+      [ "$1" = push ] && { printf 'git %s\\n' "$*" >> "$STUB_LOG"; exit 0; }
+      exec /usr/bin/git "$@"
+
+      """, to: stubs.file("git"))
+    for name in ["apt-get", "curl", "git"] { chmod(stubs.file(name), 0o755) }
+    let root = stubs.file("root")
+    let variables: [String: String] = [
+      "ORDERFILE_DEB_URL": "file://" + deb, "BUILD_PACKAGES": "cmake", "CC": Toolchain.clang,
+      "PATH": "\(stubs.path):\(root)/usr/bin:/usr/local/bin:/usr/bin:/bin", "STUB_ROOT": root, "STUB_LOG": log,
+      "CI_PIPELINE_SOURCE": "schedule", "ORDERFILE_REFRESH": "1", "CI_SERVER_HOST": "gitlab.example.com",
+      "CI_PROJECT_PATH": "group/app", "CI_API_V4_URL": "https://gitlab.example.com/api/v4", "CI_PROJECT_ID": "42",
+      "CI_DEFAULT_BRANCH": "main", "ORDERFILE_BOT_TOKEN": "stub-token",
+    ]
+    let result = try ProcessRunner.run(
+      "python3",
+      [PackagePaths.fixtures + "/ci/run-gitlab-job.py", PackagePaths.root + "/Examples/ci/gitlab-ci.yml",
+        "refresh-orderfile", project.path,
+        String(decoding: try JSONSerialization.data(withJSONObject: variables), as: UTF8.self)])
+    let output = result.standardOutput + result.standardError
+    #expect(result.status == 0, "\(output)")
+    #expect(output.contains("updated 1 orderfile in orderfiles"), "\(output)")
+    #expect(output.contains("opened a merge request from orderfile/refresh"), "\(output)")
+    let calls = (try? FileReading.text(atPath: log)) ?? ""
+    #expect(calls.contains("git push --force https://oauth2:stub-token@gitlab.example.com/group/app.git HEAD:refs/heads/orderfile/refresh"), "\(calls)")
+    #expect(calls.contains("--request POST") && calls.contains("## Launch orderfile refresh"), "\(calls)")
+    let committed = try project.git("show", "--name-only", "--format=%s", "orderfile/refresh")
+    #expect(committed == "Refresh the launch orderfile\n\norderfiles/app.order\n", "\(committed)")
+  }
+
   @Test("nightly: installs the package, regenerates, and the pull request gets the orderfiles and the body")
   func nightly() throws {
     let project = try DailyProject()
