@@ -227,5 +227,19 @@ struct CITemplateRunTests {
     #expect(run.output.contains("| [NEW] | `show_window` |"), "the posted report: \(run.output)")
     // --check leaves the branch's orderfiles alone.
     #expect(try project.git("status", "--porcelain").isEmpty)
+
+    // A branch whose relink drops the orderfile: its launch touches more pages than the
+    // shipped layout. The report is still posted, then the job fails.
+    try project.write(
+      "orderfile.yml",
+      try project.read("orderfile.yml").replacingOccurrences(
+        of: "-DORDER_DIR=\"$ORDERFILE_NEW_DIR\"", with: "-DORDER_DIR="))
+    try project.git("commit", "-q", "-am", "Relink without the orderfile")
+    let regressed = try Self.run("github-pull-request.yml", job: "check", in: project)
+    #expect(regressed.status == 1, "\(regressed.output)")
+    #expect(regressed.output.contains("gate max-page-growth failed for module 'app'"), "\(regressed.output)")
+    #expect(regressed.output.contains("pr comment 7 --edit-last --body-file"), "\(regressed.output)")
+    #expect(regressed.output.contains("**A gate failed**"), "the posted report: \(regressed.output)")
+    #expect(regressed.output.contains("::step 6 failed with status 1"), "the last step fails: \(regressed.output)")
   }
 }
