@@ -7,7 +7,9 @@ let package = Package(
     .executable(name: "orderfile", targets: ["orderfile"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    // The configuration file of `orderfile regenerate` is YAML.
+    .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
   ],
   targets: [
     // The C runtime linked into instrumented programs. SwiftPM compiles it so that every
@@ -68,6 +70,14 @@ let package = Package(
       name: "OrderfileProfile",
       dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileLayout", "OrderfileSupport"]
     ),
+    // The daily job (`orderfile regenerate`): its configuration file and every step.
+    .target(
+      name: "OrderfileRegeneration",
+      dependencies: [
+        "OrderfileRecording", "OrderfileMerge", "OrderfileDiff", "OrderfileLayout", "OrderfileOrdering",
+        "OrderfileBuild", "OrderfileSymbolization", "OrderfileSupport", .product(name: "Yams", package: "Yams"),
+      ]
+    ),
     // One request type per command of the tool: what each command does and prints, so
     // that the executable only parses arguments and writes out what a request returns.
     .target(
@@ -75,7 +85,7 @@ let package = Package(
       dependencies: [
         "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileLayout", "OrderfileMerge",
         "OrderfileDiff", "OrderfileProfile", "OrderfileBuild", "OrderfileRecording", "OrderfileBolt",
-        "OrderfileSupport",
+        "OrderfileSupport", "OrderfileRegeneration",
       ]
     ),
     .executableTarget(
@@ -83,7 +93,7 @@ let package = Package(
       dependencies: [
         "OrderfileCommands", "OrderfileOrdering", "OrderfileLayout", "OrderfileMerge", "OrderfileDiff",
         "OrderfileBolt", "OrderfileBuild", "OrderfileRecording", "OrderfileSymbolization", "OrderfileSupport",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "OrderfileRegeneration", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .target(
@@ -129,6 +139,10 @@ let package = Package(
     .testTarget(
       name: "OrderfileBoltTests",
       dependencies: ["OrderfileBolt", "_OrderfileTestSupport"]
+    ),
+    .testTarget(
+      name: "OrderfileRegenerationTests",
+      dependencies: ["OrderfileRegeneration", "OrderfileDiff", "_OrderfileTestSupport"]
     ),
     .testTarget(
       name: "OrderfileProfileTests",

@@ -26,6 +26,10 @@ BLOCKS = {
                            "norebuild-estimate.txt"),
     "report-premain": ("orderfile report launch.trace", "report-premain.txt"),
     "report-series": ("orderfile report series/launch-{1..10}.trace", "series.txt"),
+    "regenerate-first": ("orderfile regenerate", "regenerate-first.txt"),
+    "regenerate-again": ("orderfile regenerate", "regenerate-again.txt"),
+    "regenerate-change": ("orderfile regenerate", "regenerate-change.txt"),
+    "regenerate-body": (None, "regenerate-body.md"),
 }
 
 

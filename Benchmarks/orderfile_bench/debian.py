@@ -34,6 +34,8 @@ class SourceInfo:
 # the .dsc must have this digest (apt checks the tarballs against the .dsc).
 SOURCE_PINS = {
     "lua": SourcePin("lua5.4", "5.4.4-3+deb12u1", "d47c50154294a68c8a209c5d61bc09e5b22891c01b7c47501ac3f9725eb4a813"),
+    # The upstream version before it, for the daily section's regeneration across versions.
+    "lua53": SourcePin("lua5.3", "5.3.6-2", "2241dc732aa15a4d09c3c87aaf154eb14d873b8f6eb824faf8313a492a4e14b6"),
     "sqlite3": SourcePin("sqlite3", "3.40.1-2+deb12u2",
                          "ee3459ae9d00939741c7708fc1b8ce1bde12d8c3fb1dfa005bbbc8651d884e23"),
     # A C++ library with a program of its own (libtinyxml2.so and its xmltest), for the

@@ -13,11 +13,13 @@ struct OrderfileCommand: ParsableCommand {
       2. Record one launch:   orderfile record -o launch.trace -- ./app
       3. Write the orderfile: orderfile generate launch.trace -o app.order
       4. Relink for release:  orderfile flags --release app.order
+      Every day, all of it:   orderfile regenerate --config orderfile.yml
 
-      Exit status: 0 success, 1 a gate failed (--min-match), 64 usage error,
+      Exit status: 0 success, 1 a gate failed (--min-match), 2 a command
+      regenerate runs failed, 64 usage error,
       65 bad input data, 66 input not found, 70 internal error, 74 I/O error.
       """,
     version: "0.1.0",
-    subcommands: [FlagsCommand.self, RecordCommand.self, GenerateCommand.self, MergeCommand.self, DiffCommand.self, EstimateCommand.self, VerifyCommand.self, BoltCommand.self, ReportCommand.self, SymbolizeCommand.self]
+    subcommands: [FlagsCommand.self, RecordCommand.self, GenerateCommand.self, MergeCommand.self, DiffCommand.self, EstimateCommand.self, VerifyCommand.self, BoltCommand.self, ReportCommand.self, SymbolizeCommand.self, RegenerateCommand.self]
   )
 }

@@ -1,0 +1,418 @@
+import Foundation
+import OrderfileBuild
+import OrderfileDiff
+import OrderfileLayout
+import OrderfileMerge
+import OrderfileOrdering
+import OrderfileRecording
+import OrderfileSupport
+import OrderfileSymbolization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Options of one regeneration beyond its configuration.
+public struct RegenerationOptions: Sendable {
+  /// Overrides the configuration's `runs`.
+  public var runs: Int?
+  /// Overrides where the Markdown body goes.
+  public var report: String?
+  /// Keep step times in the report (they make it differ from run to run).
+  public var timings: Bool
+  /// Compare with the orderfiles in this directory instead of the configured one (a merge
+  /// request: the base branch's orderfiles).
+  public var orderfileDirectory: String?
+  /// Never replace the committed orderfiles: report and gate only.
+  public var check: Bool
+  /// The scratch directory instead of the configured `work` (the report goes there too
+  /// unless `report` is given).
+  public var workDirectory: String?
+
+  public init(
+    runs: Int? = nil, report: String? = nil, timings: Bool = false, orderfileDirectory: String? = nil, check: Bool = false,
+    workDirectory: String? = nil
+  ) {
+    self.workDirectory = workDirectory
+    self.runs = runs
+    self.report = report
+    self.timings = timings
+    self.orderfileDirectory = orderfileDirectory
+    self.check = check
+  }
+}
+
+/// The daily job: build, record each scenario N times, merge against the committed
+/// orderfiles, relink, verify, compare, gate, and replace the committed orderfiles when the
+/// order changed.
+///
+/// It drives the same library types as the tool's commands (`BreakpointRecorder` or
+/// `RuntimeRecorder`, `TraceMerger`, `LayoutVerifier`, `OrderDiff`, `LaunchEstimation`),
+/// never the tool's own command line.
+///
+/// Pages: the shipped binary (built with the committed orderfiles) and the relinked one are
+/// each estimated as they are laid out, with the first run's launch; neither inherits the
+/// other's order. A measured page count (the page-touch probe) has its place beside them
+/// in `RegenerationReport.Module.measuredPages`, filled by `measurePages` when set.
+public struct Regeneration {
+  public var configuration: RegenerationConfiguration
+  public var options: RegenerationOptions
+  /// Measures the launch pages of `binary` for `scenario` when such a measurement exists;
+  /// nil leaves `measuredPages` empty.
+  public var measurePages:
+    ((_ binary: String, _ module: String, _ scenario: RegenerationConfiguration.Scenario) throws -> [RegenerationReport.Pages]?)?
+
+  public init(configuration: RegenerationConfiguration, options: RegenerationOptions = RegenerationOptions()) {
+    var configuration = configuration
+    if let directory = options.orderfileDirectory {
+      configuration.orderfileDirectory = ConfigurationReader.absolute(directory, in: FileManager.default.currentDirectoryPath)
+    }
+    if let directory = options.workDirectory {
+      let work = ConfigurationReader.absolute(directory, in: FileManager.default.currentDirectoryPath)
+      if configuration.report == configuration.workDirectory + "/report.md" { configuration.report = work + "/report.md" }
+      configuration.workDirectory = work
+    }
+    self.configuration = configuration
+    self.options = options
+  }
+
+  /// The result: the report and the Markdown body, already written to `report`.
+  public struct Result: Sendable {
+    public var report: RegenerationReport
+    public var markdown: String
+  }
+
+  static let stepNames = ["build", "record", "merge", "relink", "verify", "compare", "write"]
+
+  public func run(progress: @escaping (RegenerationProgress) -> Void = { _ in }) throws -> Result {
+    let configuration = self.configuration
+    let runs = options.runs ?? configuration.runs
+    let work = Work(root: configuration.workDirectory, format: configuration.format)
+    try work.prepare()
+    var clock = StepClock(progress: progress, total: Self.stepNames.count)
+    let started = Date()
+
+    // 1. Build what ships, keep a copy of each binary (the relink replaces them), and the
+    // instrumented build when that is what is recorded.
+    clock.start("building the release binaries (log: \(display(work.log("build"))))")
+    try runCommand(configuration.build, step: "build", log: work.log("build"), newDirectory: work.new)
+    var shipped: [String: String] = [:]
+    for binary in configuration.binaries {
+      guard FileManager.default.fileExists(atPath: binary.path) else {
+        throw RegenerationError.binaryNotBuilt(module: binary.module, path: display(binary.path), step: "build")
+      }
+      // The relink replaces the binary the traces name; only its build-id then tells the
+      // copy below (the code the traces recorded) from the relinked file.
+      guard (try? BinaryLocator.buildID(ofFileAt: binary.path)) != nil else {
+        throw RegenerationError.noBuildID(module: binary.module, path: display(binary.path))
+      }
+      let copy = work.shipped + "/" + binary.module
+      try? FileManager.default.removeItem(atPath: copy)
+      try FileManager.default.copyItem(atPath: binary.path, toPath: copy)
+      shipped[binary.module] = copy
+    }
+    var recordedBinaries: [String: String] = Dictionary(uniqueKeysWithValues: configuration.binaries.map { ($0.module, $0.path) })
+    if case .instrumented(let build, let binaries, let compiler) = configuration.recording {
+      // The flags `orderfile flags --instrument` prints, for the build command to use.
+      let flags = try BuildFlags.forBuild(.instrumented(compiler))
+      try runCommand(
+        build, step: "instrumented build", log: work.log("instrumented-build"), newDirectory: work.new,
+        extra: ["ORDERFILE_CFLAGS": BuildFlags.shellLine(flags.compile), "ORDERFILE_LDFLAGS": BuildFlags.shellLine(flags.link)])
+      for binary in binaries where !FileManager.default.fileExists(atPath: binary.path) {
+        throw RegenerationError.binaryNotBuilt(module: binary.module, path: display(binary.path), step: "instrumented build")
+      }
+      recordedBinaries = Dictionary(uniqueKeysWithValues: binaries.map { ($0.module, $0.path) })
+    }
+    clock.finish()
+
+    // 2. Record.
+    clock.start("recording \(configuration.scenarios.count) scenarios \(runs) times each")
+    var inputs: [WeightedTrace] = []
+    for scenario in configuration.scenarios {
+      for run in 1...runs {
+        progress(.run(scenario: scenario.name, run: run, of: runs))
+        let trace = work.traces + "/\(scenario.name)-\(run).trace"
+        try record(scenario, run: run, to: trace, program: recordedBinaries[scenario.program] ?? scenario.program, log: work.log("scenarios"))
+        inputs.append(WeightedTrace(path: trace, weight: scenario.weight))
+      }
+    }
+    clock.finish()
+
+    // 3. Merge against the committed orderfiles, checked against the shipped binaries.
+    clock.start("merging \(inputs.count) runs against the committed orderfiles")
+    let modules = configuration.binaries.map(\.module)
+    let merger = TraceMerger(
+      selection: .all, binaries: BinaryResolver(searchPaths: [work.shipped]),
+      previousOrder: { name in try committedOrder(name) },
+      release: ReleaseBinaries(paths: modules.compactMap { shipped[$0] }))
+    let merge = try merger.merge(inputs)
+    // A merged module is named by its path when another recorded module has the same file
+    // name; the configuration names modules by file name.
+    let merged: [(name: String, module: Merge.Module)] = merge.modules.compactMap { module in
+      let name = PathName.split(module.path).base
+      return modules.contains(name) ? (name, module) : nil
+    }
+    guard !merged.isEmpty else { throw RegenerationError.nothingRecorded(modules: modules) }
+    let regenerated = merged.map {
+      OutputFile(path: $0.name + "." + configuration.format.fileExtension, text: $0.module.orderfile(configuration.format).text)
+    }
+    try AtomicFile.write(regenerated, intoDirectory: work.new)
+    clock.finish()
+
+    // 4. Relink with the regenerated orderfiles.
+    clock.start("relinking with the regenerated orderfiles (log: \(display(work.log("relink"))))")
+    try runCommand(configuration.relink, step: "relink", log: work.log("relink"), newDirectory: work.new)
+    clock.finish()
+
+    // 5. Verify each relinked binary.
+    clock.start("verifying the relinked binaries")
+    var verifications: [String: Verification] = [:]
+    for (name, _) in merged {
+      guard let binary = configuration.binaries.first(where: { $0.module == name }) else { continue }
+      guard FileManager.default.fileExists(atPath: binary.path) else {
+        throw RegenerationError.binaryNotBuilt(module: name, path: display(binary.path), step: "relink")
+      }
+      let order = try Orderfile.read(path: work.newOrderfile(name))
+      let symbolizer = try ELFSymbolizer.withSymbols(path: binary.path)
+      verifications[name] = LayoutVerifier().verify(
+        order: order, symbolizer: symbolizer, linker: try BinaryLocator.linker(ofFileAt: binary.path))
+    }
+    clock.finish()
+
+    // 6. Compare with the committed orderfiles and the shipped layout; gate each module.
+    clock.start("comparing with the committed orderfiles")
+    let firstTrace = inputs[0].path
+    var results: [RegenerationReport.Module] = []
+    var failures: [RegenerationReport.GateFailure] = []
+    for (name, module) in merged {
+      let committedPath = work.committed(name, in: configuration.orderfileDirectory)
+      let hadCommitted = FileManager.default.fileExists(atPath: committedPath)
+      let committedNames = hadCommitted ? try Orderfile.read(path: committedPath).names : []
+      let newNames = try Orderfile.read(path: work.newOrderfile(name)).names
+      let diff = DiffReport(base: display(committedPath), head: "regenerated", diff: OrderDiff(base: committedNames, head: newNames))
+      let committedText = hadCommitted ? try FileReading.text(atPath: committedPath) : nil
+      let newText = try FileReading.text(atPath: work.newOrderfile(name))
+      let changed = committedText != newText
+      let kept =
+        changed && hadCommitted && diff.summary.added == 0 && diff.summary.removed == 0
+        && diff.summary.churn * 100 < configuration.ignoreChurnBelow.value
+      let releasePath = configuration.binaries.first { $0.module == name }?.path ?? ""
+      let pages = try comparePages(trace: firstTrace, module: name, shipped: shipped[name] ?? "", relinked: releasePath, work: work)
+      let measured = try measurePages.flatMap { measure in try measure(releasePath, name, configuration.scenarios[0]) }
+      let verification = verifications[name]
+      let verified = RegenerationReport.Verified(
+        entries: verification?.entries ?? 0, present: verification?.present ?? 0, inOrder: verification?.inOrder ?? 0,
+        passed: verification?.passed ?? false)
+      var decay: RegenerationReport.Decay?
+      if hadCommitted, let copy = shipped[name] {
+        let present = Set(try ELFSymbolizer.withSymbols(path: copy).functions.map(\.name))
+        let gone = committedNames.filter { !present.contains($0) }
+        decay = RegenerationReport.Decay(
+          previousEntries: committedNames.count, goneEntries: gone.count,
+          goneShare: committedNames.isEmpty ? 0 : Double(gone.count) / Double(committedNames.count), gone: Array(gone.prefix(10)))
+      }
+      failures += gateFailures(module: name, matchRate: module.matchRate, pages: pages, verification: verification)
+      results.append(
+        RegenerationReport.Module(
+          module: name, orderfile: display(committedPath), hadCommitted: hadCommitted, changed: changed && !kept,
+          keptCommitted: kept, matchRate: module.matchRate, diff: diff, verified: verified, pages: pages,
+          measuredPages: measured, decay: decay))
+    }
+    clock.finish()
+
+    // 7. The report, then the committed orderfiles when they changed and every gate passed.
+    clock.start("writing the report")
+    let changed = results.contains { $0.changed }
+    let outcome: RegenerationReport.Outcome =
+      !failures.isEmpty ? .gateFailed : !changed ? .noChange : options.check ? .changed : .replaced
+    let reportPath = options.report ?? configuration.report
+    var report = RegenerationReport(
+      outcome: outcome, configuration: display(configuration.file), orderfileDirectory: display(configuration.orderfileDirectory),
+      recorded: { if case .instrumented = configuration.recording { return "instrumented" } else { return "release" } }(),
+      runs: runs, scenarios: configuration.scenarios.map { .init(name: $0.name, weight: $0.weight, runs: runs) },
+      modules: results, failedGates: failures, report: display(reportPath))
+    if outcome == .replaced {
+      try FileManager.default.createDirectory(atPath: configuration.orderfileDirectory, withIntermediateDirectories: true)
+      try AtomicFile.write(
+        try results.filter(\.changed).map {
+          OutputFile(path: work.committed($0.module, in: configuration.orderfileDirectory), text: try FileReading.text(atPath: work.newOrderfile($0.module)))
+        })
+    }
+    clock.finish()
+    if options.timings {
+      report.steps = zip(Self.stepNames, clock.seconds).map { .init(step: $0, seconds: $1) }
+      report.wallSeconds = Date().timeIntervalSince(started)
+    }
+    let markdown = RegenerationMarkdownRenderer().render(report)
+    try FileManager.default.createDirectory(atPath: PathName.directory(of: reportPath), withIntermediateDirectories: true)
+    try AtomicFile.write(Array(markdown.utf8), to: reportPath)
+    return Result(report: report, markdown: markdown)
+  }
+
+  /// The committed orderfile of a module, as the merge keeps its order stable against.
+  func committedOrder(_ name: String) throws -> PreviousOrder? {
+    let path = configuration.orderfileDirectory + "/" + name + "." + configuration.format.fileExtension
+    guard FileManager.default.fileExists(atPath: path) else { return nil }
+    return PreviousOrder(source: path, names: try Orderfile.read(path: path).names)
+  }
+
+  func gateFailures(module: String, matchRate: Double, pages: [RegenerationReport.Pages], verification: Verification?)
+    -> [RegenerationReport.GateFailure]
+  {
+    var failures: [RegenerationReport.GateFailure] = []
+    if let minMatch = configuration.gates.minMatch, matchRate < minMatch.value {
+      failures.append(
+        .init(
+          module: module, gate: .minMatch,
+          message: "match rate \(TextFormatting.percent(matchRate)) is below min-match \(TextFormatting.percent(minMatch.value))"))
+    }
+    if let limit = configuration.gates.maxPageGrowth {
+      for row in pages {
+        if let growth = row.pages.deltaPercent, growth > limit.value {
+          failures.append(
+            .init(
+              module: module, gate: .maxPageGrowth,
+              message: "launch pages grow \(String(format: "%+.1f%%", growth)) at \(formatBytes(row.pageSize)) pages (\(row.pages.base) → \(row.pages.head)), more than max-page-growth \(limit)"
+            ))
+          break
+        }
+      }
+    }
+    if let verification, !verification.passed {
+      failures.append(
+        .init(
+          module: module, gate: .verify,
+          message: "the relinked binary does not follow its orderfile: \(verification.inOrder) of \(verification.entries) entries in order"))
+    }
+    return failures
+  }
+
+  /// The launch pages of the shipped and the relinked binary, each as laid out.
+  func comparePages(trace: String, module: String, shipped: String, relinked: String, work: Work) throws -> [RegenerationReport.Pages] {
+    func estimate(_ binary: String) throws -> Estimate {
+      try LaunchEstimation(tracePath: trace, binaryPath: binary, module: module, searchPaths: [work.shipped]).run()
+    }
+    let before = try estimate(shipped)
+    let after = try estimate(relinked)
+    return PageComparison.reportedPageSizes.compactMap { size in
+      guard let base = before.pages.first(where: { $0.pageSize == size }), let head = after.pages.first(where: { $0.pageSize == size })
+      else { return nil }
+      return .init(pageSize: size, lowerBound: head.lowerBound, pages: .init(base: base.current, head: head.current))
+    }
+  }
+
+  /// Runs a configured command with `/bin/sh` in the project directory; its output goes to `log`.
+  func runCommand(_ command: String, step: String, log: String, newDirectory: String, extra: [String: String] = [:]) throws {
+    var environment = extra
+    environment["ORDERFILE_NEW_DIR"] = newDirectory
+    environment["ORDERFILE_WORK"] = configuration.workDirectory
+    environment["ORDERFILE_ORDER_DIR"] = configuration.orderfileDirectory
+    let result = try ProcessRunner.run(
+      "/bin/sh", ["-c", command], environment: environment, currentDirectory: configuration.projectDirectory)
+    try AtomicFile.write(Array((result.standardOutput + result.standardError).utf8), to: log)
+    guard result.succeeded else { throw RegenerationError.commandFailed(step: step, status: result.status, log: display(log)) }
+  }
+
+  /// Records one run of a scenario; the program's own output goes to `log`, so that stdout
+  /// stays the report's.
+  func record(_ scenario: RegenerationConfiguration.Scenario, run: Int, to trace: String, program: String, log: String) throws {
+    let recorder: any Recorder
+    switch configuration.recording {
+    case .release:
+      recorder = BreakpointRecorder(output: trace, timeLimitMilliseconds: scenario.timeLimitMilliseconds, untilFunctions: scenario.until)
+    case .instrumented:
+      recorder = RuntimeRecorder(output: trace, timeLimitMilliseconds: scenario.timeLimitMilliseconds)
+    }
+    let recording = try ProgramSurroundings(environment: scenario.environment, directory: configuration.projectDirectory, log: log).with {
+      try recorder.record(program: program, arguments: scenario.arguments)
+    }
+    guard recording.status == 0 else {
+      throw RegenerationError.scenarioFailed(scenario: scenario.name, run: run, status: recording.status, log: display(log))
+    }
+  }
+
+  /// A path inside the project relative to it, others as they are.
+  func display(_ path: String) -> String {
+    let directory = configuration.projectDirectory.hasSuffix("/") ? configuration.projectDirectory : configuration.projectDirectory + "/"
+    return path.hasPrefix(directory) ? String(path.dropFirst(directory.count)) : path
+  }
+}
+
+/// The work directory's layout.
+struct Work {
+  var root: String
+  var format: OrderfileFormat
+  var new: String { root + "/new" }
+  var traces: String { root + "/traces" }
+  var shipped: String { root + "/shipped" }
+  func log(_ name: String) -> String { root + "/\(name).log" }
+  func newOrderfile(_ module: String) -> String { new + "/" + module + "." + format.fileExtension }
+  func committed(_ module: String, in directory: String) -> String { directory + "/" + module + "." + format.fileExtension }
+
+  /// Empties what an earlier run left, so no stale trace or orderfile is taken for new.
+  func prepare() throws {
+    for directory in [new, traces, shipped] {
+      try? FileManager.default.removeItem(atPath: directory)
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+    try? FileManager.default.removeItem(atPath: log("scenarios"))
+  }
+}
+
+/// Times the steps and tells the progress display.
+struct StepClock {
+  var progress: (RegenerationProgress) -> Void
+  var total: Int
+  var seconds: [Double] = []
+  var started = Date()
+
+  mutating func start(_ text: String) {
+    started = Date()
+    progress(.step(number: seconds.count + 1, of: total, text))
+  }
+
+  mutating func finish() {
+    let elapsed = Date().timeIntervalSince(started)
+    seconds.append(elapsed)
+    progress(.finished(seconds: elapsed))
+  }
+}
+
+/// What a recorded program runs with besides its arguments: variables added to the
+/// environment, the project directory, and stdout and stderr sent to a log.
+///
+/// The recorders start the program with this process's environment, directory and
+/// standard streams, so they are set here for the run and restored after it.
+struct ProgramSurroundings {
+  var environment: [String: String]
+  var directory: String
+  var log: String
+
+  func with<T>(_ body: () throws -> T) throws -> T {
+    let logFile = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    guard logFile >= 0 else { throw SupportError.writing("open", path: log) }
+    let savedDirectory = FileManager.default.currentDirectoryPath
+    guard FileManager.default.changeCurrentDirectoryPath(directory) else {
+      close(logFile)
+      throw RegenerationError.commandFailed(step: "scenario (cd \(directory))", status: errno, log: log)
+    }
+    let saved = environment.keys.sorted().map { ($0, getenv($0).map { String(cString: $0) }) }
+    for (name, value) in environment { setenv(name, value, 1) }
+    let savedOutput = dup(1)
+    let savedError = dup(2)
+    dup2(logFile, 1)
+    dup2(logFile, 2)
+    close(logFile)
+    defer {
+      dup2(savedOutput, 1)
+      dup2(savedError, 2)
+      close(savedOutput)
+      close(savedError)
+      _ = FileManager.default.changeCurrentDirectoryPath(savedDirectory)
+      for (name, value) in saved {
+        if let value { setenv(name, value, 1) } else { unsetenv(name) }
+      }
+    }
+    return try body()
+  }
+}

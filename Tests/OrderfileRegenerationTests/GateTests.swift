@@ -1,0 +1,69 @@
+import Foundation
+import OrderfileDiff
+import OrderfileSupport
+import Testing
+
+@testable import OrderfileRegeneration
+
+/// A regeneration of a two-module project with these gates.
+private func regeneration(minMatch: Double? = nil, maxPageGrowth: Double? = nil) throws -> Regeneration {
+  var configuration = try ConfigurationReader(findProgram: { _ in nil }).parse(
+    """
+    orderfiles: orderfiles
+    build: make
+    relink: make relink
+    binaries:
+      app: build/app
+      libcore.so: build/libcore.so
+    scenarios:
+      - name: cold
+        command: [app]
+    """, file: "/project/orderfile.yml")
+  configuration.gates = .init(minMatch: minMatch.map(Rate.init), maxPageGrowth: maxPageGrowth.map(Percentage.init))
+  return Regeneration(configuration: configuration)
+}
+
+private func pages(_ base: Int, _ head: Int, size: UInt64 = 4096) -> RegenerationReport.Pages {
+  .init(pageSize: size, lowerBound: 1, pages: PageComparison.Delta(base: base, head: head))
+}
+
+@Suite("Regeneration gates, per module")
+struct GateTests {
+  @Test("a module below min-match fails its gate, named; the other module passes")
+  func minMatch() throws {
+    let job = try regeneration(minMatch: 0.9)
+    let failing = job.gateFailures(module: "libcore.so", matchRate: 0.8, pages: [], verification: nil)
+    #expect(failing == [
+      .init(module: "libcore.so", gate: .minMatch, message: "match rate 80.0% is below min-match 90.0%")
+    ])
+    #expect(job.gateFailures(module: "app", matchRate: 0.95, pages: [], verification: nil).isEmpty)
+  }
+
+  @Test("a module whose pages grow more than max-page-growth fails, at the page size that grew")
+  func pageGrowth() throws {
+    let job = try regeneration(maxPageGrowth: 2)
+    let failing = job.gateFailures(
+      module: "app", matchRate: 1, pages: [pages(10, 10), pages(4, 5, size: 16384)], verification: nil)
+    #expect(failing.map(\.gate) == [.maxPageGrowth])
+    #expect(failing.first?.message == "launch pages grow +25.0% at 16 KiB pages (4 → 5), more than max-page-growth 2%")
+    // Another module that got better does not make up for it: each is gated on its own.
+    #expect(job.gateFailures(module: "libcore.so", matchRate: 1, pages: [pages(10, 5)], verification: nil).isEmpty)
+    // Without the gate, growth passes.
+    #expect(try regeneration().gateFailures(module: "app", matchRate: 0, pages: [pages(1, 9)], verification: nil).isEmpty)
+  }
+
+  @Test("the report names each failed module and says nothing was replaced")
+  func rendered() {
+    let report = RegenerationReport(
+      outcome: .gateFailed, configuration: "orderfile.yml", orderfileDirectory: "orderfiles", recorded: "release",
+      runs: 3, scenarios: [.init(name: "cold", weight: 1, runs: 3)], modules: [],
+      failedGates: [.init(module: "libcore.so", gate: .minMatch, message: "match rate 80.0% is below min-match 90.0%")],
+      report: ".orderfile/report.md")
+    let markdown = RegenerationMarkdownRenderer().render(report)
+    #expect(markdown.contains("**A gate failed**: the committed orderfiles in `orderfiles` were left as they are."))
+    #expect(markdown.contains("- `libcore.so` (min-match): match rate 80.0% is below min-match 90.0%"))
+    let text = RegenerationTextRenderer().render(report)
+    #expect(text.hasPrefix("gate failed: the committed orderfiles in orderfiles were left as they are"))
+    #expect(text.contains("gate min-match failed for libcore.so"))
+  }
+}
