@@ -29,7 +29,9 @@ public struct GenerateRequest: Sendable {
     try release?.checkMatched(modules: trace.modules, traces: [trace.path])
     let generator = Generator(
       selection: orderfiles.selection, binaries: orderfiles.binaries,
-      builder: OrderBuilder(includePostWindow: orderfiles.includePostWindow, resolveSourceLocations: list),
+      builder: OrderBuilder(
+        includePostWindow: orderfiles.includePostWindow, resolveSourceLocations: list,
+        placeCodeWithoutSymbol: orderfiles.format.placesCodeWithoutSymbol),
       release: release, assessLayout: LayoutRegressionCheck().worseLayout(of:in:))
     let generation = try generator.generate(trace)
     let files = generation.orders.map {

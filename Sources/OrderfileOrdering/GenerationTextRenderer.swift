@@ -55,6 +55,14 @@ public struct GenerationTextRenderer: Renderer {
       if !module.coldParts.isEmpty {
         lines.append("  \(module.coldParts.count) cold split parts kept out of the order: \(module.coldParts.prefix(5).joined(separator: ", "))")
       }
+      if !module.placedColdParts.isEmpty {
+        lines.append(
+          "  \(module.placedColdParts.count) cold split parts ran and are placed after the launch functions: \(module.placedColdParts.prefix(5).joined(separator: ", "))")
+      }
+      if !module.withoutSymbol.isEmpty {
+        lines.append(
+          "  warning: \(module.withoutSymbol.count) launch functions have no symbol (\(module.withoutSymbolBytes) bytes), so a symbol orderfile cannot place them: \(module.withoutSymbol.prefix(3).joined(separator: ", ")); --format lld-script places them, from the binary's link map")
+      }
       for ambiguous in module.ambiguousNames {
         lines.append(
           "  note: \(ambiguous.addresses.count) local functions are named '\(ambiguous.name)'; the linker places all of them at this entry"

@@ -116,6 +116,9 @@ public struct Generator {
         continue
       }
       let symbolizer = try binaries.symbolizer(recordedPath: module.path, buildID: module.buildID)
+      if builder.placeCodeWithoutSymbol, let elf = symbolizer as? ELFSymbolizer, elf.linkMap == nil {
+        throw OrderingError.noLinkMap(binary: elf.path, problem: elf.linkMapProblem?.localizedDescription)
+      }
       let order = builder.order(trace: trace, module: module.index, symbolizer: symbolizer)
       let compared = try release?.compare(order) ?? order
       // The initializers of the binary that will be linked: its names are the ones lld looks up.
