@@ -83,7 +83,7 @@ struct LaunchCodeWithoutSymbolTests {
     let recorded = try orderfile(["record", "-q", "-o", trace, "--", shipped])
     #expect(recorded.succeeded, "\(recorded.standardError)")
     #expect(recorded.standardOutput == printed)
-    let report = try json(try orderfile(["report", trace, "--json", "--no-demangle"]))
+    let report = try json(try orderfile(["report", trace, "--json"]))
     let names = (report["firstCalls"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
     let unnamed = names.filter { $0.contains("(.text..Lobjectdestroy") }
     #expect(unnamed.count >= 16, "\(names)")
