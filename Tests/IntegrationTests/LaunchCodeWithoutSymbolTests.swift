@@ -93,6 +93,13 @@ struct LaunchCodeWithoutSymbolTests {
     let symbols = try orderfile(["generate", trace, "-o", symbolOrder])
     #expect(symbols.succeeded, "\(symbols.standardError)")
     #expect(symbols.standardOutput.contains("launch functions have no symbol"), "\(symbols.standardOutput)")
+    // The page cost is told: where the code stays against where the script puts it.
+    let cost = try json(try orderfile(["generate", trace, "-o", work.file("again.order"), "--json"]))
+    let module = try #require((cost["modules"] as? [[String: Any]])?.first)
+    let at4K = try #require((module["withoutSymbolCost"] as? [[String: Any]])?.first { $0["pageSize"] as? Int == 4096 })
+    let left = try #require(at4K["ordered"] as? Int)
+    let placedToo = try #require(at4K["placed"] as? Int)
+    #expect(placedToo < left, "\(at4K)")
     #expect(!(try FileReading.text(atPath: symbolOrder)).contains(".L"))
     let script = work.file("launch.ld")
     let scripted = try orderfile(["generate", trace, "-o", script, "--format", "lld-script"])
@@ -123,7 +130,9 @@ struct LaunchCodeWithoutSymbolTests {
     #expect(launchFunctions >= unnamed.count + 16, "estimate counted \(launchFunctions) launch functions")
     #expect(scriptPages < defaultPages && scriptPages < symbolPages, "default \(defaultPages), symbol order \(symbolPages), script \(scriptPages)")
     #expect(scriptPages <= lowerBound + 2, "script \(scriptPages) pages, lower bound \(lowerBound)")
-    print("swift, 4 KiB pages touched: default \(defaultPages), symbol order \(symbolPages), lld script \(scriptPages), lower bound \(lowerBound)")
+    // The simulated cost agrees with what the two relinks measured, to a page each.
+    #expect(abs(left - symbolPages) <= 1 && abs(placedToo - scriptPages) <= 1, "simulated \(left) and \(placedToo)")
+    print("swift, 4 KiB pages touched: default \(defaultPages), symbol order \(symbolPages) (simulated \(left)), lld script \(scriptPages) (simulated \(placedToo)), lower bound \(lowerBound)")
   }
 
   @Test("gcc: the .cold parts a launch runs are placed after the launch functions, and the pages go down")
