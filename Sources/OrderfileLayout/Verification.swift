@@ -70,7 +70,19 @@ public struct LayoutVerifier {
       for name in function.allNames { positions[name, default: []].append(index) }
     }
 
-    let names = order.names
+    // An lld script names input sections: with the binary's link map, each line is matched
+    // to the very section it names, so local functions that share a name in several objects
+    // are told apart.
+    var names = order.names
+    if order.format == .lldScript && functions.contains(where: { $0.inputSection != nil }) {
+      for (index, function) in functions.enumerated() {
+        if let input = function.inputSection { positions[input.description, default: []].append(index) }
+      }
+      names = order.lines.map { line in
+        let pattern = String(line.drop(while: { $0 == "*" }))
+        return positions[pattern] != nil ? pattern : order.format.functionName(inLine: line)
+      }
+    }
     var present: [(rank: Int, name: String, positions: [Int])] = []
     var missing: [String] = []
     var seenNames = Set<String>()

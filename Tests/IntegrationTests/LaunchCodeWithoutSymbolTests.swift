@@ -117,6 +117,9 @@ struct LaunchCodeWithoutSymbolTests {
     let wanted = unnamed.compactMap { $0.split(separator: "(", maxSplits: 1).last.map { String($0.dropLast()) } }
     let placedUnnamed = placed.filter { $0.hasPrefix(".text..L") }
     #expect(Set(wanted).isSubset(of: Set(placedUnnamed)), "placed: \(placedUnnamed)")
+    // verify matches each line to the input section it names, through the relink's map.
+    let verified = try orderfile(["verify", "--binary", withScript.binary, "--order", script])
+    #expect(verified.succeeded, "\(verified.standardOutput)")
 
     // 5. Measured: the script's launch touches fewer pages than the default layout and than
     // the symbol order, within two pages of estimate's lower bound, which counts them.
