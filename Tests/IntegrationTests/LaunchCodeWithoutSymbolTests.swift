@@ -117,6 +117,16 @@ struct LaunchCodeWithoutSymbolTests {
     let wanted = unnamed.compactMap { $0.split(separator: "(", maxSplits: 1).last.map { String($0.dropLast()) } }
     let placedUnnamed = placed.filter { $0.hasPrefix(".text..L") }
     #expect(Set(wanted).isSubset(of: Set(placedUnnamed)), "placed: \(placedUnnamed)")
+    // The names come from the map, so they hold across links: the ordered build, recorded,
+    // names its code without a symbol as the default build did.
+    let again = work.file("ordered.trace")
+    #expect(try orderfile(["record", "-q", "-o", again, "--", withScript.binary]).succeeded)
+    let againScript = work.file("ordered.ld")
+    #expect(try orderfile(["generate", again, "-o", againScript, "--format", "lld-script"]).succeeded)
+    func unnamedLines(_ path: String) throws -> Set<String> {
+      Set(try FileReading.text(atPath: path).split(separator: "\n").map(String.init).filter { $0.contains("(.text..L") })
+    }
+    #expect(try unnamedLines(againScript) == unnamedLines(script))
     // verify matches each line to the input section it names, through the relink's map.
     let verified = try orderfile(["verify", "--binary", withScript.binary, "--order", script])
     #expect(verified.succeeded, "\(verified.standardOutput)")
