@@ -18,6 +18,9 @@ public struct Verification: Codable, Sendable, Equatable {
     case noFunctionSections
     /// Entries are present but out of order for a reason the binary does not show.
     case orderNotApplied
+    /// An lld script's entries for code without a symbol are missing because the binary has
+    /// no link map beside it, which alone names that code.
+    case noLinkMap
   }
 
   /// An entry that is not where the order puts it.
@@ -145,6 +148,13 @@ public struct LayoutVerifier {
     positions: [String: [Int]], symbolizer: any Symbolizer, linker: String?, presentShare: Double
   ) -> (Verification.Cause?, String?) {
     let linkerName = linker.map { " (\($0))" } ?? ""
+    let unnamed = missing.filter { $0.contains("(.text..L") }
+    if order.format == .lldScript, !unnamed.isEmpty, !functions.contains(where: { $0.inputSection != nil }) {
+      return (
+        .noLinkMap,
+        "\(unnamed.count) entries name code without a symbol (\(unnamed[0])), which only a link map of this binary shows: link it with -Wl,-Map=\(symbolizer.path).map (swiftc: -Xlinker -Map=\(symbolizer.path).map) and verify again"
+      )
+    }
     let readsSections = linker?.lowercased().contains("gold") == true
     if order.format == .gold && !readsSections {
       return (

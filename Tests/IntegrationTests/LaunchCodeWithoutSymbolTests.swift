@@ -130,6 +130,11 @@ struct LaunchCodeWithoutSymbolTests {
     // verify matches each line to the input section it names, through the relink's map.
     let verified = try orderfile(["verify", "--binary", withScript.binary, "--order", script])
     #expect(verified.succeeded, "\(verified.standardOutput)")
+    // Without that map, the entries without a symbol cannot be found, and verify says why.
+    try FileManager.default.moveItem(atPath: withScript.binary + ".map", toPath: work.file("aside.map"))
+    let blind = try orderfile(["verify", "--binary", withScript.binary, "--order", script])
+    #expect(blind.status == 1 && blind.standardOutput.contains("link map"), "\(blind.standardOutput)")
+    try FileManager.default.moveItem(atPath: work.file("aside.map"), toPath: withScript.binary + ".map")
 
     // 5. Measured: the script's launch touches fewer pages than the default layout and than
     // the symbol order, within two pages of estimate's lower bound, which counts them.
