@@ -113,8 +113,10 @@ public final class ELFSymbolizer: Symbolizer {
     for range in FrameDescriptions.ranges(in: file) where named.function(containing: range.start) == nil {
       guard let section = text.first(where: { $0.range.contains(range.start) }) else { continue }
       let name: String
-      if let input = linkMap?.inputSection(containing: range.start) {
-        name = input.description
+      if let placement = linkMap?.placement(containing: range.start) {
+        // A section that holds several functions (no -ffunction-sections) names each by offset.
+        let offset = range.start - placement.address
+        name = placement.input.description + (offset == 0 ? "" : "+0x" + String(offset, radix: 16))
       } else if let before = named.function(before: range.start) {
         name = "\(before.name)+0x\(String(range.start - before.address, radix: 16))"
       } else {

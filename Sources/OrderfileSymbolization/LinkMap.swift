@@ -106,6 +106,11 @@ public struct LinkMap: Sendable {
 
   /// The input section that holds `address`, if the map places one there.
   public func inputSection(containing address: UInt64) -> InputSection? {
+    placement(containing: address)?.input
+  }
+
+  /// The placement of the input section that holds `address`.
+  public func placement(containing address: UInt64) -> Placement? {
     var low = 0
     var high = placements.count
     while low < high {
@@ -114,7 +119,7 @@ public struct LinkMap: Sendable {
     }
     guard low > 0 else { return nil }
     let placement = placements[low - 1]
-    return address - placement.address < placement.size ? placement.input : nil
+    return address - placement.address < placement.size ? placement : nil
   }
 
   /// The first symbol whose address in the map differs from its address in `functions`;
