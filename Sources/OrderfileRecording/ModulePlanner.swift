@@ -54,11 +54,34 @@ final class ModulePlanner {
   private(set) var matchedStopNames: Set<String> = []
   /// System libraries left unarmed, for the closing note.
   private(set) var skippedSystemLibraries: Set<String> = []
+  /// Addresses inside cold parts where their function jumps in, by module path: armed
+  /// beside the entries (see `ColdPartEntries`).
+  private var coldPartEntries: [String: [UInt64]] = [:]
 
   init(stopNames: [String], includeSystemLibraries: Bool, warn: @escaping (String) -> Void) {
     self.stopNames = stopNames
     self.includeSystemLibraries = includeSystemLibraries
     self.warn = warn
+  }
+
+  /// Finds where the executable at `path` jumps into its cold parts past their first byte.
+  /// Call before the tracer starts: it runs the disassembler, a child process the tracer,
+  /// which waits for any child, must not see.
+  func prepare(executable path: String) {
+    guard let functions = try? ELFSymbolizer(path: path).functions,
+      !ColdPartEntries.coldParts(of: functions).isEmpty
+    else { return }
+    guard let disassembler = ColdPartEntries.disassembler() else {
+      warn(
+        "\(path) has cold parts (foo.cold), which a function may jump into past their first byte; without llvm-objdump on PATH only those entered at their start are recorded")
+      return
+    }
+    // The tracer names modules by the path the kernel maps, with every link resolved.
+    let mapped = realpath(path, nil).map { pointer in
+      defer { free(pointer) }
+      return String(cString: pointer)
+    } ?? path
+    coldPartEntries[mapped] = ColdPartEntries.entries(binary: path, functions: functions, disassembler: disassembler)
   }
 
   func plan(path: String, isMainExecutable: Bool, isInterpreter: Bool) -> ModulePlan {
@@ -109,7 +132,7 @@ final class ModulePlanner {
       matchedStopNames.formUnion(matched)
       return !matched.isEmpty
     }.map(\.address)
-    return ModulePlan(entries: functions.map(\.address), stops: stops)
+    return ModulePlan(entries: functions.map(\.address) + (coldPartEntries[path] ?? []), stops: stops)
   }
 
   /// The loader's hook: glibc's and musl's loaders call `_dl_debug_state` after mapping

@@ -85,7 +85,7 @@ public final class ELFSymbolizer: Symbolizer {
     self.session = session
     self.module = module
     self.bias = bias
-    let symbols = SymbolTableReader.functionSymbols(of: module, bias: bias)
+    let (symbols, untyped) = SymbolTableReader.symbols(of: module, bias: bias)
     let named = FunctionIndex(symbols)
     symbolSource = Self.source(of: module, hasSymbolTable: hasSymbolTable, found: !named.functions.isEmpty)
     let map = Self.readLinkMap(linkMap ?? path + ".map", required: linkMap != nil, binary: path, functions: named.functions)
@@ -95,7 +95,7 @@ public final class ELFSymbolizer: Symbolizer {
     case .symbolTable, .debugFile:
       // With a full symbol table, a function without a symbol is one the compiler made none
       // for; with only .dynsym, every local function would look like one.
-      let unnamed = Self.functionsWithoutSymbol(in: file, named: named, linkMap: map.map)
+      let unnamed = Self.functionsWithoutSymbol(in: file, named: named, untyped: untyped, linkMap: map.map)
       index = unnamed.isEmpty ? named : FunctionIndex(symbols + unnamed)
     case .dynamicSymbols, .none:
       index = named
@@ -103,15 +103,24 @@ public final class ELFSymbolizer: Symbolizer {
     if let map = map.map { index = index.withInputSections(from: map) }
   }
 
-  /// The functions `.eh_frame` lists whose start no symbol covers, named after their input
-  /// section when the link map gives it, else after the nearest named function before them.
-  private static func functionsWithoutSymbol(in file: ELFFile, named: FunctionIndex, linkMap: LinkMap?)
-    -> [RawFunctionSymbol]
-  {
+  /// The functions `.eh_frame` lists whose start no function symbol covers: under the
+  /// untyped symbol at their start when there is one (clang names the cold parts it splits
+  /// off so), else named after their input section when the link map gives it, else after
+  /// the nearest named function before them.
+  private static func functionsWithoutSymbol(
+    in file: ELFFile, named: FunctionIndex, untyped: [RawFunctionSymbol], linkMap: LinkMap?
+  ) -> [RawFunctionSymbol] {
     let text = file.executableSections().filter { $0.name.hasPrefix(".text") }
+    var labels: [UInt64: RawFunctionSymbol] = [:]
+    for symbol in untyped where labels[symbol.address] == nil { labels[symbol.address] = symbol }
     var unnamed: [RawFunctionSymbol] = []
     for range in FrameDescriptions.ranges(in: file) where named.function(containing: range.start) == nil {
       guard let section = text.first(where: { $0.range.contains(range.start) }) else { continue }
+      if var label = labels[range.start] {
+        label.size = range.length
+        unnamed.append(label)
+        continue
+      }
       let name: String
       if let placement = linkMap?.placement(containing: range.start) {
         // A section that holds several functions (no -ffunction-sections) names each by offset.

@@ -1,8 +1,11 @@
-/* A launch that runs the cold parts gcc splits off: every `parse_N` has a branch marked
- * unlikely, which gcc -O2 moves to `parse_N.cold` in `.text.unlikely.parse_N`, and which
- * this launch takes (argc is 1). Between the units, `unused_N` is code the launch never
- * runs, so that each unit's pieces sit a page or more apart in the default layout. */
+/* A launch that runs the cold parts a compiler splits off: every `parse_N` has a branch
+ * marked unlikely, which gcc -O2 moves to `parse_N.cold` in `.text.unlikely.parse_N`, and
+ * which this launch takes (argc is 1). clang's -fsplit-machine-functions splits it off as
+ * well, from a profile of a run with TRAIN set, which skips it. Between the units,
+ * `unused_N` is code the launch never runs, so that each unit's pieces sit a page or more
+ * apart in the default layout. */
 #include <stdio.h>
+#include <stdlib.h>
 
 __attribute__((cold, noinline)) void note(const char *what, int value) {
   if (value == -12345) fprintf(stderr, "%s\n", what);
@@ -38,7 +41,8 @@ int main(int argc, char **argv) {
   int (*const unused[])(int) = {unused_0, unused_1, unused_2, unused_3, unused_4, unused_5, unused_6, unused_7,
                                 unused_8, unused_9, unused_10, unused_11, unused_12, unused_13, unused_14, unused_15};
   long total = 0;
-  for (int i = 0; i < 16; i++) total += parsers[i](argc);
+  int x = getenv("TRAIN") ? 0 : argc;
+  for (int i = 0; i < 16; i++) total += parsers[i](x);
   if (argc > 5)
     for (int i = 0; i < 16; i++) total += unused[i](argc);
   printf("%ld\n", total);
