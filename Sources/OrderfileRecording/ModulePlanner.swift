@@ -68,21 +68,26 @@ final class ModulePlanner {
   /// Call before the tracer starts: it runs the disassembler, a child process the tracer,
   /// which waits for any child, must not see.
   func prepare(executable path: String) {
-    guard let functions = try? ELFSymbolizer(path: path).functions,
-      !ColdPartEntries.coldParts(of: functions).isEmpty
-    else { return }
-    guard let disassembler = ColdPartEntries.disassembler() else {
-      warn(
-        "\(path) has cold parts (foo.cold), which a function may jump into past their first byte; without llvm-objdump on PATH only those entered at their start are recorded")
-      return
-    }
     // The tracer names modules by the path the kernel maps, with every link resolved.
     let mapped = realpath(path, nil).map { pointer in
       defer { free(pointer) }
       return String(cString: pointer)
     } ?? path
-    coldPartEntries[mapped] = ColdPartEntries.entries(binary: path, functions: functions, disassembler: disassembler)
+    guard let symbolizer = try? ELFSymbolizer(path: path) else { return }
+    // Read once: planning the executable reuses it.
+    prepared = (mapped, symbolizer)
+    guard !ColdPartEntries.coldParts(of: symbolizer.functions).isEmpty else { return }
+    guard let disassembler = ColdPartEntries.disassembler() else {
+      warn(
+        "\(path) has cold parts (foo.cold), which a function may jump into past their first byte; without llvm-objdump on PATH only those entered at their start are recorded")
+      return
+    }
+    coldPartEntries[mapped] = ColdPartEntries.entries(
+      binary: path, functions: symbolizer.functions, disassembler: disassembler)
   }
+
+  /// The executable's symbols as `prepare` read them, by the path the tracer will name.
+  private var prepared: (path: String, symbolizer: ELFSymbolizer)?
 
   func plan(path: String, isMainExecutable: Bool, isInterpreter: Bool) -> ModulePlan {
     if let plan = plans[path] { return plan }
@@ -99,7 +104,11 @@ final class ModulePlanner {
     }
     let symbolizer: ELFSymbolizer
     do {
-      symbolizer = try ELFSymbolizer(path: path)
+      if let prepared, prepared.path == path {
+        symbolizer = prepared.symbolizer
+      } else {
+        symbolizer = try ELFSymbolizer(path: path)
+      }
     } catch {
       warn("\(path): not recorded: \(error.localizedDescription)")
       return .empty
