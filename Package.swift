@@ -58,7 +58,7 @@ let package = Package(
     ),
     .target(
       name: "OrderfileRecording",
-      dependencies: ["OrderfileTracer", "OrderfileTrace", "OrderfileSymbolization", "OrderfileSupport"]
+      dependencies: ["OrderfileTracer", "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileSupport"]
     ),
     // The optional last step: LLVM BOLT rewrites a release binary with the first-call order
     // and splits out the blocks its own launch profile never ran.

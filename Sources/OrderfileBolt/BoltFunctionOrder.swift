@@ -26,7 +26,8 @@ public struct BoltFunctionOrder: Sendable, Equatable {
   /// Keeps the orderfile's names that name a function of `functions`, once each.
   public init(order: Orderfile, functions: [FunctionSymbol]) {
     var present = Set<String>()
-    for function in functions { present.formUnion(function.allNames) }
+    // BOLT knows functions by symbol: code without one (an lld script names it) is absent.
+    for function in functions where function.hasSymbol { present.formUnion(function.allNames) }
     var names: [String] = []
     var absent: [String] = []
     var coldParts: [String] = []

@@ -27,10 +27,13 @@ public struct GenerateRequest: Sendable {
     let trace = try TraceReader.read(path: input.path)
     let release = orderfiles.release
     try release?.checkMatched(modules: trace.modules, traces: [trace.path])
-    let generator = Generator(
+    var generator = Generator(
       selection: orderfiles.selection, binaries: orderfiles.binaries,
-      builder: OrderBuilder(includePostWindow: orderfiles.includePostWindow, resolveSourceLocations: list),
+      builder: OrderBuilder(
+        includePostWindow: orderfiles.includePostWindow, resolveSourceLocations: list,
+        placeCodeWithoutSymbol: orderfiles.format.placesCodeWithoutSymbol),
       release: release, assessLayout: LayoutRegressionCheck().worseLayout(of:in:))
+    generator.assessCodeWithoutSymbol = LayoutRegressionCheck().costOfCodeWithoutSymbol(_:in:)
     let generation = try generator.generate(trace)
     let files = generation.orders.map {
       ModuleOrderfile(

@@ -44,7 +44,8 @@ public struct LaunchEstimation {
       recorded = try BinaryResolver(searchPaths: searchPaths).symbolizer(
         recordedPath: traceModule.path, buildID: traceModule.buildID)
     }
-    let launch = OrderBuilder().order(trace: trace, module: moduleIndex, symbolizer: recorded)
+    // Code without a symbol runs and takes pages like any other: it is counted.
+    let launch = OrderBuilder(placeCodeWithoutSymbol: true).order(trace: trace, module: moduleIndex, symbolizer: recorded)
     let order = try orderPath.map { try Orderfile.read(path: $0) }
     let measured = MeasuredFaults(
       minorFaults: trace.header.minorFaults, majorFaults: trace.header.majorFaults,
@@ -54,9 +55,11 @@ public struct LaunchEstimation {
     let releaseOnly = ReleaseLaunchCode(
       launch: launchNames, recordedColdParts: launch.coldParts, functions: binary.functions,
       initializers: try binary.staticInitializers())
-    // Without an orderfile, the order generate writes: the initializers, then the launch.
+    // Without an orderfile, the order generate writes by default: the initializers, then the
+    // launch functions that have a symbol (a symbol orderfile cannot place the others).
+    let defaultOrder = releaseOnly.staticInitializers + launch.functions.filter(\.symbol.hasSymbol).map(\.symbol.name)
     var estimate = estimator.estimate(
-      launch: launchNames, functions: binary.functions, order: order?.names ?? releaseOnly.staticInitializers + launchNames,
+      launch: launchNames, functions: binary.functions, order: order?.names ?? defaultOrder,
       binary: binaryPath, trace: tracePath, orderPath: orderPath, measured: hasMeasurements ? measured : nil,
       additional: releaseOnly.names)
     estimate.releaseOnly = releaseOnly

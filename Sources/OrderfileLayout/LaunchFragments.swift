@@ -61,6 +61,8 @@ public struct LaunchFragments: Codable, Sendable, Equatable {
         cold.formUnion(parts)
       }
     }
+    // A cold part the launch ran is counted with what runs, not twice.
+    cold.subtract(hot)
     guard split > 0, let start = hot.map({ functions[$0].address }).min(),
       let end = hot.map({ functions[$0].address + functions[$0].size }).max()
     else { return nil }

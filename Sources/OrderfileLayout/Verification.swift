@@ -18,6 +18,9 @@ public struct Verification: Codable, Sendable, Equatable {
     case noFunctionSections
     /// Entries are present but out of order for a reason the binary does not show.
     case orderNotApplied
+    /// An lld script's entries for code without a symbol are missing because the binary has
+    /// no link map beside it, which alone names that code.
+    case noLinkMap
   }
 
   /// An entry that is not where the order puts it.
@@ -70,7 +73,19 @@ public struct LayoutVerifier {
       for name in function.allNames { positions[name, default: []].append(index) }
     }
 
-    let names = order.names
+    // An lld script names input sections: with the binary's link map, each line is matched
+    // to the very section it names, so local functions that share a name in several objects
+    // are told apart.
+    var names = order.names
+    if order.format == .lldScript && functions.contains(where: { $0.inputSection != nil }) {
+      for (index, function) in functions.enumerated() {
+        if let input = function.inputSection { positions[input.description, default: []].append(index) }
+      }
+      names = order.lines.map { line in
+        let pattern = String(line.drop(while: { $0 == "*" }))
+        return positions[pattern] != nil ? pattern : order.format.functionName(inLine: line)
+      }
+    }
     var present: [(rank: Int, name: String, positions: [Int])] = []
     var missing: [String] = []
     var seenNames = Set<String>()
@@ -133,6 +148,13 @@ public struct LayoutVerifier {
     positions: [String: [Int]], symbolizer: any Symbolizer, linker: String?, presentShare: Double
   ) -> (Verification.Cause?, String?) {
     let linkerName = linker.map { " (\($0))" } ?? ""
+    let unnamed = missing.filter { $0.contains("(.text..L") }
+    if order.format == .lldScript, !unnamed.isEmpty, !functions.contains(where: { $0.inputSection != nil }) {
+      return (
+        .noLinkMap,
+        "\(unnamed.count) entries name code without a symbol (\(unnamed[0])), which only a link map of this binary shows: link it with -Wl,-Map=\(symbolizer.path).map (swiftc: -Xlinker -Map=\(symbolizer.path).map) and verify again"
+      )
+    }
     let readsSections = linker?.lowercased().contains("gold") == true
     if order.format == .gold && !readsSections {
       return (

@@ -75,7 +75,14 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     public var foldedAliases: Int
     public var unresolvedAddresses: [String]
     public var coldParts: [String]
+    /// Cold parts the launch ran, placed after the other entries.
+    public var placedColdParts: [String]
     public var unplaceable: [String]
+    /// Launch code without a symbol that this format cannot name, and its bytes.
+    public var withoutSymbol: [String]
+    public var withoutSymbolBytes: UInt64
+    /// Launch pages with that code where it is, and with it placed, per page size.
+    public var withoutSymbolCost: [CodeWithoutSymbolCost]
     public var ambiguousNames: [AmbiguousName]
     /// Against the release binary, when one was given; `matchRate` is then the release match rate.
     public var release: Release?
@@ -113,7 +120,10 @@ public struct GenerationReport: Codable, Sendable, Equatable {
         duplicateRecords: order.duplicateRecords,
         foldedAliases: order.foldedAliases,
         unresolvedAddresses: order.unresolvedAddresses.map { "0x" + String($0, radix: 16) },
-        coldParts: order.coldParts, unplaceable: order.unplaceable, ambiguousNames: order.ambiguousNames,
+        coldParts: order.coldParts, placedColdParts: order.placedColdParts, unplaceable: order.unplaceable,
+        withoutSymbol: order.withoutSymbol, withoutSymbolBytes: order.withoutSymbolBytes,
+        withoutSymbolCost: order.withoutSymbolCost,
+        ambiguousNames: order.ambiguousNames,
         release: order.release.map { Release($0, present: order.matchedFunctions) },
         functions: includeFunctions
           ? order.functions.enumerated().map { rank, function in

@@ -55,6 +55,17 @@ public struct GenerationTextRenderer: Renderer {
       if !module.coldParts.isEmpty {
         lines.append("  \(module.coldParts.count) cold split parts kept out of the order: \(module.coldParts.prefix(5).joined(separator: ", "))")
       }
+      if !module.placedColdParts.isEmpty {
+        lines.append(
+          "  \(module.placedColdParts.count) cold split parts ran and are placed after the launch functions: \(module.placedColdParts.prefix(5).joined(separator: ", "))")
+      }
+      if !module.withoutSymbol.isEmpty {
+        let cost = module.withoutSymbolCost.first { $0.pageSize == 4096 }.map {
+          " (the launch touches \($0.ordered) pages of 4 KiB with them where they are, \($0.placed) with them placed)"
+        } ?? ""
+        lines.append(
+          "  warning: \(module.withoutSymbol.count) launch functions have no symbol (\(module.withoutSymbolBytes) bytes), so a symbol orderfile cannot place them\(cost): \(module.withoutSymbol.prefix(3).joined(separator: ", ")); --format lld-script places them, from the binary's link map")
+      }
       for ambiguous in module.ambiguousNames {
         lines.append(
           "  note: \(ambiguous.addresses.count) local functions are named '\(ambiguous.name)'; the linker places all of them at this entry"

@@ -74,6 +74,9 @@ public struct Generator {
   /// Compares an order's launch pages with the default layout of the binary it will be
   /// linked into; nil skips the comparison.
   public var assessLayout: ((ModuleOrder, any Symbolizer) -> WorseLayout?)?
+  /// Simulates what the code without a symbol an order leaves out costs in the binary the
+  /// trace recorded; nil skips it.
+  public var assessCodeWithoutSymbol: ((ModuleOrder, any Symbolizer) -> [CodeWithoutSymbolCost])? = nil
 
   public init(
     selection: ModuleSelection = .all, binaries: BinaryResolver = BinaryResolver(), builder: OrderBuilder = OrderBuilder(),
@@ -116,12 +119,16 @@ public struct Generator {
         continue
       }
       let symbolizer = try binaries.symbolizer(recordedPath: module.path, buildID: module.buildID)
+      if builder.placeCodeWithoutSymbol, let elf = symbolizer as? ELFSymbolizer, elf.linkMap == nil {
+        throw OrderingError.noLinkMap(binary: elf.path, problem: elf.linkMapProblem?.localizedDescription)
+      }
       let order = builder.order(trace: trace, module: module.index, symbolizer: symbolizer)
       let compared = try release?.compare(order) ?? order
       // The initializers of the binary that will be linked: its names are the ones lld looks up.
       let linked = try release?.symbolizer(for: module) ?? symbolizer
       var placed = InitializerPlacement.apply(try initializers(linked), to: compared)
       placed.worseLayout = assessLayout?(placed, linked)
+      if !placed.withoutSymbol.isEmpty { placed.withoutSymbolCost = assessCodeWithoutSymbol?(placed, symbolizer) ?? [] }
       orders.append(placed)
     }
     return Generation(trace: trace, orders: orders, skipped: skipped)

@@ -11,7 +11,8 @@ public enum InitializerPlacement {
   /// `order` with `initializers` first, in run order. A recorded initializer moves to the
   /// head with its record; one the trace lacks is added and counted apart from the match
   /// rate. Initializers no orderfile can move (`_init` in `.init`, symbols without a size)
-  /// and cold parts are skipped, as `OrderBuilder` skips them.
+  /// and cold parts are skipped: a cold part the trace saw run stays with the others that
+  /// ran, after the launch functions (see `OrderBuilder`).
   public static func apply(_ initializers: [StaticInitializer], to order: ModuleOrder) -> ModuleOrder {
     var head: [OrderedFunction] = []
     var headNames = Set<String>()

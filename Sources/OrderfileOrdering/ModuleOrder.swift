@@ -56,10 +56,21 @@ public struct ModuleOrder: Sendable {
   public var unresolvedAddresses: [UInt64]
   /// Cold split parts that were recorded but kept out of the order.
   public var coldParts: [String]
+  /// Cold split parts that were recorded and placed after the other entries, in the order
+  /// they first ran (they are in `functions` too).
+  public var placedColdParts: [String] = []
   /// Recorded functions no orderfile can move, kept out of the order and of the match rate:
   /// stubs without a size (the C runtime's crt code) and code outside `.text` (`_init` in
   /// `.init`). A recorder that sees every function of the binary records them.
   public var unplaceable: [String] = []
+  /// Recorded code without a symbol that this order leaves out, since its format names
+  /// symbols (see `FunctionSymbol.hasSymbol`): kept out of the order and of the match rate,
+  /// and reported with its bytes. The `lld-script` format places it.
+  public var withoutSymbol: [String] = []
+  public var withoutSymbolBytes: UInt64 = 0
+  /// What leaving `withoutSymbol` out costs, per page size, as `estimate` simulates it;
+  /// empty when nothing was left out or the cost was not assessed.
+  public var withoutSymbolCost: [CodeWithoutSymbolCost] = []
   /// Emitted local names that other functions in the binary share.
   public var ambiguousNames: [AmbiguousName]
   /// Names folded into an entry because they alias the same address.
@@ -94,5 +105,21 @@ public struct ModuleOrder: Sendable {
   /// nothing was recorded).
   public var matchRate: Double {
     recordedFunctions == 0 ? 1 : Double(matchedFunctions) / Double(recordedFunctions)
+  }
+}
+
+/// The launch pages of an order that leaves code without a symbol where it is, beside the
+/// pages if that code were placed too (as the `lld-script` format places it).
+public struct CodeWithoutSymbolCost: Codable, Sendable, Equatable {
+  public var pageSize: UInt64
+  /// Launch pages under the order as written.
+  public var ordered: Int
+  /// Launch pages with the code without a symbol placed after the other entries.
+  public var placed: Int
+
+  public init(pageSize: UInt64, ordered: Int, placed: Int) {
+    self.pageSize = pageSize
+    self.ordered = ordered
+    self.placed = placed
   }
 }

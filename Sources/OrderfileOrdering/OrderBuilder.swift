@@ -7,16 +7,25 @@ import OrderfileTrace
 /// function symbol that contains it; functions seen more than once (several
 /// threads, several addresses in one function) keep their first position;
 /// aliases at one address become one entry under the symbolizer's primary
-/// name. Cold split parts are left out, since they must stay out of the
-/// startup region, and addresses without a symbol are reported.
+/// name. Addresses outside every function are reported.
+///
+/// Cold split parts (`foo.cold`, `foo.cold.1`) that the trace saw run go after every other
+/// entry, in the order they first ran: the launch touches their pages, so they belong in
+/// the launch region, but after the hot code so that they do not split it up. Cold parts
+/// that did not run are never in a trace, so they stay where the compiler put them.
 public struct OrderBuilder {
   public var includePostWindow: Bool
   /// Look up each entry's file:line (builds the binary's line tables once).
   public var resolveSourceLocations: Bool
+  /// Whether code without a symbol (`FunctionSymbol.hasSymbol`) becomes entries: only an
+  /// orderfile that names input sections can place it. When false, it is listed in
+  /// `ModuleOrder.withoutSymbol` instead.
+  public var placeCodeWithoutSymbol: Bool
 
-  public init(includePostWindow: Bool = false, resolveSourceLocations: Bool = false) {
+  public init(includePostWindow: Bool = false, resolveSourceLocations: Bool = false, placeCodeWithoutSymbol: Bool = false) {
     self.includePostWindow = includePostWindow
     self.resolveSourceLocations = resolveSourceLocations
+    self.placeCodeWithoutSymbol = placeCodeWithoutSymbol
   }
 
   public func order(
@@ -28,8 +37,9 @@ public struct OrderBuilder {
     var seenAddresses = Set<UInt64>()
     var unresolved: [UInt64] = []
     var unresolvedSeen = Set<UInt64>()
-    var cold: [String] = []
+    var cold: [OrderedFunction] = []
     var unplaceable: [String] = []
+    var withoutSymbol: [FunctionSymbol] = []
     var duplicates = 0
     var recordCount = 0
 
@@ -44,25 +54,32 @@ public struct OrderBuilder {
         duplicates += 1
         continue
       }
-      if CloneName(symbol.name)?.isCold == true {
-        cold.append(symbol.name)
-        continue
-      }
       if !Self.isPlaceable(symbol) {
         unplaceable.append(symbol.name)
         continue
       }
-      functions.append(
-        OrderedFunction(
-          symbol: symbol,
-          firstCallNanoseconds: record.timeNanoseconds >= start ? record.timeNanoseconds - start : 0,
-          threadID: record.threadID, recordIndex: index,
-          source: resolveSourceLocations ? symbolizer.sourceLocation(for: symbol.address) : nil))
+      if !symbol.hasSymbol && !placeCodeWithoutSymbol {
+        withoutSymbol.append(symbol)
+        continue
+      }
+      let function = OrderedFunction(
+        symbol: symbol,
+        firstCallNanoseconds: record.timeNanoseconds >= start ? record.timeNanoseconds - start : 0,
+        threadID: record.threadID, recordIndex: index,
+        source: resolveSourceLocations ? symbolizer.sourceLocation(for: symbol.address) : nil)
+      if symbol.hasSymbol && CloneName(symbol.name)?.isCold == true {
+        cold.append(function)
+      } else {
+        functions.append(function)
+      }
     }
+    functions += cold
 
     return ModuleOrder(
       module: module, binaryPath: symbolizer.path, functions: functions, recordCount: recordCount,
-      duplicateRecords: duplicates, unresolvedAddresses: unresolved, coldParts: cold, unplaceable: unplaceable,
+      duplicateRecords: duplicates, unresolvedAddresses: unresolved, coldParts: [],
+      placedColdParts: cold.map(\.symbol.name), unplaceable: unplaceable, withoutSymbol: withoutSymbol.map(\.name),
+      withoutSymbolBytes: withoutSymbol.reduce(0) { $0 + $1.size },
       ambiguousNames: Self.ambiguousNames(of: functions, in: symbolizer),
       foldedAliases: functions.reduce(0) { $0 + $1.symbol.aliases.count })
   }

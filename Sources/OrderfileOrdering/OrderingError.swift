@@ -14,9 +14,16 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
   case severalModules(names: [String])
   /// A `--release-binary` has the file name of no recorded module.
   case releaseBinaryMatchesNoModule(path: String, traces: [String], modules: [String])
+  /// The `lld-script` format names input sections, which only a link map of the recorded
+  /// binary gives: the binary, and why its map was not used (nil when there is none).
+  case noLinkMap(binary: String, problem: String?)
 
   public var errorDescription: String? {
     switch self {
+    case .noLinkMap(let binary, let problem):
+      let why = problem.map { ": \($0)" } ?? ": none at \(binary).map"
+      return "\(binary): --format lld-script needs the link map of the recorded binary\(why); link it with -Wl,-Map=\(binary).map (swiftc: -Xlinker -Map=\(binary).map) and record it again"
+
     case .noSuchModule(let name, let trace, let available):
       return "\(trace): no module matches '\(name)'; the trace has: \(available.joined(separator: ", "))"
     case .emptyTrace(let trace):
@@ -33,7 +40,7 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
 
   public var exitStatus: ExitStatus {
     switch self {
-    case .noSuchModule, .emptyTrace, .severalModules, .releaseBinaryMatchesNoModule: return .dataError
+    case .noSuchModule, .emptyTrace, .severalModules, .releaseBinaryMatchesNoModule, .noLinkMap: return .dataError
     }
   }
 }

@@ -107,6 +107,7 @@ public struct BreakpointRecorder: Recorder {
         stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, warn: warn),
       collector: TraceCollector(timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 }),
       warn: warn)
+    session.planner.prepare(executable: path)
     var environment = ProcessInfo.processInfo.environment
     // An instrumented build recorded this way must not also write a trace of its own.
     environment["ORDERFILE_DISABLE"] = "1"

@@ -54,12 +54,40 @@ final class ModulePlanner {
   private(set) var matchedStopNames: Set<String> = []
   /// System libraries left unarmed, for the closing note.
   private(set) var skippedSystemLibraries: Set<String> = []
+  /// Addresses inside cold parts where their function jumps in, by module path: armed
+  /// beside the entries (see `ColdPartEntries`).
+  private var coldPartEntries: [String: [UInt64]] = [:]
 
   init(stopNames: [String], includeSystemLibraries: Bool, warn: @escaping (String) -> Void) {
     self.stopNames = stopNames
     self.includeSystemLibraries = includeSystemLibraries
     self.warn = warn
   }
+
+  /// Finds where the executable at `path` jumps into its cold parts past their first byte.
+  /// Call before the tracer starts: it runs the disassembler, a child process the tracer,
+  /// which waits for any child, must not see.
+  func prepare(executable path: String) {
+    // The tracer names modules by the path the kernel maps, with every link resolved.
+    let mapped = realpath(path, nil).map { pointer in
+      defer { free(pointer) }
+      return String(cString: pointer)
+    } ?? path
+    guard let symbolizer = try? ELFSymbolizer(path: path) else { return }
+    // Read once: planning the executable reuses it.
+    prepared = (mapped, symbolizer)
+    guard !ColdPartEntries.coldParts(of: symbolizer.functions).isEmpty else { return }
+    guard let disassembler = ColdPartEntries.disassembler() else {
+      warn(
+        "\(path) has cold parts (foo.cold), which a function may jump into past their first byte; without llvm-objdump on PATH only those entered at their start are recorded")
+      return
+    }
+    coldPartEntries[mapped] = ColdPartEntries.entries(
+      binary: path, functions: symbolizer.functions, disassembler: disassembler)
+  }
+
+  /// The executable's symbols as `prepare` read them, by the path the tracer will name.
+  private var prepared: (path: String, symbolizer: ELFSymbolizer)?
 
   func plan(path: String, isMainExecutable: Bool, isInterpreter: Bool) -> ModulePlan {
     if let plan = plans[path] { return plan }
@@ -76,7 +104,11 @@ final class ModulePlanner {
     }
     let symbolizer: ELFSymbolizer
     do {
-      symbolizer = try ELFSymbolizer(path: path)
+      if let prepared, prepared.path == path {
+        symbolizer = prepared.symbolizer
+      } else {
+        symbolizer = try ELFSymbolizer(path: path)
+      }
     } catch {
       warn("\(path): not recorded: \(error.localizedDescription)")
       return .empty
@@ -109,7 +141,7 @@ final class ModulePlanner {
       matchedStopNames.formUnion(matched)
       return !matched.isEmpty
     }.map(\.address)
-    return ModulePlan(entries: functions.map(\.address), stops: stops)
+    return ModulePlan(entries: functions.map(\.address) + (coldPartEntries[path] ?? []), stops: stops)
   }
 
   /// The loader's hook: glibc's and musl's loaders call `_dl_debug_state` after mapping

@@ -1,4 +1,5 @@
 import CLibdw
+import Foundation
 
 #if canImport(Glibc)
   import Glibc
@@ -22,6 +23,11 @@ public final class ELFSymbolizer: Symbolizer {
   /// Where the function symbols came from.
   public let symbolSource: SymbolSource
   public var functions: [FunctionSymbol] { index.functions }
+  /// The link map that names this binary's input sections, when one was found
+  /// (`BINARY.map`, or the one given) and it describes this very link.
+  public let linkMap: LinkMap?
+  /// Why a link map that was given or found beside the binary was not used.
+  public let linkMapProblem: SymbolizationError?
 
   private let session: OpaquePointer  // Dwfl
   private let module: OpaquePointer  // Dwfl_Module
@@ -29,14 +35,18 @@ public final class ELFSymbolizer: Symbolizer {
   private let callbacks: UnsafeMutablePointer<Dwfl_Callbacks>
   /// Module address = ELF virtual address + bias.
   private let bias: UInt64
-  private let index: FunctionIndex
+  private var index: FunctionIndex
   private var lineTable: LineTable?
 
-  /// Opens the ELF executable or shared library at `path` and indexes its function symbols.
+  /// Opens the ELF executable or shared library at `path` and indexes its functions: its
+  /// function symbols and, when it has a full symbol table, the code its call-frame
+  /// information lists that no symbol names (see `FunctionSymbol.hasSymbol`).
   ///
+  /// - Parameter linkMap: the lld link map of this link; by default `path + ".map"` when it
+  ///   exists. It names every function's input section, and code without a symbol after it.
   /// - Throws: `SymbolizationError` when the file is missing or unreadable, not ELF, cut
   ///   short, an object or core file, or refused by libdw.
-  public init(path: String) throws {
+  public init(path: String, linkMap: String? = nil) throws {
     self.path = path
     let file = try ELFFile(path: path)
     buildID = try file.buildID()
@@ -75,8 +85,77 @@ public final class ELFSymbolizer: Symbolizer {
     self.session = session
     self.module = module
     self.bias = bias
-    index = FunctionIndex(SymbolTableReader.functionSymbols(of: module, bias: bias))
-    symbolSource = Self.source(of: module, hasSymbolTable: hasSymbolTable, found: !index.functions.isEmpty)
+    let (symbols, untyped) = SymbolTableReader.symbols(of: module, bias: bias)
+    let named = FunctionIndex(symbols)
+    symbolSource = Self.source(of: module, hasSymbolTable: hasSymbolTable, found: !named.functions.isEmpty)
+    let map = Self.readLinkMap(linkMap ?? path + ".map", required: linkMap != nil, binary: path, functions: named.functions)
+    self.linkMap = map.map
+    linkMapProblem = map.problem
+    switch symbolSource {
+    case .symbolTable, .debugFile:
+      // With a full symbol table, a function without a symbol is one the compiler made none
+      // for; with only .dynsym, every local function would look like one.
+      let unnamed = Self.functionsWithoutSymbol(in: file, named: named, untyped: untyped, linkMap: map.map)
+      index = unnamed.isEmpty ? named : FunctionIndex(symbols + unnamed)
+    case .dynamicSymbols, .none:
+      index = named
+    }
+    if let map = map.map { index = index.withInputSections(from: map) }
+  }
+
+  /// The functions `.eh_frame` lists whose start no function symbol covers: under the
+  /// untyped symbol at their start when there is one (clang names the cold parts it splits
+  /// off so), else named after their input section when the link map gives it, else after
+  /// the nearest named function before them.
+  private static func functionsWithoutSymbol(
+    in file: ELFFile, named: FunctionIndex, untyped: [RawFunctionSymbol], linkMap: LinkMap?
+  ) -> [RawFunctionSymbol] {
+    let text = file.executableSections().filter { $0.name.hasPrefix(".text") }
+    var labels: [UInt64: RawFunctionSymbol] = [:]
+    for symbol in untyped where labels[symbol.address] == nil { labels[symbol.address] = symbol }
+    var unnamed: [RawFunctionSymbol] = []
+    for range in FrameDescriptions.ranges(in: file) where named.function(containing: range.start) == nil {
+      guard let section = text.first(where: { $0.range.contains(range.start) }) else { continue }
+      if var label = labels[range.start] {
+        label.size = range.length
+        unnamed.append(label)
+        continue
+      }
+      let name: String
+      if let placement = linkMap?.placement(containing: range.start) {
+        // A section that holds several functions (no -ffunction-sections) names each by offset.
+        let offset = range.start - placement.address
+        name = placement.input.description + (offset == 0 ? "" : "+0x" + String(offset, radix: 16))
+      } else if let before = named.function(before: range.start) {
+        name = "\(before.name)+0x\(String(range.start - before.address, radix: 16))"
+      } else {
+        name = "\(section.name)+0x\(String(range.start - section.range.lowerBound, radix: 16))"
+      }
+      unnamed.append(
+        RawFunctionSymbol(
+          name: name, address: range.start, size: range.length, binding: .local, sectionName: section.name,
+          sectionAlignment: section.alignment, hasSymbol: false))
+    }
+    return unnamed
+  }
+
+  /// The map at `path` when it describes this link; a missing map that was only looked
+  /// for is no problem.
+  private static func readLinkMap(_ path: String, required: Bool, binary: String, functions: [FunctionSymbol])
+    -> (map: LinkMap?, problem: SymbolizationError?)
+  {
+    if !required && !FileManager.default.fileExists(atPath: path) { return (nil, nil) }
+    do {
+      let map = try LinkMap.read(path: path)
+      if let wrong = map.firstDisagreement(with: functions) {
+        return (nil, .staleLinkMap(path: path, binary: binary, symbol: wrong.name, mapAddress: wrong.map, binaryAddress: wrong.binary))
+      }
+      return (map, nil)
+    } catch let error as SymbolizationError {
+      return (nil, error)
+    } catch {
+      return (nil, .cannotRead(path: path, reason: error.localizedDescription))
+    }
   }
 
   /// Opens the binary at `path` to name the functions a trace recorded in it: as

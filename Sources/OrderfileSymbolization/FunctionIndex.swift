@@ -6,6 +6,8 @@ struct RawFunctionSymbol: Hashable, Sendable {
   var binding: SymbolBinding
   var sectionName: String
   var sectionAlignment: UInt64
+  /// False for a function found only by its call-frame information.
+  var hasSymbol = true
 }
 
 /// Function symbols sorted by address, folded one per address, for binary search.
@@ -14,7 +16,7 @@ struct RawFunctionSymbol: Hashable, Sendable {
 /// overlap the address, which only happens when functions nest.
 struct FunctionIndex: Sendable {
   /// Sorted by address, one per address.
-  let functions: [FunctionSymbol]
+  private(set) var functions: [FunctionSymbol]
   /// `functions[i].address`, kept apart so the search touches one dense array.
   private let starts: [UInt64]
   /// The largest end address (exclusive) of `functions[0...i]`: how far back a lookup may
@@ -74,6 +76,28 @@ struct FunctionIndex: Sendable {
     return nil
   }
 
+  /// The last function with a symbol that starts before `address`.
+  func function(before address: UInt64) -> FunctionSymbol? {
+    var low = 0
+    var high = starts.count
+    while low < high {
+      let middle = low + (high - low) / 2
+      if starts[middle] < address { low = middle + 1 } else { high = middle }
+    }
+    return functions[..<low].last { $0.hasSymbol }
+  }
+
+  /// The same functions, each with the input section `map` places at its address.
+  func withInputSections(from map: LinkMap) -> FunctionIndex {
+    var copy = self
+    copy.functions = functions.map { function in
+      var function = function
+      function.inputSection = map.inputSection(containing: function.address)
+      return function
+    }
+    return copy
+  }
+
   /// The exclusive end of a function; a function without a size ends where it starts.
   private static func end(of function: FunctionSymbol) -> UInt64 {
     let (end, overflow) = function.address.addingReportingOverflow(function.size)
@@ -84,7 +108,7 @@ struct FunctionIndex: Sendable {
   private static func single(_ only: RawFunctionSymbol) -> FunctionSymbol {
     FunctionSymbol(
       name: only.name, aliases: [], address: only.address, size: only.size, binding: only.binding,
-      sectionName: only.sectionName, sectionAlignment: only.sectionAlignment)
+      sectionName: only.sectionName, sectionAlignment: only.sectionAlignment, hasSymbol: only.hasSymbol)
   }
 
   /// Folds the symbols at one address into one function.

@@ -25,11 +25,21 @@ public struct FunctionSymbol: Hashable, Sendable {
   public var sectionName: String
   /// `sh_addralign` of that section, 1 when the section is unknown or declares no alignment.
   public var sectionAlignment: UInt64
+  /// False for code the symbol table does not name, found by its call-frame information
+  /// (see `FrameDescriptions`): `name` is then made up, from the link map's input section
+  /// (`App.build/main.swift.o(.text..L__unnamed_3)`) or else from the nearest symbol before
+  /// it (`$s3App4mainyyF+0x40`), and no symbol ordering file can name it.
+  public var hasSymbol: Bool
+  /// The input section the function came from, when a link map of the binary was read.
+  public var inputSection: InputSection?
 
   public init(
     name: String, aliases: [String] = [], address: UInt64, size: UInt64,
-    binding: SymbolBinding, sectionName: String, sectionAlignment: UInt64 = 1
+    binding: SymbolBinding, sectionName: String, sectionAlignment: UInt64 = 1, hasSymbol: Bool = true,
+    inputSection: InputSection? = nil
   ) {
+    self.hasSymbol = hasSymbol
+    self.inputSection = inputSection
     self.name = name
     self.aliases = aliases
     self.address = address

@@ -25,6 +25,11 @@ public enum SymbolizationError: LocalizedError, ExitStatusProviding, Equatable, 
   /// for it, and no defined function in `.dynsym` (a stripped executable). Its path and
   /// build-id, which names the debug file that would do.
   case noSymbolTable(path: String, buildID: BuildID?)
+  /// A file given as a link map is not one lld wrote: its path and what is wrong.
+  case notALinkMap(path: String, reason: String)
+  /// A link map describes another link of the binary: the map, the binary, and a symbol
+  /// whose address differs.
+  case staleLinkMap(path: String, binary: String, symbol: String, mapAddress: UInt64, binaryAddress: UInt64)
   /// A line of an address list (`symbolize`'s input) that is not an address: its 1-based
   /// number and its text.
   case notAnAddress(line: Int, text: String)
@@ -60,6 +65,10 @@ public enum SymbolizationError: LocalizedError, ExitStatusProviding, Equatable, 
         } ?? "link it with -Wl,--build-id and install its separate debug file under /usr/lib/debug/.build-id/"
       return
         "'\(path)' has no symbol table (it was stripped), so no function in it can be named: keep its .symtab (link without -s and do not strip it, or strip with --strip-debug at most), or \(debugFile)"
+    case .notALinkMap(let path, let reason):
+      return "'\(path)' is not an lld link map: \(reason)"
+    case .staleLinkMap(let path, let binary, let symbol, let mapAddress, let binaryAddress):
+      return "'\(path)' describes another link of '\(binary)': it places \(symbol) at 0x\(String(mapAddress, radix: 16)), the binary has it at 0x\(String(binaryAddress, radix: 16)); link again with -Wl,-Map=\(path)"
     case .notAnAddress(let line, let text):
       return "line \(line): '\(text)' is not a hexadecimal address"
     }
@@ -70,7 +79,8 @@ public enum SymbolizationError: LocalizedError, ExitStatusProviding, Equatable, 
   public var exitStatus: ExitStatus {
     switch self {
     case .cannotRead, .binaryNotFound: return .noInput
-    case .notELF, .malformedELF, .unsupportedELFType, .library, .buildIDMismatch, .noSymbolTable, .notAnAddress:
+    case .notELF, .malformedELF, .unsupportedELFType, .library, .buildIDMismatch, .noSymbolTable, .notAnAddress,
+      .notALinkMap, .staleLinkMap:
       return .dataError
     }
   }

@@ -94,7 +94,9 @@ struct FlagsCommand: ParsableCommand {
       if cflags || ldflags || buildSystem != nil {
         throw ValidationError("--language \(language.rawValue) prints the whole build command: --cflags, --ldflags and --build-system are for C")
       }
-      if format != .lld { throw ValidationError("--language \(language.rawValue) links with ld.lld: --format must be lld") }
+      if format != .lld && format != .lldScript {
+        throw ValidationError("--language \(language.rawValue) links with ld.lld: --format must be lld or lld-script")
+      }
     }
   }
 

@@ -36,7 +36,7 @@ struct OrderfileOptionGroup: ParsableArguments {
 
   @Option(
     help:
-      "The orderfile format: \(OrderfileFormat.allCases.map(\.rawValue).joined(separator: ", ")) (lld and mold: --symbol-ordering-file, gold: --section-ordering-file, ld64: -order_file)."
+      "The orderfile format: \(OrderfileFormat.allCases.map(\.rawValue).joined(separator: ", ")) (lld and mold: --symbol-ordering-file, gold: --section-ordering-file, ld64: -order_file, lld-script: an lld linker script by input section, which also places code without a symbol; it reads the link map BINARY.map)."
   )
   var format: OrderfileFormat = .lld
 

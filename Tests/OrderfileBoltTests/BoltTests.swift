@@ -85,6 +85,20 @@ struct BoltTests {
     #expect(converted.names == ["main", "helper"])
   }
 
+  @Test("an lld script's code without a symbol is absent for BOLT, which knows functions by symbol")
+  func scriptOrder() {
+    let order = Orderfile(
+      path: "app.ld",
+      text: OrderfileFormat.lldScript.render([function("main", 0x1000)])
+        .replacingOccurrences(of: "(.text.main)\n", with: "(.text.main)\n    *a.o(.text..L__unnamed_1)\n"))
+    let unnamed = FunctionSymbol(
+      name: "a.o(.text..L__unnamed_1)", address: 0x1010, size: 16, binding: .local, sectionName: ".text",
+      hasSymbol: false)
+    let converted = BoltFunctionOrder(order: order, functions: [function("main", 0x1000), unnamed])
+    #expect(converted.names == ["main"])
+    #expect(converted.absent == ["a.o(.text..L__unnamed_1)"])
+  }
+
   @Test("BOLT's summary lines give the profile and split figures; warnings are kept once")
   func summary() {
     let log = """

@@ -75,6 +75,44 @@ struct LaunchCodeTests {
     #expect(check.worseLayout(launch: ["main", "load"], in: binary) == nil)
   }
 
+  /// Four launch functions on four pages; two of them have no symbol, so a symbol order
+  /// packs only the other two and leaves them where they are.
+  ///
+  ///   0x1000 a (0x100)   0x3000 a.unnamed (0x10)   0x5000 b (0x100)   0x7000 b.unnamed (0x10)
+  let scattered: Binary = {
+    func unnamed(_ name: String, _ address: UInt64) -> FunctionSymbol {
+      FunctionSymbol(name: name, address: address, size: 0x10, binding: .local, sectionName: ".text", hasSymbol: false)
+    }
+    return Binary([
+      function("a", 0x1000, 0x100), function("pad1", 0x1100, 0x1f00), unnamed("o.o(.text..La)", 0x3000),
+      function("pad2", 0x3010, 0x1ff0), function("b", 0x5000, 0x100), function("pad3", 0x5100, 0x1f00),
+      unnamed("o.o(.text..Lb)", 0x7000),
+    ])
+  }()
+
+  @Test("code without a symbol that a symbol order leaves out counts where it stays, and its cost is told")
+  func codeWithoutSymbolCost() {
+    let check = LayoutRegressionCheck(estimator: Estimator(pageSizes: [4096]))
+    let unplaced = ["o.o(.text..La)", "o.o(.text..Lb)"]
+    // Packed, a and b share the first page; the code left out stays on pages 3 and 7.
+    #expect(
+      check.costOfCodeWithoutSymbol(launch: ["a", "b"], unplaced: unplaced, in: scattered)
+        == [CodeWithoutSymbolCost(pageSize: 4096, ordered: 3, placed: 1)])
+
+    // Each named function shares its page with code without a symbol: packing the named ones
+    // pushes that code apart, which only counting it shows (2 pages become 3).
+    //   0x1000 a (0x800)  0x1800 o.o(.text..La)  0x1810 pad  0x3000 b (0x800)  0x3800 o.o(.text..Lb)
+    let paired = Binary([
+      function("a", 0x1000, 0x800),
+      FunctionSymbol(name: "o.o(.text..La)", address: 0x1800, size: 0x10, binding: .local, sectionName: ".text", hasSymbol: false),
+      function("pad", 0x1810, 0x17f0), function("b", 0x3000, 0x800),
+      FunctionSymbol(name: "o.o(.text..Lb)", address: 0x3800, size: 0x10, binding: .local, sectionName: ".text", hasSymbol: false),
+    ])
+    #expect(check.worseLayout(launch: ["a", "b"], in: paired) == nil)
+    let worse = check.worseLayout(launch: ["a", "b"], in: paired, unplaced: ["o.o(.text..La)", "o.o(.text..Lb)"])
+    #expect(worse?.pages == [WorseLayout.Pages(pageSize: 4096, defaultLayout: 2, ordered: 3)])
+  }
+
   @Test("reports give the linker's name, which the orderfile holds, with the demangled one beside it")
   func namesBesideDemangled() {
     #expect(Demangler.withLinkerName("_ZN6shapes10makeSquareEd") == "_ZN6shapes10makeSquareEd (shapes::makeSquare(double))")

@@ -63,16 +63,48 @@ struct OrderBuilderTests {
     #expect(order.ambiguousNames == [AmbiguousName(name: "parse", addresses: [0x1080, 0x2000])])
   }
 
-  @Test("unresolved addresses and cold parts count against the match rate")
+  @Test("unresolved addresses count against the match rate; cold parts that ran are entries")
   func unresolvedAndCold() {
     let order = OrderBuilder().order(
       trace: trace([(0x1000, 1, .launch), (0x9000, 1, .launch), (0x9000, 2, .launch), (0x3000, 1, .launch)]),
       module: 0, symbolizer: symbols)
-    #expect(order.functions.map(\.symbol.name) == ["main"])
+    #expect(order.functions.map(\.symbol.name) == ["main", "render.cold"])
     #expect(order.unresolvedAddresses == [0x9000])
-    #expect(order.coldParts == ["render.cold"])
+    #expect(order.coldParts.isEmpty)
+    #expect(order.placedColdParts == ["render.cold"])
     #expect(order.recordedFunctions == 3)
-    #expect(abs(order.matchRate - 1.0 / 3.0) < 1e-9)
+    #expect(abs(order.matchRate - 2.0 / 3.0) < 1e-9)
+  }
+
+  @Test("cold parts that ran go after every other entry, in the order they first ran")
+  func coldPartsLast() {
+    let symbols = FakeSymbolizer(functions: [
+      symbol("main", 0x1000), symbol("parse", 0x1100), symbol("parse.cold", 0x8000, binding: .local),
+      symbol("render", 0x1200), symbol("render.cold.1", 0x8100, binding: .local),
+    ])
+    let order = OrderBuilder().order(
+      trace: trace([(0x1000, 1, .launch), (0x8100, 1, .launch), (0x1100, 1, .launch), (0x8000, 1, .launch),
+                    (0x1200, 1, .launch)]),
+      module: 0, symbolizer: symbols)
+    #expect(order.functions.map(\.symbol.name) == ["main", "parse", "render", "render.cold.1", "parse.cold"])
+    #expect(order.placedColdParts == ["render.cold.1", "parse.cold"])
+  }
+
+  @Test("code without a symbol is an entry only for a format that names input sections")
+  func codeWithoutSymbol() {
+    let unnamed = FunctionSymbol(
+      name: "main.o(.text..Lobjectdestroy.3)", address: 0x1400, size: 0x20, binding: .local, sectionName: ".text",
+      hasSymbol: false, inputSection: InputSection(object: "main.o", section: ".text..Lobjectdestroy.3"))
+    let symbols = FakeSymbolizer(functions: [symbol("main", 0x1000), unnamed])
+    let calls = trace([(0x1000, 1, .launch), (0x1400, 1, .launch)])
+    let symbolOrder = OrderBuilder().order(trace: calls, module: 0, symbolizer: symbols)
+    #expect(symbolOrder.functions.map(\.symbol.name) == ["main"])
+    #expect(symbolOrder.withoutSymbol == ["main.o(.text..Lobjectdestroy.3)"])
+    #expect(symbolOrder.withoutSymbolBytes == 0x20)
+    #expect(symbolOrder.matchRate == 1)
+    let sectionOrder = OrderBuilder(placeCodeWithoutSymbol: true).order(trace: calls, module: 0, symbolizer: symbols)
+    #expect(sectionOrder.functions.map(\.symbol.name) == ["main", "main.o(.text..Lobjectdestroy.3)"])
+    #expect(sectionOrder.withoutSymbol.isEmpty)
   }
 
   @Test("post-window calls are left out unless asked for")

@@ -49,6 +49,43 @@ struct OrderfileWritingTests {
     #expect(OrderfileFormat.ld64.render(symbols) == "_main\n__ZN3app4initEv\n_helper.isra.0\n_parse\n")
   }
 
+  @Test("lld-script: one input section a line, in a section before .text; code without a symbol only here")
+  func lldScript() {
+    var main = symbol("main", 0x1000)
+    main.inputSection = InputSection(object: "App.build/main.swift.o", section: ".text.main")
+    let unnamed = FunctionSymbol(
+      name: "App.build/main.swift.o(.text..L__unnamed_3)", address: 0x1100, size: 0x10, binding: .local,
+      sectionName: ".text", hasSymbol: false,
+      inputSection: InputSection(object: "App.build/main.swift.o", section: ".text..L__unnamed_3"))
+    var crt = symbol("_start", 0x900)
+    crt.inputSection = InputSection(object: "Scrt1.o", section: ".text")
+    let helper = symbol("helper", 0x2000)
+    #expect(
+      OrderfileFormat.lldScript.render([crt, main, unnamed, helper])
+        == """
+        SECTIONS {
+          .text.launch : {
+            *App.build/main.swift.o(.text.main)
+            *App.build/main.swift.o(.text..L__unnamed_3)
+            *(.text.helper)
+          }
+        } INSERT BEFORE .text;
+
+        """)
+    #expect(OrderfileFormat.lld.render([main, unnamed, helper]) == "main\nhelper\n")
+    #expect(OrderfileFormat.gold.lines(for: unnamed).isEmpty)
+    let file = Orderfile(path: "a.ld", text: OrderfileFormat.lldScript.render([main, unnamed, helper]))
+    #expect(file.format == .lldScript)
+    #expect(file.names == ["main", "App.build/main.swift.o(.text..L__unnamed_3)", "helper"])
+  }
+
+  @Test("lld-script: a character a linker script would read as syntax or a glob matches as any one character")
+  func lldScriptPatterns() {
+    var odd = symbol("f", 0x1000)
+    odd.inputSection = InputSection(object: "my dir/a[1].o", section: ".text.f*")
+    #expect(OrderfileFormat.lldScript.lines(for: odd) == ["*my?dir/a?1?.o(.text.f?)"])
+  }
+
   @Test("an empty order renders as an empty file")
   func empty() {
     #expect(OrderfileFormat.lld.render([]) == "")

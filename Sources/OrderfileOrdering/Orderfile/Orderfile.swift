@@ -17,6 +17,7 @@ public struct Orderfile: Sendable, Equatable {
     lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
       .filter { !$0.isEmpty && !$0.hasPrefix("#") }
     format = OrderfileFormat.detect(lines: lines)
+    lines = lines.filter(format.isEntry(line:))
     var seen = Set<String>()
     names = lines.map(format.functionName(inLine:)).filter { seen.insert($0).inserted }
   }

@@ -10,6 +10,17 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
   case gold
   /// Apple ld64 `-order_file`: one Mach-O symbol name a line (C names gain a leading underscore).
   case ld64
+  /// An lld linker-script fragment (`-Wl,--script=FILE`): one input section a line, by
+  /// object file and section name, in an output section placed before `.text`. It places
+  /// code without a symbol too (Swift's `.text..L__unnamed_N` sections), which no symbol
+  /// orderfile can name; it needs the link map of the recorded binary.
+  case lldScript = "lld-script"
+
+  /// Whether the format names input sections, and so can place code without a symbol.
+  public var placesCodeWithoutSymbol: Bool { self == .lldScript }
+
+  /// The output section the `lld-script` format fills, placed before `.text`.
+  public static let launchSectionName = ".text.launch"
 
   // MARK: Writing
 
@@ -23,11 +34,14 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
     var text = ""
     for symbol in symbols {
       for line in lines(for: symbol) where seen.insert(line).inserted {
-        text += line
+        text += self == .lldScript ? "    " + line : line
         text += "\n"
       }
     }
-    return text
+    guard self == .lldScript else { return text }
+    // INSERT keeps lld's default layout for everything else: the fragment adds one output
+    // section in front of .text, with the launch code in this order.
+    return "SECTIONS {\n  \(Self.launchSectionName) : {\n" + text + "  }\n} INSERT BEFORE .text;\n"
   }
 
   /// The number of lines `render` writes for `symbols`.
@@ -36,9 +50,18 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
     return symbols.reduce(0) { count, symbol in count + lines(for: symbol).filter { seen.insert($0).inserted }.count }
   }
 
-  /// The lines that name `symbol`: one, except for gold.
+  /// The lines that name `symbol`: one, except for gold; none for code without a symbol
+  /// in a format that names symbols.
   public func lines(for symbol: FunctionSymbol) -> [String] {
+    if !symbol.hasSymbol && !placesCodeWithoutSymbol { return [] }
     switch self {
+    case .lldScript:
+      // Without a link map, a function with a symbol is found by the section name
+      // -ffunction-sections gives it, in whichever object holds it.
+      let input = symbol.inputSection ?? InputSection(object: "", section: ".text." + symbol.name)
+      // An object's whole .text (compiled without -ffunction-sections) is not one function's.
+      if input.section == ".text" { return [] }
+      return ["*" + Self.scriptPattern(input.object) + "(" + Self.scriptPattern(input.section) + ")"]
     case .lld:
       return [symbol.name]
     case .gold:
@@ -57,17 +80,33 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
 
   // MARK: Reading
 
-  /// The format a file's lines look like: gold when every line is a `.text` section name,
-  /// otherwise lld. An ld64 file looks like an lld file; the verifier tells them apart by
-  /// matching names against the binary.
+  /// The format a file's lines look like: an lld script when it opens with `SECTIONS`, gold
+  /// when every line is a `.text` section name, otherwise lld. An ld64 file looks like an
+  /// lld file; the verifier tells them apart by matching names against the binary.
   public static func detect(lines: [String]) -> OrderfileFormat {
-    !lines.isEmpty && lines.allSatisfy { TextSection(sectionName: $0) != nil } ? .gold : .lld
+    if lines.first?.hasPrefix("SECTIONS") == true { return .lldScript }
+    return !lines.isEmpty && lines.allSatisfy { TextSection(sectionName: $0) != nil } ? .gold : .lld
+  }
+
+  /// Whether a line of this format names a function; an lld script's other lines are its
+  /// frame (`SECTIONS {`, `} INSERT BEFORE .text;`).
+  public func isEntry(line: String) -> Bool {
+    self != .lldScript || line.hasPrefix("*")
   }
 
   /// The function a line of this format names: the line itself, the name inside a section
-  /// name, or the name without its Mach-O underscore.
+  /// name, or the name without its Mach-O underscore. An lld script's line names a
+  /// function with a symbol by the symbol (its section is `.text.<symbol>`), and code without
+  /// one as `object(section)`, the name the link map gives it.
   public func functionName(inLine line: String) -> String {
     switch self {
+    case .lldScript:
+      let pattern = String(line.drop(while: { $0 == "*" }))
+      guard let input = InputSection(description: pattern) else { return pattern }
+      if !input.section.hasPrefix(".text..L"), let section = TextSection(sectionName: input.section) {
+        return section.name
+      }
+      return pattern
     case .lld: return line
     case .gold: return TextSection(sectionName: line)?.name ?? line
     case .ld64: return line.hasPrefix("_") ? String(line.dropFirst()) : line
@@ -79,6 +118,7 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
   /// The linker option that consumes the file, as given to the compiler driver.
   public func linkerFlag(path: String) -> String {
     switch self {
+    case .lldScript: return "-Wl,--script=\(path)"
     case .lld: return "-Wl,--symbol-ordering-file=\(path)"
     case .gold: return "-Wl,--section-ordering-file=\(path)"
     case .ld64: return "-Wl,-order_file,\(path)"
@@ -88,15 +128,24 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
   /// Compile flags the release build needs for the order to take effect.
   public var compileFlags: [String] {
     switch self {
-    case .lld, .gold: return ["-ffunction-sections"]
+    case .lld, .gold, .lldScript: return ["-ffunction-sections"]
     case .ld64: return []
     }
+  }
+
+  /// A name as an lld script pattern matches it literally: characters outside lld's
+  /// unquoted words, and glob characters, become `?` (any one character).
+  static func scriptPattern(_ name: String) -> String {
+    String(name.map { character -> Character in
+      character.isASCII && (character.isLetter || character.isNumber || "_.$/\\~=+-!^:@%".contains(character))
+        ? character : "?"
+    })
   }
 
   /// The linker selection flag for the compiler driver.
   public var linkerSelection: String? {
     switch self {
-    case .lld: return "-fuse-ld=lld"
+    case .lld, .lldScript: return "-fuse-ld=lld"
     case .gold: return "-fuse-ld=gold"
     case .ld64: return nil
     }
@@ -106,6 +155,7 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
   public var fileExtension: String {
     switch self {
     case .lld: return "order"
+    case .lldScript: return "ld"
     case .gold: return "sections"
     case .ld64: return "ld64.order"
     }

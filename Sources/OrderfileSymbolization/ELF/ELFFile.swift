@@ -116,6 +116,19 @@ final class ELFFile {
     }
   }
 
+  /// The sections that hold code (`SHF_EXECINSTR` and allocated), with their address ranges.
+  func executableSections() -> [(name: String, range: Range<UInt64>, alignment: UInt64)] {
+    var sections: [(name: String, range: Range<UInt64>, alignment: UInt64)] = []
+    forEachSection { header, _, name in
+      let flags = UInt64(SHF_EXECINSTR) | UInt64(SHF_ALLOC)
+      guard header.sh_flags & flags == flags, header.sh_type == UInt32(SHT_PROGBITS), header.sh_size > 0 else { return }
+      let (end, overflow) = header.sh_addr.addingReportingOverflow(header.sh_size)
+      guard !overflow else { return }
+      sections.append((name, header.sh_addr..<end, max(header.sh_addralign, 1)))
+    }
+    return sections
+  }
+
   /// Whether `.symtab` or `.dynsym` names any of these symbols, defined or only referenced.
   func mentionsSymbol(_ names: Set<String>) -> Bool {
     var mentioned = false

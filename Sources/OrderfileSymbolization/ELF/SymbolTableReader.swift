@@ -11,10 +11,18 @@ enum SymbolTableReader {
   /// - Parameter bias: the main file's bias from `dwfl_module_getelf`, subtracted from the
   ///   module addresses libdwfl reports.
   static func functionSymbols(of module: OpaquePointer, bias: UInt64) -> [RawFunctionSymbol] {
+    symbols(of: module, bias: bias).functions
+  }
+
+  /// The function symbols, and the untyped (`STT_NOTYPE`) ones beside them: clang's machine
+  /// function splitter names the cold parts it makes (`foo.cold`) with untyped symbols, which
+  /// are functions only where call-frame information starts one.
+  static func symbols(of module: OpaquePointer, bias: UInt64) -> (functions: [RawFunctionSymbol], untyped: [RawFunctionSymbol]) {
     let count = dwfl_module_getsymtab(module)
-    guard count > 0 else { return [] }
+    guard count > 0 else { return ([], []) }
     var sections = SectionCache()
     var symbols = [RawFunctionSymbol]()
+    var untyped = [RawFunctionSymbol]()
     for index in 0..<count {
       var symbol = GElf_Sym()
       var address: GElf_Addr = 0
@@ -26,7 +34,7 @@ enum SymbolTableReader {
           module, index, &symbol, &address, &sectionIndex, &elf, &symbolBias)
       else { continue }
       let type = Int32(symbol.st_info & 0xf)  // GELF_ST_TYPE
-      guard type == STT_FUNC || type == STT_GNU_IFUNC else { continue }
+      guard type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE else { continue }
       guard symbol.st_shndx != UInt16(SHN_UNDEF) else { continue }
       let name = String(cString: namePointer)
       guard !name.isEmpty else { continue }
@@ -34,13 +42,13 @@ enum SymbolTableReader {
       let hasSection =
         symbol.st_shndx < UInt16(SHN_LORESERVE) || symbol.st_shndx == UInt16(SHN_XINDEX)
       let section = hasSection ? sections.section(sectionIndex, in: elf) : nil
-      symbols.append(
-        RawFunctionSymbol(
+      let raw = RawFunctionSymbol(
           name: name, address: address &- bias, size: symbol.st_size,
           binding: binding(symbol.st_info >> 4),  // GELF_ST_BIND
-          sectionName: section?.name ?? "", sectionAlignment: section?.alignment ?? 1))
+          sectionName: section?.name ?? "", sectionAlignment: section?.alignment ?? 1)
+      if type == STT_NOTYPE { untyped.append(raw) } else { symbols.append(raw) }
     }
-    return symbols
+    return (symbols, untyped)
   }
 
   private static func binding(_ value: UInt8) -> SymbolBinding {

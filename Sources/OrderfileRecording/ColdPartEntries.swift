@@ -1,0 +1,64 @@
+import OrderfileOrdering
+import OrderfileSupport
+import OrderfileSymbolization
+
+/// The places where a function jumps into its cold parts past their first byte.
+///
+/// A breakpoint on a function's first byte sees every call, but a cold part (`foo.cold`) is
+/// not called: its function jumps into it, and clang's `-fsplit-machine-functions` jumps to
+/// whichever of its blocks the hot part leaves for (`jg foo.cold+0x6`). Those targets are
+/// read from the function's own code with `llvm-objdump`, so each is an instruction
+/// boundary, and armed beside the entries; a hit there records the cold part.
+enum ColdPartEntries {
+  /// `llvm-objdump` on PATH, else nil.
+  static func disassembler() -> String? {
+    let found = ProcessRunner.resolve("llvm-objdump")
+    return found.hasPrefix("/") ? found : nil
+  }
+
+  /// The functions of `functions` that have cold parts, by name, with those parts' ranges.
+  static func coldParts(of functions: [FunctionSymbol]) -> [String: [Range<UInt64>]] {
+    var parts: [String: [Range<UInt64>]] = [:]
+    for function in functions where function.hasSymbol && function.size > 0 {
+      guard let parent = CloneName.coldPartParent(of: function.name) else { continue }
+      parts[parent, default: []].append(function.address..<function.address + function.size)
+    }
+    return parts
+  }
+
+  /// The targets of the direct jumps that the functions owning cold parts make into those
+  /// parts past their first byte, sorted; empty when the disassembler fails.
+  static func entries(binary: String, functions: [FunctionSymbol], disassembler: String) -> [UInt64] {
+    let parts = coldParts(of: functions)
+    let ranges = parts.values.flatMap { $0 }.sorted { $0.lowerBound < $1.lowerBound }
+    guard !ranges.isEmpty else { return [] }
+    var targets = Set<UInt64>()
+    // A few hundred names a run keeps the command line short.
+    let parents = parts.keys.sorted()
+    for start in stride(from: 0, to: parents.count, by: 300) {
+      let names = parents[start..<min(start + 300, parents.count)].joined(separator: ",")
+      guard
+        let result = try? ProcessRunner.run(
+          disassembler, ["-d", "--no-show-raw-insn", "--disassemble-symbols=" + names, binary]),
+        result.succeeded
+      else { return [] }
+      for line in result.standardOutput.split(separator: "\n") {
+        guard let target = jumpTarget(line), let part = ranges.first(where: { $0.contains(target) }),
+          target != part.lowerBound
+        else { continue }
+        targets.insert(target)
+      }
+    }
+    return targets.sorted()
+  }
+
+  /// The target of a direct jump in a line of llvm-objdump's output
+  /// (`    4075:      \tjg\t0x4b53 <parse_1.cold+0x6>`); nil for any other line.
+  static func jumpTarget(_ line: Substring) -> UInt64? {
+    let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+    guard let mnemonic = words.firstIndex(where: { $0.hasPrefix("j") }), mnemonic + 1 < words.count,
+      words[mnemonic + 1].hasPrefix("0x")
+    else { return nil }
+    return UInt64(words[mnemonic + 1].dropFirst(2), radix: 16)
+  }
+}
