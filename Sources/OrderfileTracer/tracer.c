@@ -300,7 +300,13 @@ static int execed(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
   process->reported = true;
   tracer->host->process_started(tracer->host->context, pid, 0, origin,
                                 origin == OFTR_SPAWNED ? process->start_ns : now);
-  if (process->detaching) return ptrace(PTRACE_DETACH, pid, 0, 0) == 0 || errno == ESRCH ? 0 : -1;
+  if (process->detaching) {
+    ptrace(PTRACE_DETACH, pid, 0, 0);
+    oftr_thread *execing = thread_find(tracer, pid);
+    if (execing) thread_remove(tracer, execing);
+    process_end(tracer, process, OFTR_DETACHED, 0, now);
+    return 0;
+  }
   if (oftr_scan_modules(tracer, process) != 0) return -1;
   return resume(tracer, pid, 0);
 }
@@ -309,7 +315,7 @@ static bool job_control(int signal) {
   return signal == SIGSTOP || signal == SIGTSTP || signal == SIGTTIN || signal == SIGTTOU;
 }
 
-static int handle(oftr_tracer *tracer, pid_t tid, int status, uint64_t now) {
+static int dispatch(oftr_tracer *tracer, pid_t tid, int status, uint64_t now) {
   oftr_thread *thread = thread_find(tracer, tid);
   if (WIFEXITED(status) || WIFSIGNALED(status)) {
     if (!thread) return 0;
@@ -353,63 +359,135 @@ static int handle(oftr_tracer *tracer, pid_t tid, int status, uint64_t now) {
   }
 }
 
+/* Handles one wait status. A stop that could not be answered is held for letting go. */
+static int handle(oftr_tracer *tracer, pid_t tid, int status, uint64_t now) {
+  int result = dispatch(tracer, tid, status, now);
+  if (result != 0 && WIFSTOPPED(status)) {
+    oftr_thread *thread = thread_find(tracer, tid);
+    if (thread && thread->process) thread->held = status;
+  }
+  return result;
+}
+
 /* ---- letting go ------------------------------------------------------ */
+
+/* Threads of `process` still in the table. */
+static bool has_threads(const oftr_tracer *tracer, const oftr_process *process) {
+  for (uint32_t i = 0; i < tracer->thread_count; i++) {
+    if (tracer->threads[i].process == process) return true;
+  }
+  return false;
+}
+
+/* Lets one stopped thread go; its process ends (for the host) with its last thread. */
+static int let_go(oftr_tracer *tracer, pid_t tid, int wait_status, uint64_t now) {
+  oftr_thread *thread = thread_find(tracer, tid);
+  if (!WIFSTOPPED(wait_status)) {
+    oftr_process *process = thread ? thread->process : NULL;
+    int status = handle(tracer, tid, wait_status, now);
+    /* Its last thread died while the others were let go: the process ends here. */
+    for (oftr_process *alive = tracer->processes; process && alive; alive = alive->next) {
+      if (alive == process && !has_threads(tracer, process)) {
+        process_end(tracer, process, OFTR_DETACHED, 0, now);
+        break;
+      }
+    }
+    return status;
+  }
+  int event = wait_status >> 16, signal = WSTOPSIG(wait_status);
+  if (!thread || !thread->process) {
+    /* A new task's first stop, ahead of its creator's event: created() lets it go. */
+    if (!thread && !(thread = thread_add(tracer, tid, NULL))) return oftr_fail(tracer, ENOMEM, "out of memory");
+    thread->parked = true;
+    return 0;
+  }
+  thread->held = 0;
+  if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) {
+    /* Follow the new task far enough to let it go too; created() resumes the creator. */
+    int status = created(tracer, thread, event, now);
+    if (thread_find(tracer, tid)) ptrace(PTRACE_INTERRUPT, tid, 0, 0);
+    return status;
+  }
+  if (event == PTRACE_EVENT_EXEC) return execed(tracer, thread, now); /* detaches: the process is detaching */
+  int deliver = 0;
+  if (event == 0) {
+    deliver = signal;
+    /* A thread that trapped before its byte went back: rewound onto the entry, trap dropped. */
+    if (signal == SIGTRAP && breakpoint(tracer, thread, now) == 1) deliver = 0;
+  }
+  oftr_process *process = thread->process;
+  ptrace(PTRACE_DETACH, tid, 0, (void *)(intptr_t)deliver);
+  thread_remove(tracer, thread);
+  if (!has_threads(tracer, process)) process_end(tracer, process, OFTR_DETACHED, 0, now);
+  return 0;
+}
+
+/* How long letting go may wait for every thread to stop: a thread stops at once unless it
+ * waits in the kernel for another task (a vfork parent for its child's exec). */
+#define OFTR_DETACH_LIMIT_NS (10ull * 1000000000ull)
 
 /*
  * Detaches from every process still traced: removes every breakpoint first,
  * then stops each thread with PTRACE_INTERRUPT and lets it go from that stop.
- * A thread that trapped just before its breakpoint was removed is rewound
- * first; a signal it was about to receive is delivered on detach.
+ * A thread whose stop was collected but not answered is let go from that stop
+ * (an interrupt would give no new one). A thread that trapped just before its
+ * breakpoint was removed is rewound first; a signal it was about to receive
+ * is delivered on detach. A process ends for the host when its last thread is
+ * let go, never before: a thread left attached would die with the tracer.
  */
+/* What letting go achieved. */
+enum { OFTR_LET_GO = 0, OFTR_BREAKPOINTS_LEFT = -1, OFTR_THREADS_LEFT = -2 };
+
 static int detach_all(oftr_tracer *tracer) {
   uint64_t now = oftr_now();
-  int status = 0;
+  int status = OFTR_LET_GO;
   for (oftr_process *process = tracer->processes; process; process = process->next) {
     process->detaching = true;
     if (oftr_restore_all(tracer, process->space, false) != 0)
       status = oftr_fail(tracer, errno, "cannot remove the breakpoints of process %d: %s", (int)process->pid,
                          strerror(errno));
   }
+  if (status != OFTR_LET_GO) return OFTR_BREAKPOINTS_LEFT;
   for (uint32_t i = 0; i < tracer->thread_count; i++) {
-    if (tracer->threads[i].process && !tracer->threads[i].parked)
+    if (tracer->threads[i].process && !tracer->threads[i].parked && !tracer->threads[i].held)
       ptrace(PTRACE_INTERRUPT, tracer->threads[i].tid, 0, 0);
   }
+  for (uint32_t i = 0; i < tracer->thread_count;) {
+    oftr_thread *thread = &tracer->threads[i];
+    if (thread->held && thread->process) {
+      if (let_go(tracer, thread->tid, thread->held, now) != 0) status = OFTR_THREADS_LEFT;
+      i = 0; /* the table changed */
+    } else if (thread->parked && !thread->process) {
+      /* Its creator's event was lost with a failure: it is stopped, let it go as it is. */
+      ptrace(PTRACE_DETACH, thread->tid, 0, 0);
+      thread_remove(tracer, thread);
+      i = 0;
+    } else {
+      i++;
+    }
+  }
+  uint64_t deadline = oftr_now() + OFTR_DETACH_LIMIT_NS;
   while (tracer->thread_count > 0) {
     int wait_status;
-    pid_t tid = waitpid(-1, &wait_status, __WALL | __WNOTHREAD);
+    pid_t tid = waitpid(-1, &wait_status, __WALL | __WNOTHREAD | WNOHANG);
     if (tid < 0) {
       if (errno == EINTR) continue;
       break; /* ECHILD: nothing is traced any more */
     }
-    oftr_thread *thread = thread_find(tracer, tid);
-    if (!WIFSTOPPED(wait_status)) {
-      handle(tracer, tid, wait_status, now);
+    if (tid == 0) {
+      if (oftr_now() > deadline) {
+        oftr_fail(tracer, ETIMEDOUT, "%u threads did not stop within %llu s to be let go", tracer->thread_count,
+                  OFTR_DETACH_LIMIT_NS / 1000000000ull);
+        return OFTR_THREADS_LEFT;
+      }
+      struct timespec pause = {.tv_sec = 0, .tv_nsec = 100000};
+      nanosleep(&pause, NULL);
       continue;
     }
-    int event = wait_status >> 16, signal = WSTOPSIG(wait_status);
-    if (!thread || !thread->process) {
-      if (!thread && !(thread = thread_add(tracer, tid, NULL))) return oftr_fail(tracer, ENOMEM, "out of memory");
-      thread->parked = true;
-      continue;
-    }
-    if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) {
-      /* Follow the new task far enough to let it go too; created() resumes the creator. */
-      if (created(tracer, thread, event, now) != 0) status = -1;
-      if ((thread = thread_find(tracer, tid))) ptrace(PTRACE_INTERRUPT, tid, 0, 0);
-      continue;
-    }
-    int deliver = 0;
-    if (event == 0) {
-      deliver = signal;
-      if (signal == SIGTRAP && breakpoint(tracer, thread, now) == 1) deliver = 0;
-    }
-    oftr_process *process = thread->process;
-    ptrace(PTRACE_DETACH, tid, 0, (void *)(intptr_t)deliver);
-    bool leader = tid == process->pid;
-    thread_remove(tracer, thread);
-    if (leader) process_end(tracer, process, OFTR_DETACHED, 0, now);
+    if (let_go(tracer, tid, wait_status, now) != 0) status = OFTR_THREADS_LEFT;
   }
   while (tracer->processes) process_free(tracer, tracer->processes);
+  tracer->thread_count = 0;
   return status;
 }
 
@@ -527,14 +605,17 @@ int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result 
   if (status != 0 && !tracer.first_exited) {
     /* Something failed mid-launch: let the program run on without us if we can. */
     size_t length = strlen(result->message);
-    if (detach_all(&tracer) == 0) {
+    int detached = detach_all(&tracer);
+    if (detached == OFTR_LET_GO) {
       snprintf(result->message + length, sizeof result->message - length, "; the program was detached");
-    } else {
+    } else if (detached == OFTR_BREAKPOINTS_LEFT) {
       kill_all(&tracer);
       snprintf(result->message + length, sizeof result->message - length, "; the program was killed");
     }
-  } else if (detach_all(&tracer) != 0) {
-    kill_all(&tracer);
+  } else {
+    int detached = detach_all(&tracer);
+    if (detached == OFTR_BREAKPOINTS_LEFT) kill_all(&tracer);
+    if (detached != OFTR_LET_GO) status = -1;
   }
   free(tracer.threads);
   return status;

@@ -65,6 +65,9 @@ typedef struct oftr_thread {
   pid_t tid;
   oftr_process *process;       /* NULL while its creator's event has not arrived */
   bool parked;                 /* stopped at its first stop, waiting for that event */
+  int held;                    /* wait status of a stop collected but not answered (a failure
+                                * interrupted its handling), else 0: PTRACE_INTERRUPT would
+                                * give no new stop, so letting go must start from this one */
 } oftr_thread;
 
 typedef struct oftr_tracer {
