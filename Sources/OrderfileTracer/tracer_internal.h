@@ -58,6 +58,7 @@ typedef struct oftr_process {
   bool window_closed;
   bool detaching;
   bool reported;               /* the host was told this trace began */
+  bool map_closed;             /* its memory map could not be read (non-dumpable): warned once */
   struct oftr_process *next;
 } oftr_process;
 
