@@ -48,6 +48,10 @@ public struct BreakpointRecorder: Recorder {
   public var untilFunctions: [String]
   /// Arm system libraries (libc, libstdc++) too.
   public var includeSystemLibraries: Bool
+  /// SIGTERM, SIGHUP or SIGINT to this process while it records end the recording: the
+  /// program is let go, sent the signal and waited for; the trace so far is written. For a
+  /// command-line tool, which owns its process's signals; off by default.
+  public var passesTerminationSignals = false
 
   public init(
     output: String, timeLimitMilliseconds: Int? = nil, untilFunctions: [String] = [],
@@ -85,7 +89,7 @@ public struct BreakpointRecorder: Recorder {
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings)
     }
     var recording = summary.recording
-    recording.warnings = warnings
+    recording.warnings = warnings + recording.warnings
     recording.notes = [
       "recorded without a rebuild: \(summary.armed) breakpoints, armed in \(String(format: "%.1f", summary.armingMilliseconds)) ms"
     ]
@@ -113,12 +117,30 @@ public struct BreakpointRecorder: Recorder {
     let result = try session.run(
       path: path, arguments: [program] + arguments,
       environment: environment.map { "\($0.key)=\($0.value)" }.sorted(),
-      timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 } ?? 0)
-    let recording = try write(session.collector.finished, program: program, status: Self.exitStatus(result.status))
+      timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 } ?? 0,
+      passTerminationSignals: passesTerminationSignals)
+    var recording = try write(session.collector.finished, program: program, status: Self.exitStatus(result.status))
+    if result.signal != 0 {
+      recording.interruptedBy = result.signal
+      recording.warnings.append(
+        "recording stopped by \(Self.signalName(result.signal)): the program was let go and sent it, then "
+          + (result.status & 0x7f == result.signal
+            ? "ended by it" : "ended with status \(recording.status)")
+          + "; the traces hold what ran until then")
+    }
     return Summary(
       recording: recording, armed: result.armed, races: result.races, armingMilliseconds: Double(result.arm_ns) / 1e6,
       unmatchedUntil: untilFunctions.filter { !session.planner.matchedStopNames.contains($0) },
       skippedSystemLibraries: session.planner.skippedSystemLibraries.sorted())
+  }
+
+  static func signalName(_ signal: Int32) -> String {
+    switch signal {
+    case SIGTERM: return "SIGTERM"
+    case SIGHUP: return "SIGHUP"
+    case SIGINT: return "SIGINT"
+    default: return "signal \(signal)"
+    }
   }
 
   /// 128 + signal for a process a signal ended, as a shell reports it.
@@ -166,9 +188,10 @@ private final class TracingSession {
     self.warn = warn
   }
 
-  func run(path: String, arguments: [String], environment: [String], timeLimitNanoseconds: UInt64) throws
-    -> oftr_result
-  {
+  func run(
+    path: String, arguments: [String], environment: [String], timeLimitNanoseconds: UInt64,
+    passTerminationSignals: Bool
+  ) throws -> oftr_result {
     let argv = CStringArray(arguments)
     let envp = CStringArray(environment)
     defer {
@@ -200,7 +223,8 @@ private final class TracingSession {
     }
     host.process_ended = { context, pid, ending, _, time in
       guard let context else { return }
-      TracingSession.from(context).collector.processEnded(pid: pid, replaced: ending == OFTR_REPLACED, time: time)
+      TracingSession.from(context).collector.processEnded(
+        pid: pid, replaced: ending == OFTR_REPLACED, time: time, interrupted: ending == OFTR_INTERRUPTED)
     }
     host.warning = { context, message in
       guard let context, let message else { return }
@@ -209,7 +233,8 @@ private final class TracingSession {
     var result = oftr_result()
     let status = path.withCString { pathPointer in
       var options = oftr_options(
-        path: pathPointer, argv: UnsafePointer(argv.pointer), envp: UnsafePointer(envp.pointer), time_limit_ns: timeLimitNanoseconds)
+        path: pathPointer, argv: UnsafePointer(argv.pointer), envp: UnsafePointer(envp.pointer),
+        time_limit_ns: timeLimitNanoseconds, pass_termination_signals: passTerminationSignals)
       return withUnsafePointer(to: &host) { hostPointer in
         oftr_record(&options, hostPointer, &result)
       }

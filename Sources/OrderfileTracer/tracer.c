@@ -20,9 +20,10 @@
  * - any other signal: passed on unchanged.
  * - clone/fork/vfork/exec events and job-control stops, as described below.
  */
-#define _GNU_SOURCE /* pipe2, makedev, PTRACE_* of glibc */
+#define _GNU_SOURCE /* pipe2, makedev, gettid, PTRACE_* of glibc */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -304,7 +305,7 @@ static int execed(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
     ptrace(PTRACE_DETACH, pid, 0, 0);
     oftr_thread *execing = thread_find(tracer, pid);
     if (execing) thread_remove(tracer, execing);
-    process_end(tracer, process, OFTR_DETACHED, 0, now);
+    process_end(tracer, process, tracer->let_go_as, 0, now);
     return 0;
   }
   if (oftr_scan_modules(tracer, process) != 0) return -1;
@@ -388,7 +389,7 @@ static int let_go(oftr_tracer *tracer, pid_t tid, int wait_status, uint64_t now)
     /* Its last thread died while the others were let go: the process ends here. */
     for (oftr_process *alive = tracer->processes; process && alive; alive = alive->next) {
       if (alive == process && !has_threads(tracer, process)) {
-        process_end(tracer, process, OFTR_DETACHED, 0, now);
+        process_end(tracer, process, tracer->let_go_as, 0, now);
         break;
       }
     }
@@ -418,7 +419,7 @@ static int let_go(oftr_tracer *tracer, pid_t tid, int wait_status, uint64_t now)
   oftr_process *process = thread->process;
   ptrace(PTRACE_DETACH, tid, 0, (void *)(intptr_t)deliver);
   thread_remove(tracer, thread);
-  if (!has_threads(tracer, process)) process_end(tracer, process, OFTR_DETACHED, 0, now);
+  if (!has_threads(tracer, process)) process_end(tracer, process, tracer->let_go_as, 0, now);
   return 0;
 }
 
@@ -502,6 +503,147 @@ static void kill_all(oftr_tracer *tracer) {
   tracer->thread_count = 0;
 }
 
+/* ---- termination signals ---------------------------------------------- */
+
+/* The last termination signal received, and how many: a second one is passed on too. */
+static volatile sig_atomic_t termination_signal, termination_count;
+
+static void on_termination(int signal) {
+  termination_signal = signal;
+  termination_count++;
+}
+
+/* The wake-up tick: its only job is to end a blocked waitpid with EINTR. */
+static void on_tick(int signal) { (void)signal; }
+
+static const int termination_signals[] = {SIGTERM, SIGHUP, SIGINT};
+#define OFTR_TERMINATION_COUNT (sizeof termination_signals / sizeof termination_signals[0])
+
+/*
+ * Handlers without SA_RESTART, so that a signal ends the tracer's waitpid. The
+ * tracer's thread blocks these signals except while it waits (a host callback
+ * never sees EINTR). A process-directed signal may land on another thread of
+ * the host, and one may arrive between the check of the flag and the waitpid:
+ * a timer that signals the tracer's own thread every 50 ms bounds how long
+ * either goes unseen.
+ */
+typedef struct signal_state {
+  struct sigaction saved[OFTR_TERMINATION_COUNT], saved_tick;
+  sigset_t saved_mask, working_mask;
+  timer_t timer;
+  bool installed, timer_armed;
+} signal_state;
+
+static void signals_install(signal_state *state) {
+  memset(state, 0, sizeof *state);
+  termination_signal = 0;
+  termination_count = 0;
+  sigset_t ours;
+  sigemptyset(&ours);
+  for (size_t i = 0; i < OFTR_TERMINATION_COUNT; i++) sigaddset(&ours, termination_signals[i]);
+  sigaddset(&ours, SIGALRM);
+  pthread_sigmask(SIG_BLOCK, &ours, &state->saved_mask);
+  pthread_sigmask(SIG_SETMASK, NULL, &state->working_mask);
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  sigemptyset(&action.sa_mask);
+  action.sa_handler = on_termination;
+  for (size_t i = 0; i < OFTR_TERMINATION_COUNT; i++) sigaction(termination_signals[i], &action, &state->saved[i]);
+  action.sa_handler = on_tick;
+  sigaction(SIGALRM, &action, &state->saved_tick);
+  state->installed = true;
+  struct sigevent event;
+  memset(&event, 0, sizeof event);
+  event.sigev_notify = SIGEV_THREAD_ID;
+  event.sigev_signo = SIGALRM;
+  event._sigev_un._tid = gettid(); /* sigev_notify_thread_id, which older glibc headers do not name */
+  if (timer_create(CLOCK_MONOTONIC, &event, &state->timer) == 0) {
+    struct itimerspec every = {.it_interval = {0, 50000000}, .it_value = {0, 50000000}};
+    state->timer_armed = timer_settime(state->timer, 0, &every, NULL) == 0;
+    if (!state->timer_armed) timer_delete(state->timer);
+  }
+}
+
+static void signals_restore(signal_state *state) {
+  if (!state->installed) return;
+  if (state->timer_armed) timer_delete(state->timer);
+  /* A tick still pending is dropped with the default action ignored for a moment. */
+  struct sigaction ignore;
+  memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGALRM, &ignore, NULL);
+  for (size_t i = 0; i < OFTR_TERMINATION_COUNT; i++) sigaction(termination_signals[i], &state->saved[i], NULL);
+  pthread_sigmask(SIG_SETMASK, &state->saved_mask, NULL);
+  sigaction(SIGALRM, &state->saved_tick, NULL);
+}
+
+/* waitpid with the tracer's signals let through for its duration only. */
+static pid_t wait_for(const signal_state *state, pid_t pid, int *status, int flags) {
+  if (!state->installed) return waitpid(pid, status, flags);
+  sigset_t waiting = state->working_mask;
+  for (size_t i = 0; i < OFTR_TERMINATION_COUNT; i++) sigdelset(&waiting, termination_signals[i]);
+  sigdelset(&waiting, SIGALRM);
+  pthread_sigmask(SIG_SETMASK, &waiting, NULL);
+  pid_t got = waitpid(pid, status, flags);
+  int error = errno;
+  pthread_sigmask(SIG_SETMASK, &state->working_mask, NULL);
+  errno = error;
+  return got;
+}
+
+/* True when `signal` is pending for process `pid` (shared or its leader's own). */
+static bool signal_pending(pid_t pid, int signal) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  FILE *file = fopen(path, "re");
+  if (!file) return false;
+  char line[256];
+  bool pending = false;
+  while (fgets(line, sizeof line, file)) {
+    unsigned long long mask;
+    if ((sscanf(line, "SigPnd: %llx", &mask) == 1 || sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
+        (mask >> (signal - 1)) & 1)
+      pending = true;
+  }
+  fclose(file);
+  return pending;
+}
+
+/*
+ * The recorder was asked to stop: let go of everything, then end the first
+ * process the way the signal meant, and wait for it as a shell would.
+ */
+static int stop_on_signal(oftr_tracer *tracer, const signal_state *signals) {
+  int signal = termination_signal, seen = termination_count;
+  tracer->let_go_as = OFTR_INTERRUPTED;
+  int detached = detach_all(tracer);
+  if (detached == OFTR_BREAKPOINTS_LEFT) {
+    kill_all(tracer);
+    size_t length = strlen(tracer->result->message);
+    snprintf(tracer->result->message + length, sizeof tracer->result->message - length, "; the program was killed");
+    return -1;
+  }
+  tracer->result->signal = signal;
+  /* Sent to the whole process group (a terminal's ^C, timeout(1)), it is already on its way. */
+  if (!signal_pending(tracer->first, signal)) kill(tracer->first, signal);
+  for (;;) {
+    int status;
+    pid_t got = wait_for(signals, tracer->first, &status, 0);
+    if (got == tracer->first) {
+      tracer->result->status = status;
+      return 0;
+    }
+    if (got < 0 && errno != EINTR) {
+      return oftr_fail(tracer, errno, "lost the program after passing on %s: waitpid: %s", strsignal(signal),
+                       strerror(errno));
+    }
+    if (termination_count != seen) {
+      seen = termination_count;
+      kill(tracer->first, termination_signal);
+    }
+  }
+}
+
 /* ---- starting -------------------------------------------------------- */
 
 static int read_all(int fd, void *buffer, size_t length) {
@@ -572,8 +714,12 @@ static int spawn(oftr_tracer *tracer) {
   close(report[0]);
   if (got == (int)sizeof exec_error) {
     int status;
-    while (waitpid(pid, &status, __WALL) == pid && !WIFEXITED(status) && !WIFSIGNALED(status))
+    for (;;) {
+      pid_t got = waitpid(pid, &status, __WALL);
+      if (got < 0 && errno == EINTR) continue;
+      if (got != pid || WIFEXITED(status) || WIFSIGNALED(status)) break;
       ptrace(PTRACE_CONT, pid, 0, 0);
+    }
     return oftr_fail(tracer, exec_error, "cannot run %s: %s", tracer->options->path, strerror(exec_error));
   }
   tracer->first = pid;
@@ -587,14 +733,25 @@ static int spawn(oftr_tracer *tracer) {
 
 int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result *result) {
   memset(result, 0, sizeof *result);
-  oftr_tracer tracer = {.options = options, .host = host, .result = result};
-  if (spawn(&tracer) != 0) return -1;
+  oftr_tracer tracer = {.options = options, .host = host, .result = result, .let_go_as = OFTR_DETACHED};
+  signal_state signals = {0};
+  if (options->pass_termination_signals) signals_install(&signals);
+  if (spawn(&tracer) != 0) {
+    signals_restore(&signals);
+    return -1;
+  }
   int status = 0;
   while (!tracer.first_exited && status == 0) {
+    if (termination_count > 0) {
+      status = stop_on_signal(&tracer, &signals);
+      free(tracer.threads);
+      signals_restore(&signals);
+      return status;
+    }
     int wait_status;
     /* __WNOTHREAD: only this thread's children and tracees. A host that runs other programs
      * from other threads (a test runner does) keeps their exit statuses to itself. */
-    pid_t tid = waitpid(-1, &wait_status, __WALL | __WNOTHREAD);
+    pid_t tid = wait_for(&signals, -1, &wait_status, __WALL | __WNOTHREAD);
     if (tid < 0) {
       if (errno == EINTR) continue;
       status = oftr_fail(&tracer, errno, "lost the program: waitpid: %s", strerror(errno));
@@ -618,5 +775,6 @@ int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result 
     if (detached != OFTR_LET_GO) status = -1;
   }
   free(tracer.threads);
+  signals_restore(&signals);
   return status;
 }

@@ -80,6 +80,7 @@ typedef struct oftr_tracer {
   oftr_thread *threads;
   uint32_t thread_count, thread_capacity;
   bool first_exited;
+  oftr_ending let_go_as;       /* how a process let go ends for the host: OFTR_DETACHED or OFTR_INTERRUPTED */
 } oftr_tracer;
 
 /* Errors: set result->error and result->message, return -1. */

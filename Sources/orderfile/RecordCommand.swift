@@ -102,8 +102,10 @@ struct RecordCommand: ParsableCommand {
     case .instrumented:
       return RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimit, capacity: capacity)
     case .noRebuild:
-      return BreakpointRecorder(
+      var recorder = BreakpointRecorder(
         output: output, timeLimitMilliseconds: timeLimit, untilFunctions: until, includeSystemLibraries: systemLibraries)
+      recorder.passesTerminationSignals = true
+      return recorder
     }
   }
 }

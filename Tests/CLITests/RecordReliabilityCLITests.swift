@@ -4,14 +4,10 @@ import OrderfileTrace
 import Testing
 import _OrderfileTestSupport
 
-/// A fixture program from Tests/Fixtures/breakpoints, built as a release build would be.
 private func buildFixture(_ sources: [String], in work: TemporaryDirectory, flags: [String] = [], output: String)
   throws -> String
 {
-  let fixtures = PackagePaths.fixtures + "/breakpoints/"
-  let binary = work.file(output)
-  try runChecked(Toolchain.clang, ["-O2", "-g"] + flags + sources.map { fixtures + $0 } + ["-o", binary])
-  return binary
+  try buildBreakpointFixture(sources, in: work, flags: flags, output: output)
 }
 
 private let isRoot = getuid() == 0
@@ -48,5 +44,77 @@ struct RecordReliabilityCLITests {
     let read = try TraceReader.read(path: trace)
     #expect(read.modules.contains { $0.path.hasSuffix("/host") })
     #expect(!read.records.isEmpty)
+  }
+}
+
+/// `orderfile record` started in the background with its output in files, for a test to signal.
+private struct BackgroundRecord {
+  let child: ChildProcess
+  let standardOutput: String
+  let standardError: String
+
+  init(_ arguments: [String], in work: TemporaryDirectory, launcher: [String] = []) throws {
+    standardOutput = work.file("record.stdout")
+    standardError = work.file("record.stderr")
+    let out = open(standardOutput, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let err = open(standardError, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    defer {
+      close(out)
+      close(err)
+    }
+    let command = launcher + [PackagePaths.orderfileExecutable] + arguments
+    let executable = ProcessRunner.resolve(command[0])
+    child = try ChildProcess.spawn(
+      executable, arguments: command, environment: ChildProcess.environment(adding: [:]), program: command[0],
+      standardOutput: out, standardError: err)
+  }
+
+  /// Waits (at most 20 s) until the program has printed `text`.
+  func waitFor(_ text: String) throws {
+    let deadline = Date().addingTimeInterval(20)
+    while Date() < deadline {
+      if (try? FileReading.text(atPath: standardOutput))?.contains(text) == true { return }
+      Thread.sleep(forTimeInterval: 0.02)
+    }
+    throw TestSupportError("the program never printed \(text)")
+  }
+}
+
+extension RecordReliabilityCLITests {
+  @Test(
+    "SIGTERM, SIGHUP or SIGINT to record: the program is let go and sent it, the trace kept, exit 128 + signal",
+    arguments: [(SIGTERM, false), (SIGHUP, true), (SIGINT, false)])
+  func terminationSignal(signal: Int32, handles: Bool) throws {
+    let work = try TemporaryDirectory("orderfile-record-signal")
+    let server = try buildFixture(["server.c"], in: work, output: "server")
+    let trace = work.file("launch.trace")
+    let record = try BackgroundRecord(["record", "-o", trace, "--", server] + (handles ? ["handles"] : []), in: work)
+    try record.waitFor("ready 2")
+    kill(record.child.pid, signal)
+    let (status, _) = record.child.wait()
+    #expect(status == 128 + signal)
+    let errors = try FileReading.text(atPath: record.standardError)
+    // The program ends the way the signal meant: by it, or by its own handler.
+    let ending = handles ? "ended with status 0" : "ended by it"
+    #expect(errors.contains("recording stopped by ") && errors.contains(ending), "\(errors)")
+    if handles { #expect(try FileReading.text(atPath: record.standardOutput) == "ready 2\nbye \(signal)\n") }
+    let read = try TraceReader.read(path: trace)
+    #expect(read.header.windowReason == .open, "the trace says its process ended inside the window")
+    #expect(read.modules.contains { $0.path == server && $0.isMainExecutable })
+    #expect(!read.records.isEmpty)
+  }
+
+  @Test("timeout 2 orderfile record -- ./server: the server ends by SIGTERM, not SIGKILL, and the trace is kept")
+  func underTimeout() throws {
+    let work = try TemporaryDirectory("orderfile-record-timeout")
+    let server = try buildFixture(["server.c"], in: work, output: "server")
+    let trace = work.file("launch.trace")
+    // timeout(1) sends SIGTERM to record and to its whole process group, the server included.
+    let record = try BackgroundRecord(["record", "-o", trace, "--", server], in: work, launcher: ["timeout", "2"])
+    let (status, _) = record.child.wait()
+    #expect(status == 124, "timeout's own status when it had to end the command")
+    let errors = try FileReading.text(atPath: record.standardError)
+    #expect(errors.contains("recording stopped by SIGTERM") && errors.contains("ended by it"), "\(errors)")
+    #expect(!(try TraceReader.read(path: trace).records.isEmpty))
   }
 }

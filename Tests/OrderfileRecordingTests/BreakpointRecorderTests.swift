@@ -6,14 +6,10 @@ import OrderfileTrace
 import Testing
 import _OrderfileTestSupport
 
-/// A fixture program from Tests/Fixtures/breakpoints, compiled as a release build would be.
 private func build(_ sources: [String], in work: TemporaryDirectory, flags: [String] = [], output: String)
   throws -> String
 {
-  let fixtures = PackagePaths.fixtures + "/breakpoints/"
-  let binary = work.file(output)
-  try runChecked(Toolchain.clang, ["-O2", "-g"] + flags + sources.map { fixtures + $0 } + ["-o", binary])
-  return binary
+  try buildBreakpointFixture(sources, in: work, flags: flags, output: output)
 }
 
 /// The names of a trace's first calls in one module, in first-call order.
