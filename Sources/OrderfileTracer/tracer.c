@@ -127,7 +127,7 @@ static void process_free(oftr_tracer *tracer, oftr_process *process) {
 
 static void process_end(oftr_tracer *tracer, oftr_process *process, oftr_ending ending, int status, uint64_t now) {
   if (process->reported) tracer->host->process_ended(tracer->host->context, process->pid, ending, status, now);
-  if (process->pid == tracer->first) {
+  if (process->pid == tracer->first && ending == OFTR_EXITED) {
     tracer->first_exited = true;
     tracer->result->status = status;
   }
@@ -436,6 +436,26 @@ static int let_go(oftr_tracer *tracer, pid_t tid, int wait_status, uint64_t now)
  * is delivered on detach. A process ends for the host when its last thread is
  * let go, never before: a thread left attached would die with the tracer.
  */
+/* True when process `pid` is exiting or gone: its state, within 200 ms, is zombie or dead. */
+static bool process_dying(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  for (int attempt = 0; attempt < 200; attempt++) {
+    FILE *file = fopen(path, "re");
+    if (!file) return true;
+    char line[512];
+    char *read = fgets(line, sizeof line, file);
+    fclose(file);
+    /* The state follows the command name's closing parenthesis. */
+    char *end = read ? strrchr(line, ')') : NULL;
+    if (!end || end[1] == 0) return true;
+    if (end[2] == 'Z' || end[2] == 'X' || end[2] == 'x') return true;
+    struct timespec pause = {.tv_sec = 0, .tv_nsec = 1000000};
+    nanosleep(&pause, NULL);
+  }
+  return false;
+}
+
 /* What letting go achieved. */
 enum { OFTR_LET_GO = 0, OFTR_BREAKPOINTS_LEFT = -1, OFTR_THREADS_LEFT = -2 };
 
@@ -444,9 +464,13 @@ static int detach_all(oftr_tracer *tracer) {
   int status = OFTR_LET_GO;
   for (oftr_process *process = tracer->processes; process; process = process->next) {
     process->detaching = true;
-    if (oftr_restore_all(tracer, process->space, false) != 0)
-      status = oftr_fail(tracer, errno, "cannot remove the breakpoints of process %d: %s", (int)process->pid,
-                         strerror(errno));
+    if (oftr_restore_all(tracer, process->space, false) != 0) {
+      int error = errno;
+      /* A process that is dying (a signal we just passed on) has no memory left to fix. */
+      if (!process_dying(process->pid))
+        status = oftr_fail(tracer, error, "cannot remove the breakpoints of process %d: %s", (int)process->pid,
+                           strerror(error));
+    }
   }
   if (status != OFTR_LET_GO) return OFTR_BREAKPOINTS_LEFT;
   for (uint32_t i = 0; i < tracer->thread_count; i++) {
@@ -624,7 +648,10 @@ static int stop_on_signal(oftr_tracer *tracer, const signal_state *signals) {
     return -1;
   }
   tracer->result->signal = signal;
-  /* Sent to the whole process group (a terminal's ^C, timeout(1)), it is already on its way. */
+  /* Sent to the whole process group (a terminal's ^C, timeout(1)), the signal may have
+   * reached the program first and been passed on already: then it has ended, or it is on
+   * its way. */
+  if (tracer->first_exited) return 0;
   if (!signal_pending(tracer->first, signal)) kill(tracer->first, signal);
   for (;;) {
     int status;
@@ -677,6 +704,21 @@ static void __attribute__((noreturn)) child_main(const oftr_options *options, in
   _exit(127);
 }
 
+/* The pid tracing `pid` (TracerPid of /proc/PID/status), 0 for none or unknown. */
+static pid_t tracer_of(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  FILE *file = fopen(path, "re");
+  if (!file) return 0;
+  char line[256];
+  int found = 0;
+  while (fgets(line, sizeof line, file)) {
+    if (sscanf(line, "TracerPid: %d", &found) == 1) break;
+  }
+  fclose(file);
+  return (pid_t)found;
+}
+
 static int spawn(oftr_tracer *tracer) {
   int go[2], report[2];
   if (pipe2(go, O_CLOEXEC) != 0) return oftr_fail(tracer, errno, "cannot create a pipe: %s", strerror(errno));
@@ -698,10 +740,18 @@ static int spawn(oftr_tracer *tracer) {
   }
   if (ptrace(PTRACE_SEIZE, pid, 0, (void *)(intptr_t)OFTR_OPTIONS) != 0) {
     int error = errno;
+    /* A tracer that follows this process's children (strace -f, a debugger) got there first. */
+    pid_t other = error == EPERM ? tracer_of(pid) : 0;
     close(go[1]);
     close(report[0]);
     kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+    if (other > 0)
+      return oftr_fail(tracer, error,
+                       "cannot trace %s: it is already traced by process %d (a debugger or strace following "
+                       "orderfile's children?): a process has one tracer; run orderfile outside it",
+                       tracer->options->path, (int)other);
     return oftr_fail(tracer, error,
                      "cannot trace %s: ptrace: %s (is ptrace forbidden here? record an instrumented build instead)",
                      tracer->options->path, strerror(error));
