@@ -24,7 +24,10 @@ public enum BreakpointRecordingError: LocalizedError, ExitStatusProviding, Equat
 
   public var exitStatus: ExitStatus {
     switch self {
-    case .tracer(_, _, let error): return error == ENOENT || error == EACCES ? .noInput : .internalError
+    case .tracer(_, _, let error):
+      if error == EPERM { return .unavailable }
+      let launch = ExitStatus.ofLaunch(errno: error)
+      return launch == .ioError ? .internalError : launch
     case .nothingRecorded: return .dataError
     }
   }
@@ -106,6 +109,7 @@ public struct BreakpointRecorder: Recorder {
   /// Runs the program once under the tracer. Warnings go to `warn` as they happen.
   public func record(program: String, arguments: [String], warn: @escaping (String) -> Void) throws -> Summary {
     let path = ProcessRunner.resolve(program)
+    if let warning = Self.privilegeWarning(path: path) { warn(warning) }
     let session = TracingSession(
       planner: ModulePlanner(
         stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, warn: warn),
@@ -132,6 +136,15 @@ public struct BreakpointRecorder: Recorder {
       recording: recording, armed: result.armed, races: result.races, armingMilliseconds: Double(result.arm_ns) / 1e6,
       unmatchedUntil: untilFunctions.filter { !session.planner.matchedStopNames.contains($0) },
       skippedSystemLibraries: session.planner.skippedSystemLibraries.sorted())
+  }
+
+  /// The kernel does not honour setuid or setgid for a program an unprivileged process
+  /// traces: it runs with the caller's privileges, and may fail or behave otherwise.
+  static func privilegeWarning(path: String) -> String? {
+    var status = stat()
+    guard geteuid() != 0, stat(path, &status) == 0, status.st_mode & (S_ISUID | S_ISGID) != 0 else { return nil }
+    let kind = status.st_mode & S_ISUID != 0 ? "setuid" : "setgid"
+    return "\(path) is \(kind): traced by a user without privileges it runs without its own (the kernel ignores \(kind) under ptrace), so it may fail or behave differently; record it as root, or record an instrumented build"
   }
 
   static func signalName(_ signal: Int32) -> String {

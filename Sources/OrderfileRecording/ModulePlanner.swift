@@ -82,6 +82,10 @@ final class ModulePlanner {
       return .empty
     }
     switch symbolizer.symbolSource {
+    case .none where Self.isSystemProgram(path: path):
+      // A system program the recorded one runs (the shell of every system()): stripped by
+      // its distribution, not the user's to relink; a warning each time would be noise.
+      return .empty
     case .none:
       warn(
         "\(path) has no symbol table, so none of its functions can be recorded: keep its symbols (strip with --strip-debug at most), or install its debug file (found by build-id under /usr/lib/debug/.build-id/)"
@@ -110,6 +114,11 @@ final class ModulePlanner {
       return !matched.isEmpty
     }.map(\.address)
     return ModulePlan(entries: functions.map(\.address), stops: stops)
+  }
+
+  /// Programs and libraries the distribution installs.
+  static func isSystemProgram(path: String) -> Bool {
+    TraceModule.isSystemLibrary(path: path) || ["/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/"].contains { path.hasPrefix($0) }
   }
 
   /// The loader's hook: glibc's and musl's loaders call `_dl_debug_state` after mapping

@@ -118,3 +118,56 @@ extension RecordReliabilityCLITests {
     #expect(!(try TraceReader.read(path: trace).records.isEmpty))
   }
 }
+
+extension RecordReliabilityCLITests {
+  @Test("a program that cannot be started ends record with the documented status: missing 66, not a program 65")
+  func launchFailures() throws {
+    let work = try TemporaryDirectory("orderfile-record-launch")
+    let missing = try orderfile(["record", "-o", work.file("t.trace"), "--", work.file("absent")])
+    #expect(missing.status == 66, "\(missing.standardError)")
+    let text = work.file("not-a-program")
+    try AtomicFile.write("hello\n", to: text)
+    chmod(text, 0o755)
+    let notProgram = try orderfile(["record", "-o", work.file("t.trace"), "--no-rebuild", "--", text])
+    #expect(notProgram.status == 65, "\(notProgram.standardError)")
+    #expect(notProgram.standardError.contains("Exec format error"))
+  }
+
+  @Test(
+    "record under strace -f: the program is already traced, exit 69 with a hint that says so",
+    .enabled(if: ProcessRunner.resolve("strace").hasPrefix("/"), "needs strace"))
+  func alreadyTraced() throws {
+    let work = try TemporaryDirectory("orderfile-record-traced")
+    let program = try buildFixture(["shell.c"], in: work, output: "shell")
+    let result = try ProcessRunner.run(
+      "strace", ["-f", "-o", "/dev/null", PackagePaths.orderfileExecutable, "record", "-o", work.file("t.trace"), "--", program])
+    #expect(result.status == 69, "\(result.standardError)")
+    #expect(result.standardError.contains("it is already traced by process"), "\(result.standardError)")
+  }
+
+  @Test("a program that runs a stripped system shell (system()) is recorded without a warning about the shell")
+  func systemShell() throws {
+    let work = try TemporaryDirectory("orderfile-record-shell")
+    let program = try buildFixture(["shell.c"], in: work, output: "shell")
+    let result = try orderfile(["record", "-o", work.file("t.trace"), "--", program])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(result.standardOutput == "shell 0 2\n")
+    #expect(!result.standardError.contains("warning"), "\(result.standardError)")
+  }
+
+  @Test(
+    "a setuid program recorded by a user without privileges: a warning says it runs without them",
+    .enabled(if: canDropPrivileges, "needs root (to make a setuid program and become nobody)"))
+  func setuidProgram() throws {
+    let work = try TemporaryDirectory("orderfile-record-setuid")
+    chmod(work.path, 0o777)
+    let program = try buildFixture(["shell.c"], in: work, output: "shell")
+    chmod(program, 0o4755)
+    let result = try orderfileAsNobody(["record", "-o", work.file("t.trace"), "--", program])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(result.standardError.contains("\(program) is setuid: traced by a user without privileges it runs without its own"))
+    // As root the program keeps its privileges, and nothing is said.
+    let asRoot = try orderfile(["record", "-o", work.file("root.trace"), "--", program])
+    #expect(!asRoot.standardError.contains("is setuid"))
+  }
+}

@@ -71,7 +71,7 @@ struct RuntimeRecorderTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
   }
 
-  @Test("a program that does not exist cannot be started")
+  @Test("a program that does not exist cannot be started: a missing input (66)")
   func missingProgram() throws {
     let directory = try TemporaryDirectory("orderfile-record")
     #expect {
@@ -79,7 +79,7 @@ struct RuntimeRecorderTests {
         program: directory.file("no-such-program"), arguments: [])
     } throws: { error in
       guard case .launchFailed? = error as? SupportError else { return false }
-      return true
+      return ExitStatus.of(error) == .noInput
     }
   }
 }
