@@ -112,7 +112,7 @@ public struct BreakpointRecorder: Recorder {
     if let warning = Self.privilegeWarning(path: path) { warn(warning) }
     let session = TracingSession(
       planner: ModulePlanner(
-        stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, warn: warn),
+        stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, program: path, warn: warn),
       collector: TraceCollector(timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 }),
       warn: warn)
     var environment = ProcessInfo.processInfo.environment

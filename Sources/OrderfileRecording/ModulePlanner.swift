@@ -1,3 +1,4 @@
+import Foundation
 import OrderfileSymbolization
 import OrderfileTrace
 
@@ -55,9 +56,14 @@ final class ModulePlanner {
   /// System libraries left unarmed, for the closing note.
   private(set) var skippedSystemLibraries: Set<String> = []
 
-  init(stopNames: [String], includeSystemLibraries: Bool, warn: @escaping (String) -> Void) {
+  /// The program the user named, with its links resolved: it is warned about even when it
+  /// is a system program.
+  let program: String?
+
+  init(stopNames: [String], includeSystemLibraries: Bool, program: String? = nil, warn: @escaping (String) -> Void) {
     self.stopNames = stopNames
     self.includeSystemLibraries = includeSystemLibraries
+    self.program = program.map(Self.resolved)
     self.warn = warn
   }
 
@@ -82,7 +88,7 @@ final class ModulePlanner {
       return .empty
     }
     switch symbolizer.symbolSource {
-    case .none where Self.isSystemProgram(path: path):
+    case .none where Self.isSystemProgram(path: path) && Self.resolved(path) != program:
       // A system program the recorded one runs (the shell of every system()): stripped by
       // its distribution, not the user's to relink; a warning each time would be noise.
       return .empty
@@ -114,6 +120,13 @@ final class ModulePlanner {
       return !matched.isEmpty
     }.map(\.address)
     return ModulePlan(entries: functions.map(\.address), stops: stops)
+  }
+
+  /// `path` with every link resolved (`/bin/sh` is `/usr/bin/dash` on Debian), or as it is.
+  static func resolved(_ path: String) -> String {
+    guard let real = realpath(path, nil) else { return path }
+    defer { free(real) }
+    return String(cString: real)
   }
 
   /// Programs and libraries the distribution installs.

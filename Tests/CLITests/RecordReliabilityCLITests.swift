@@ -153,6 +153,10 @@ extension RecordReliabilityCLITests {
     #expect(result.status == 0, "\(result.standardError)")
     #expect(result.standardOutput == "shell 0 2\n")
     #expect(!result.standardError.contains("warning"), "\(result.standardError)")
+    // The shell named as the program to record is the user's choice: its lack of symbols is said.
+    let named = try orderfile(
+      ["record", "-o", work.file("sh.trace"), "--no-rebuild", "--", "/bin/sh", "-c", "exec \"$0\"", program])
+    #expect(named.standardError.contains("has no symbol table"), "\(named.standardError)")
   }
 
   @Test(
