@@ -528,10 +528,17 @@ private struct Parser {
       throw fail(M.textRSS, "impossible resident text size \(textRSS)")
     }
     let pathStart = base + M.path
+    // No file's path holds a NUL byte: the kernel's and the loader's cannot, and one would
+    // name another file than the trace's when it is opened.
+    let pathBytes = bytes.slice(pathStart..<(pathStart + pathLength))
+    if let nul = pathBytes.firstIndex(of: 0) {
+      let at = nul - pathBytes.startIndex
+      throw fail(M.path + at, "path holds a NUL byte at byte \(at)")
+    }
     let buildIDStart = base + M.buildID
     return TraceModule(
       index: index,
-      path: String(decoding: bytes.slice(pathStart..<(pathStart + pathLength)), as: UTF8.self),
+      path: String(decoding: pathBytes, as: UTF8.self),
       buildID: Array(bytes.slice(buildIDStart..<(buildIDStart + buildIDLength))),
       loadBase: bytes.u64(base + M.loadBase),
       textRange: textStart..<textEnd,

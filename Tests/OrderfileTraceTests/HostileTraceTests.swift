@@ -47,6 +47,21 @@ struct HostileTraceTests {
     }
   }
 
+  @Test("a module path holding a NUL byte is bad data: refused at that byte, exit 65")
+  func nulInModulePath() throws {
+    let work = try TemporaryDirectory("orderfile-nul-path")
+    var bytes = TraceBytes(smallTrace())
+    let at = bytes.moduleOffset(0) + field(\oft_module.path) + 4  // "/usr\0bin/app"
+    bytes.bytes[at] = 0
+    bytes.sealModule(0)
+    let path = work.file("nul.trace")
+    try AtomicFile.write(bytes.bytes, to: path)
+    let result = try ProcessRunner.run(PackagePaths.orderfileExecutable, ["report", path])
+    #expect(result.status == 65, "\(result.standardError)")
+    #expect(result.standardError.contains("\(path): corrupt module entry 0 at offset 0x\(String(at, radix: 16))"), "\(result.standardError)")
+    #expect(result.standardError.contains("path holds a NUL byte at byte 4"))
+  }
+
   @Test("a trace a crash left with a few reserved but unwritten slots is still read")
   func fewUncommitted() throws {
     var bytes = TraceBytes(smallTrace())
