@@ -19,14 +19,22 @@
  * - The program's output and exit status are its own: signals are passed on,
  *   breakpoints are removed exactly (the saved byte, the saved address).
  * - When the program's first process exits, any process it left running is
- *   detached cleanly: every breakpoint removed, every thread let go.
+ *   detached cleanly: every breakpoint removed, every thread of it let go
+ *   (a process ends for the host with its last thread, never its leader
+ *   alone), a thread caught at a removed breakpoint rewound first.
+ * - No wait is unbounded: a stop already collected when something failed is
+ *   let go from that stop, and letting go gives up after 10 s.
+ * - A process that makes itself non-dumpable keeps running: when its memory
+ *   map can no longer be read, the tracer warns and arms nothing new in it.
  * - If the tracer's own process dies, the kernel kills the traced processes
  *   (PTRACE_O_EXITKILL): no program is left running with breakpoints in it.
  *   A termination signal the host asks to pass on (pass_termination_signals)
  *   does not kill the tracer: the program is let go first, then signalled.
  *
  * Limitations: x86-64 Linux only. A thread that blocks SIGTRAP finds it
- * unblocked after its first breakpoint (the kernel forces a trap through).
+ * unblocked after its first breakpoint, and a SIGTRAP set to SIG_IGN finds it
+ * back at SIG_DFL (the kernel forces a trap through, before the tracer sees
+ * it).
  */
 #ifndef ORDERFILE_TRACER_H
 #define ORDERFILE_TRACER_H
