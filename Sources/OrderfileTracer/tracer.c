@@ -591,14 +591,18 @@ static void signals_install(signal_state *state) {
 static void signals_restore(signal_state *state) {
   if (!state->installed) return;
   if (state->timer_armed) timer_delete(state->timer);
-  /* A tick still pending is dropped with the default action ignored for a moment. */
-  struct sigaction ignore;
-  memset(&ignore, 0, sizeof ignore);
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGALRM, &ignore, NULL);
+  /* Taken while they were blocked (a tick, a second ^C): consumed here, so that the
+   * host's own handling, restored below, does not end it before it writes the traces. */
+  sigset_t ours;
+  sigemptyset(&ours);
+  for (size_t i = 0; i < OFTR_TERMINATION_COUNT; i++) sigaddset(&ours, termination_signals[i]);
+  sigaddset(&ours, SIGALRM);
+  struct timespec none = {0, 0};
+  while (sigtimedwait(&ours, NULL, &none) > 0) {
+  }
   for (size_t i = 0; i < OFTR_TERMINATION_COUNT; i++) sigaction(termination_signals[i], &state->saved[i], NULL);
-  pthread_sigmask(SIG_SETMASK, &state->saved_mask, NULL);
   sigaction(SIGALRM, &state->saved_tick, NULL);
+  pthread_sigmask(SIG_SETMASK, &state->saved_mask, NULL);
 }
 
 /* waitpid with the tracer's signals let through for its duration only. */
