@@ -36,7 +36,10 @@ public struct RecordRequest {
     if trace.header.droppedCount > 0 {
       output.warning("\(trace.header.droppedCount) first calls were dropped: raise --capacity")
     }
-    if recording.status != 0 {
+    if let signal = recording.interruptedBy {
+      // Stopped by a signal: end as a process that signal ended, whatever the program's status.
+      output.end(with: ExitStatus(rawValue: 128 + signal))
+    } else if recording.status != 0 {
       output.warning("\(program) exited with status \(recording.status)")
       output.end(with: ExitStatus(rawValue: recording.status))
     }

@@ -14,12 +14,9 @@ public struct OrderDiff: Sendable, Equatable {
 
   /// Compares `base` with `head`. A name listed twice counts at its first line.
   public init(base: [String], head: [String]) {
-    let base = Self.distinct(base)
-    let head = Self.distinct(head)
-    var baseRank: [String: Int] = [:]
-    for (index, name) in base.enumerated() { baseRank[name] = index }
-    var headRank: [String: Int] = [:]
-    for (index, name) in head.enumerated() { headRank[name] = index }
+    // Each name's rank, first occurrence only: one table per side, no other set of names.
+    let (base, baseRank) = Self.ranked(base)
+    let (head, headRank) = Self.ranked(head)
 
     var changes: [OrderChange] = []
     // Base ranks of the common entries, in head order, and their head ranks.
@@ -40,12 +37,12 @@ public struct OrderDiff: Sendable, Equatable {
         OrderChange(
           kind: .deleted, name: name, baseRank: index + 1, headRank: nil, move: nil, magnitude: base.count - index - 1))
     }
-    let kept = Self.longestIncreasing(sequence)
+    let kept = Self.longestIncreasingMask(sequence)
     // Ranks among the common entries only, so that insertions and deletions elsewhere do not
     // count as movement: a move is the number of common entries an entry jumped over.
     let commonBaseRank = RankCorrelation.denseRanks(sequence)
     var moved = 0
-    for (position, rank) in sequence.enumerated() where !kept.contains(position) {
+    for (position, rank) in sequence.enumerated() where !kept[position] {
       moved += 1
       let move = position - commonBaseRank[position]
       changes.append(
@@ -66,15 +63,30 @@ public struct OrderDiff: Sendable, Equatable {
     self.changes = changes
   }
 
-  static func distinct(_ names: [String]) -> [String] {
-    var seen = Set<String>()
-    return names.filter { seen.insert($0).inserted }
+  /// The names without repeats (first occurrences, in order) and each one's rank there.
+  static func ranked(_ names: [String]) -> (names: [String], ranks: [String: Int]) {
+    var ranks: [String: Int] = [:]
+    ranks.reserveCapacity(names.count)
+    var distinct: [String] = []
+    distinct.reserveCapacity(names.count)
+    for name in names where ranks[name] == nil {
+      ranks[name] = distinct.count
+      distinct.append(name)
+    }
+    return (distinct, ranks)
   }
 
   /// Positions of one longest strictly increasing subsequence of `values` (patience sorting,
   /// O(n log n)); among equally long ones, the one this algorithm meets first, which is
   /// fixed by the input.
   static func longestIncreasing(_ values: [Int]) -> Set<Int> {
+    let kept = longestIncreasingMask(values)
+    return Set(kept.indices.filter { kept[$0] })
+  }
+
+  /// The same positions as a mask over `values`: a byte per value rather than a hash entry,
+  /// for diffs of millions of entries.
+  static func longestIncreasingMask(_ values: [Int]) -> [Bool] {
     // tails[k]: position of the smallest tail of an increasing run of length k + 1.
     var tails: [Int] = []
     var previous = [Int](repeating: -1, count: values.count)
@@ -88,10 +100,10 @@ public struct OrderDiff: Sendable, Equatable {
       if low > 0 { previous[position] = tails[low - 1] }
       if low == tails.count { tails.append(position) } else { tails[low] = position }
     }
-    var result = Set<Int>()
+    var result = [Bool](repeating: false, count: values.count)
     var position = tails.last ?? -1
     while position >= 0 {
-      result.insert(position)
+      result[position] = true
       position = previous[position]
     }
     return result

@@ -13,7 +13,9 @@ public struct LaunchEstimation {
   public var tracePath: String
   public var binaryPath: String
   public var orderPath: String?
-  /// The trace module to use (path or file name); by default the one named like the binary, else the main executable.
+  /// The trace module to use (path or file name); by default the one with the binary's
+  /// build-id, else the one with its file name, else the main executable when the binary
+  /// holds at least half of its launch functions by name; otherwise an error.
   public var module: String?
   /// Where to look for the instrumented binary the trace recorded.
   public var searchPaths: [String]
@@ -62,6 +64,13 @@ public struct LaunchEstimation {
       launch: launchNames, functions: binary.functions, order: order?.names ?? defaultOrder,
       binary: binaryPath, trace: tracePath, orderPath: orderPath, measured: hasMeasurements ? measured : nil,
       additional: releaseOnly.names)
+    if module == nil, !Self.matchesByIdentity(traceModule, binary: binary, path: binaryPath),
+      launchNames.count > 0, (launchNames.count - estimate.missingFunctions.count) * 2 < launchNames.count
+    {
+      // Matched by neither build-id nor file name, and most names missing: another program.
+      throw OrderingError.binaryMatchesNoModule(
+        binary: binaryPath, trace: trace.path, modules: trace.modules.map(\.path))
+    }
     estimate.releaseOnly = releaseOnly
     if order != nil { estimate.worseThanDefault = LayoutRegressionCheck.worseLayout(estimate.pages, binary: binaryPath) }
     estimate.fragments = LaunchFragments(launch: launchNames, functions: binary.functions, pageSizes: estimator.pageSizes)
@@ -87,6 +96,12 @@ public struct LaunchEstimation {
       launchFunctionsOutsideOrder: outside, orderfile: order.path)
   }
 
+  /// True when `module` is `binary` by build-id or by file name.
+  static func matchesByIdentity(_ module: TraceModule, binary: ELFSymbolizer, path: String) -> Bool {
+    if let buildID = binary.buildID, buildID.bytes == module.buildID { return true }
+    return (module.path as NSString).lastPathComponent == (path as NSString).lastPathComponent
+  }
+
   func selectModule(_ trace: Trace, binary: ELFSymbolizer) throws -> Int {
     if let module {
       guard let match = trace.modules.first(where: { $0.isNamed(module) }) else {
@@ -101,7 +116,10 @@ public struct LaunchEstimation {
     if let match = trace.modules.first(where: { ($0.path as NSString).lastPathComponent == name }) {
       return match.index
     }
+    // Neither build-id nor file name: the main executable, if the binary then turns out to
+    // hold most of its launch functions (a relinked or BOLTed build of it; see run()).
     if let main = trace.modules.first(where: \.isMainExecutable) { return main.index }
-    throw OrderingError.noSuchModule(name: name, trace: trace.path, available: trace.modules.map(\.path))
+    throw OrderingError.binaryMatchesNoModule(
+      binary: binaryPath, trace: trace.path, modules: trace.modules.map(\.path))
   }
 }

@@ -14,6 +14,10 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
   case severalModules(names: [String])
   /// A `--release-binary` has the file name of no recorded module.
   case releaseBinaryMatchesNoModule(path: String, traces: [String], modules: [String])
+  /// A `--binary` shares neither build-id nor file name with any module of the trace, no
+  /// `--module` says which one it is, and it lacks most of the main executable's launch
+  /// functions: any figure would compare unrelated code.
+  case binaryMatchesNoModule(binary: String, trace: String, modules: [String])
   /// The `lld-script` format names input sections, which only a link map of the recorded
   /// binary gives: the binary, and why its map was not used (nil when there is none).
   case noLinkMap(binary: String, problem: String?)
@@ -35,12 +39,17 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
     case .releaseBinaryMatchesNoModule(let path, let traces, let modules):
       return
         "\(path): the release binary has the file name of no module recorded in \(traces.joined(separator: ", ")); recorded: \(modules.joined(separator: ", "))"
+    case .binaryMatchesNoModule(let binary, let trace, let modules):
+      return
+        "\(binary): shares neither build-id nor file name with any module of \(trace), nor most of its main executable's launch functions (recorded: \(modules.joined(separator: ", "))); name the module with --module if it is one of them"
     }
   }
 
   public var exitStatus: ExitStatus {
     switch self {
-    case .noSuchModule, .emptyTrace, .severalModules, .releaseBinaryMatchesNoModule, .noLinkMap: return .dataError
+    case .noSuchModule, .emptyTrace, .severalModules, .releaseBinaryMatchesNoModule, .binaryMatchesNoModule,
+      .noLinkMap:
+      return .dataError
     }
   }
 }

@@ -24,7 +24,10 @@ public enum BreakpointRecordingError: LocalizedError, ExitStatusProviding, Equat
 
   public var exitStatus: ExitStatus {
     switch self {
-    case .tracer(_, _, let error): return error == ENOENT || error == EACCES ? .noInput : .internalError
+    case .tracer(_, _, let error):
+      if error == EPERM { return .unavailable }
+      let launch = ExitStatus.ofLaunch(errno: error)
+      return launch == .ioError ? .internalError : launch
     case .nothingRecorded: return .dataError
     }
   }
@@ -48,6 +51,10 @@ public struct BreakpointRecorder: Recorder {
   public var untilFunctions: [String]
   /// Arm system libraries (libc, libstdc++) too.
   public var includeSystemLibraries: Bool
+  /// SIGTERM, SIGHUP or SIGINT to this process while it records end the recording: the
+  /// program is let go, sent the signal and waited for; the trace so far is written. For a
+  /// command-line tool, which owns its process's signals; off by default.
+  public var passesTerminationSignals = false
 
   public init(
     output: String, timeLimitMilliseconds: Int? = nil, untilFunctions: [String] = [],
@@ -85,7 +92,7 @@ public struct BreakpointRecorder: Recorder {
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings)
     }
     var recording = summary.recording
-    recording.warnings = warnings
+    recording.warnings = warnings + recording.warnings
     recording.notes = [
       "recorded without a rebuild: \(summary.armed) breakpoints, armed in \(String(format: "%.1f", summary.armingMilliseconds)) ms"
     ]
@@ -102,9 +109,10 @@ public struct BreakpointRecorder: Recorder {
   /// Runs the program once under the tracer. Warnings go to `warn` as they happen.
   public func record(program: String, arguments: [String], warn: @escaping (String) -> Void) throws -> Summary {
     let path = ProcessRunner.resolve(program)
+    if let warning = Self.privilegeWarning(path: path) { warn(warning) }
     let session = TracingSession(
       planner: ModulePlanner(
-        stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, warn: warn),
+        stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, program: path, warn: warn),
       collector: TraceCollector(timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 }),
       warn: warn)
     session.planner.prepare(executable: path)
@@ -114,12 +122,39 @@ public struct BreakpointRecorder: Recorder {
     let result = try session.run(
       path: path, arguments: [program] + arguments,
       environment: environment.map { "\($0.key)=\($0.value)" }.sorted(),
-      timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 } ?? 0)
-    let recording = try write(session.collector.finished, program: program, status: Self.exitStatus(result.status))
+      timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 } ?? 0,
+      passTerminationSignals: passesTerminationSignals)
+    var recording = try write(session.collector.finished, program: program, status: Self.exitStatus(result.status))
+    if result.signal != 0 {
+      recording.interruptedBy = result.signal
+      recording.warnings.append(
+        "recording stopped by \(Self.signalName(result.signal)): the program was let go and sent it, then "
+          + (result.status & 0x7f == result.signal
+            ? "ended by it" : "ended with status \(recording.status)")
+          + "; the traces hold what ran until then")
+    }
     return Summary(
       recording: recording, armed: result.armed, races: result.races, armingMilliseconds: Double(result.arm_ns) / 1e6,
       unmatchedUntil: untilFunctions.filter { !session.planner.matchedStopNames.contains($0) },
       skippedSystemLibraries: session.planner.skippedSystemLibraries.sorted())
+  }
+
+  /// The kernel does not honour setuid or setgid for a program an unprivileged process
+  /// traces: it runs with the caller's privileges, and may fail or behave otherwise.
+  static func privilegeWarning(path: String) -> String? {
+    var status = stat()
+    guard geteuid() != 0, stat(path, &status) == 0, status.st_mode & (S_ISUID | S_ISGID) != 0 else { return nil }
+    let kind = status.st_mode & S_ISUID != 0 ? "setuid" : "setgid"
+    return "\(path) is \(kind): traced by a user without privileges it runs without its own (the kernel ignores \(kind) under ptrace), so it may fail or behave differently; record it as root, or record an instrumented build"
+  }
+
+  static func signalName(_ signal: Int32) -> String {
+    switch signal {
+    case SIGTERM: return "SIGTERM"
+    case SIGHUP: return "SIGHUP"
+    case SIGINT: return "SIGINT"
+    default: return "signal \(signal)"
+    }
   }
 
   /// 128 + signal for a process a signal ended, as a shell reports it.
@@ -167,9 +202,10 @@ private final class TracingSession {
     self.warn = warn
   }
 
-  func run(path: String, arguments: [String], environment: [String], timeLimitNanoseconds: UInt64) throws
-    -> oftr_result
-  {
+  func run(
+    path: String, arguments: [String], environment: [String], timeLimitNanoseconds: UInt64,
+    passTerminationSignals: Bool
+  ) throws -> oftr_result {
     let argv = CStringArray(arguments)
     let envp = CStringArray(environment)
     defer {
@@ -201,7 +237,8 @@ private final class TracingSession {
     }
     host.process_ended = { context, pid, ending, _, time in
       guard let context else { return }
-      TracingSession.from(context).collector.processEnded(pid: pid, replaced: ending == OFTR_REPLACED, time: time)
+      TracingSession.from(context).collector.processEnded(
+        pid: pid, replaced: ending == OFTR_REPLACED, time: time, interrupted: ending == OFTR_INTERRUPTED)
     }
     host.warning = { context, message in
       guard let context, let message else { return }
@@ -210,7 +247,8 @@ private final class TracingSession {
     var result = oftr_result()
     let status = path.withCString { pathPointer in
       var options = oftr_options(
-        path: pathPointer, argv: UnsafePointer(argv.pointer), envp: UnsafePointer(envp.pointer), time_limit_ns: timeLimitNanoseconds)
+        path: pathPointer, argv: UnsafePointer(argv.pointer), envp: UnsafePointer(envp.pointer),
+        time_limit_ns: timeLimitNanoseconds, pass_termination_signals: passTerminationSignals)
       return withUnsafePointer(to: &host) { hostPointer in
         oftr_record(&options, hostPointer, &result)
       }

@@ -1,3 +1,4 @@
+import Foundation
 import OrderfileSymbolization
 import OrderfileTrace
 
@@ -58,9 +59,14 @@ final class ModulePlanner {
   /// beside the entries (see `ColdPartEntries`).
   private var coldPartEntries: [String: [UInt64]] = [:]
 
-  init(stopNames: [String], includeSystemLibraries: Bool, warn: @escaping (String) -> Void) {
+  /// The program the user named, with its links resolved: it is warned about even when it
+  /// is a system program.
+  let program: String?
+
+  init(stopNames: [String], includeSystemLibraries: Bool, program: String? = nil, warn: @escaping (String) -> Void) {
     self.stopNames = stopNames
     self.includeSystemLibraries = includeSystemLibraries
+    self.program = program.map(Self.resolved)
     self.warn = warn
   }
 
@@ -114,6 +120,10 @@ final class ModulePlanner {
       return .empty
     }
     switch symbolizer.symbolSource {
+    case .none where Self.isSystemProgram(path: path) && Self.resolved(path) != program:
+      // A system program the recorded one runs (the shell of every system()): stripped by
+      // its distribution, not the user's to relink; a warning each time would be noise.
+      return .empty
     case .none:
       warn(
         "\(path) has no symbol table, so none of its functions can be recorded: keep its symbols (strip with --strip-debug at most), or install its debug file (found by build-id under /usr/lib/debug/.build-id/)"
@@ -142,6 +152,18 @@ final class ModulePlanner {
       return !matched.isEmpty
     }.map(\.address)
     return ModulePlan(entries: functions.map(\.address) + (coldPartEntries[path] ?? []), stops: stops)
+  }
+
+  /// `path` with every link resolved (`/bin/sh` is `/usr/bin/dash` on Debian), or as it is.
+  static func resolved(_ path: String) -> String {
+    guard let real = realpath(path, nil) else { return path }
+    defer { free(real) }
+    return String(cString: real)
+  }
+
+  /// Programs and libraries the distribution installs.
+  static func isSystemProgram(path: String) -> Bool {
+    TraceModule.isSystemLibrary(path: path) || ["/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/"].contains { path.hasPrefix($0) }
   }
 
   /// The loader's hook: glibc's and musl's loaders call `_dl_debug_state` after mapping

@@ -32,6 +32,9 @@ public struct Recording: Sendable {
   public var notes: [String]
   /// What went wrong without stopping the recording, such as a module without symbols.
   public var warnings: [String]
+  /// The termination signal (SIGTERM, SIGHUP, SIGINT) that stopped the recording early and
+  /// was passed on to the program, if one did.
+  public var interruptedBy: Int32?
 
   public init(
     status: Int32, tracePath: String, childTraces: [String], execTraces: [String] = [], notes: [String] = [],

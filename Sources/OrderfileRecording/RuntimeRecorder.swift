@@ -22,6 +22,7 @@ public struct RuntimeRecorder: Recorder {
   }
 
   public func record(program: String, arguments: [String]) throws -> Recording {
+    Self.removeStaleScratch(in: PathName.directory(of: output))
     let scratch = PathName.directory(of: output) + "/.orderfile-record-\(getpid())"
     do {
       try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
@@ -101,6 +102,26 @@ public struct RuntimeRecorder: Recorder {
   private func moveIntoPlace(_ source: String, _ destination: String) throws {
     guard rename(source, destination) == 0 else {
       throw SupportError.writing("rename", path: destination)
+    }
+  }
+}
+
+extension RuntimeRecorder {
+  static let scratchPrefix = ".orderfile-record-"
+
+  /// Removes the scratch directories of earlier recordings that were killed before they
+  /// could (`.orderfile-record-<pid>` of a pid no process has any more): the program went
+  /// on writing its trace there after `record` died. A live pid's is left alone.
+  static func removeStaleScratch(in directory: String) {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    for name in names where name.hasPrefix(scratchPrefix) {
+      guard let pid = pid_t(name.dropFirst(scratchPrefix.count)), pid > 0, pid != getpid(),
+        kill(pid, 0) != 0, errno == ESRCH
+      else { continue }
+      let path = directory + "/" + name
+      var info = stat()
+      guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid() else { continue }
+      try? FileManager.default.removeItem(atPath: path)
     }
   }
 }

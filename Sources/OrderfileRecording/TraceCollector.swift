@@ -98,9 +98,13 @@ final class TraceCollector {
     live[pid]?.windowReason = reason
   }
 
-  func processEnded(pid: Int32, replaced: Bool, time: UInt64) {
+  /// `interrupted`: let go because the recorder was told to stop; a window still open then
+  /// stays open in the trace (`WindowReason.open`), as for a process that died.
+  func processEnded(pid: Int32, replaced: Bool, time: UInt64, interrupted: Bool = false) {
     guard let process = live.removeValue(forKey: pid) else { return }
-    finished.append(Finished(pid: pid, image: process.image, isFinalImage: !replaced, trace: trace(of: process, end: time)))
+    var trace = trace(of: process, end: time)
+    if interrupted && process.windowEnd == nil { trace.header.windowReason = .open }
+    finished.append(Finished(pid: pid, image: process.image, isFinalImage: !replaced, trace: trace))
   }
 
   /// The trace of a finished image: only modules that own a first call (and the executable),

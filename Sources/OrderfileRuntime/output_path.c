@@ -162,8 +162,10 @@ static of_claim of_claim_path(const char *path, const of_identity *self, int *he
 static of_claim of_claim_path(const char *path, const of_identity *self, int *held, bool *created,
                               int *error_out) {
   for (int attempt = 0; attempt < 8; attempt++) {
-    /* Non-blocking: opening a FIFO must not wait for a writer. */
-    int flags = O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+    /* Non-blocking: opening a FIFO must not wait for a writer. Never through a symbolic
+     * link: a link at the path is replaced by the trace, and its target is not touched
+     * (nor is a file created beside it: the recorded program may run as root). */
+    int flags = O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW;
     int fd;
     *created = true;
     do {
@@ -176,6 +178,11 @@ static of_claim of_claim_path(const char *path, const of_identity *self, int *he
       } while (fd < 0 && errno == EINTR);
       if (fd < 0 && errno == ENOENT) {
         continue; /* removed in between */
+      }
+      if (fd < 0 && errno == ELOOP) {
+        /* A symbolic link: nothing to lock or read; the rename replaces the link itself. */
+        *held = -1;
+        return OF_CLAIM_FREE;
       }
     }
     if (fd < 0) {

@@ -56,7 +56,8 @@ public struct ChildProcess: Sendable {
     var pid: pid_t = 0
     let result = posix_spawn(&pid, executable, &actions, &attributes, argv.pointer, envp.pointer)
     guard result == 0 else {
-      throw SupportError.launchFailed(program: program, message: String(cString: strerror(result)).lowercased())
+      throw SupportError.launchFailed(
+        program: program, message: String(cString: strerror(result)).lowercased(), errno: result)
     }
     return ChildProcess(pid: pid)
   }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// How the tool ends, after sysexits(3); Docs/Reference.md publishes the table.
 ///
 /// A struct rather than an enum: `record` ends with whatever status the recorded program
@@ -16,12 +20,25 @@ public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
   public static let dataError = ExitStatus(rawValue: 65)
   /// EX_NOINPUT: an input does not exist or cannot be read.
   public static let noInput = ExitStatus(rawValue: 66)
+  /// EX_UNAVAILABLE: the program could not be traced (ptrace forbidden, or already traced).
+  public static let unavailable = ExitStatus(rawValue: 69)
   /// EX_SOFTWARE: a failure the tool did not expect.
   public static let internalError = ExitStatus(rawValue: 70)
   /// EX_IOERR: an output could not be written.
   public static let ioError = ExitStatus(rawValue: 74)
 
   public var description: String { String(rawValue) }
+
+  /// The status for a program that could not be started, by the errno of the failed call:
+  /// a program that does not exist or cannot be read is a missing input, one that is no
+  /// executable format is bad data; anything else is an I/O failure.
+  public static func ofLaunch(errno error: Int32) -> ExitStatus {
+    switch error {
+    case ENOENT, EACCES, ENOTDIR, ELOOP, ENAMETOOLONG: return .noInput
+    case ENOEXEC: return .dataError
+    default: return .ioError
+    }
+  }
 }
 
 /// An error that says which exit status it ends the tool with.

@@ -73,8 +73,9 @@ struct StagedFile {
     return (fd, path)
   }
 
-  /// How old an unlocked temporary must be before it counts as stale: it is created a
-  /// moment before it is locked, and must not be taken for a dead run's in that moment.
+  /// How old an empty unlocked temporary must be before it counts as stale: it is created
+  /// a moment before it is locked, and must not be taken for a dead run's in that moment.
+  /// One that holds anything was written after its lock, so unlocked it is stale at once.
   static let staleAge: time_t = 5
 
   /// Removes the temporaries of earlier runs that died before renaming them into
@@ -100,7 +101,7 @@ struct StagedFile {
     defer { close(fd) }
     var info = stat()
     guard flock(fd, LOCK_EX | LOCK_NB) == 0, fstat(fd, &info) == 0, info.st_uid == geteuid(),
-      time(nil) - info.st_mtim.tv_sec >= staleAge
+      time(nil) - info.st_mtim.tv_sec >= staleAge || holdsAnything(path, info)
     else { return }
     switch info.st_mode & S_IFMT {
     case S_IFREG:
@@ -113,6 +114,15 @@ struct StagedFile {
       rmdir(path)
     default:
       break
+    }
+  }
+
+  /// A regular file with bytes in it, or a directory with entries.
+  private static func holdsAnything(_ path: String, _ info: stat) -> Bool {
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: return info.st_size > 0
+    case S_IFDIR: return !((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).isEmpty
+    default: return false
     }
   }
 

@@ -7,8 +7,8 @@ public enum SupportError: LocalizedError, ExitStatusProviding, Equatable, Sendab
   case cannotRead(path: String, call: String, message: String)
   /// An output could not be created or written: its path, the system call and errno's text.
   case cannotWrite(path: String, call: String, message: String)
-  /// A program could not be started at all.
-  case launchFailed(program: String, message: String)
+  /// A program could not be started at all; `errno` is the failed call's (0 when none).
+  case launchFailed(program: String, message: String, errno: Int32 = 0)
   /// A path that must name a regular file names something else: its path and what it is
   /// ("a FIFO", "a character device", ...).
   case notRegularFile(path: String, kind: String)
@@ -23,7 +23,7 @@ public enum SupportError: LocalizedError, ExitStatusProviding, Equatable, Sendab
     case .cannotRead(let path, _, _), .cannotWrite(let path, _, _), .notRegularFile(let path, _),
       .tooLarge(let path, _), .invalidUTF8(let path, _, _, _):
       return "\(path): \(reason)"
-    case .launchFailed(let program, let message):
+    case .launchFailed(let program, let message, _):
       return "cannot run '\(program)': \(message)"
     }
   }
@@ -33,7 +33,7 @@ public enum SupportError: LocalizedError, ExitStatusProviding, Equatable, Sendab
     switch self {
     case .cannotRead(_, let call, let message), .cannotWrite(_, let call, let message):
       return "\(call) failed: \(message)"
-    case .launchFailed(_, let message): return message
+    case .launchFailed(_, let message, _): return message
     case .notRegularFile(_, let kind): return "is \(kind), not a regular file"
     case .tooLarge(_, let limit): return "more than \(limit), the most the tool reads from one file"
     case .invalidUTF8(_, let line, let column, let byte):
@@ -45,7 +45,8 @@ public enum SupportError: LocalizedError, ExitStatusProviding, Equatable, Sendab
     switch self {
     case .cannotRead, .notRegularFile: return .noInput
     case .tooLarge, .invalidUTF8: return .dataError
-    case .cannotWrite, .launchFailed: return .ioError
+    case .cannotWrite: return .ioError
+    case .launchFailed(_, _, let error): return ExitStatus.ofLaunch(errno: error)
     }
   }
 

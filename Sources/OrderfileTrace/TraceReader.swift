@@ -51,6 +51,10 @@ public enum TraceLimits {
   /// the end of the events (the window end, or the last event of any thread), summed over
   /// the threads. 2^62 ns; a report that adds up the calls of every thread stays below it.
   public static let eventThreadTime: UInt64 = 1 << 62
+  /// The most record slots a trace may hold reserved but never written. A slot is written
+  /// right after it is reserved, so only threads caught in between (a crash, SIGKILL) leave
+  /// one empty: 2^16, more threads than a launch has.
+  public static let uncommittedRecords = 1 << 16
 }
 
 /// Bytes read from one stretch of a trace file, addressed by file offset.
@@ -245,24 +249,33 @@ private struct Parser {
         path: path, offset: UInt64(size), expected: "\(recordCount) records ending at \(hex(recordsEnd))")
     }
 
-    let moduleBytes = try source.region(Int(moduleTable)..<modulesEnd)
     var modules: [TraceModule] = []
-    modules.reserveCapacity(moduleCount)
-    for index in 0..<moduleCount {
-      modules.append(try module(index, at: Int(moduleTable) + index * TraceLayout.moduleSize, in: moduleBytes))
+    try forEachChunk(first: Int(moduleTable), count: moduleCount, entrySize: TraceLayout.moduleSize) { bytes, indices in
+      for index in indices {
+        modules.append(try module(index, at: Int(moduleTable) + index * TraceLayout.moduleSize, in: bytes))
+      }
     }
 
-    let recordBytes = try source.region(Int(recordsOffset)..<recordsEnd)
     var records: [FirstCall] = []
-    records.reserveCapacity(recordCount)
     var uncommitted = 0
     var unknown = 0
-    for index in 0..<recordCount {
-      let offset = Int(recordsOffset) + index * TraceLayout.recordSize
-      switch try record(index, at: offset, in: recordBytes, modules: modules, minor: minor) {
-      case .committed(let call): records.append(call)
-      case .uncommitted: uncommitted += 1
-      case .unknownKind: unknown += 1
+    try forEachChunk(first: Int(recordsOffset), count: recordCount, entrySize: TraceLayout.recordSize) { bytes, indices in
+      for index in indices {
+        let offset = Int(recordsOffset) + index * TraceLayout.recordSize
+        switch try record(index, at: offset, in: bytes, modules: modules, minor: minor) {
+        case .committed(let call): records.append(call)
+        case .uncommitted: uncommitted += 1
+        case .unknownKind: unknown += 1
+        }
+      }
+      // A slot is reserved just before it is written: only threads caught mid-write leave one
+      // empty. More than any process has threads is a count the file does not back.
+      guard uncommitted <= TraceLimits.uncommittedRecords else {
+        throw TraceError.corruptHeader(
+          path: path, offset: UInt64(H.recordCount),
+          reason:
+            "record count \(reserved) claims more than the file holds: more than \(TraceLimits.uncommittedRecords) of its slots were never written"
+        )
       }
     }
 
@@ -409,11 +422,10 @@ private struct Parser {
       guard size >= end else {
         throw TraceError.truncated(path: path, offset: UInt64(size), expected: "\(count) events ending at \(hex(end))")
       }
-      let bytes = try source.region(first..<end)
       var events: [CallEvent] = []
-      events.reserveCapacity(Int(count))
       var previous: UInt64 = 0
-      for event in 0..<Int(count) {
+      try forEachChunk(first: first, count: Int(count), entrySize: TraceLayout.eventSize) { bytes, indices in
+      for event in indices {
         let offset = first + event * TraceLayout.eventSize
         let time = bytes.u64(offset + TraceLayout.Event.time)
         guard time != 0, time >= previous else {
@@ -428,6 +440,7 @@ private struct Parser {
           CallEvent(
             kind: word & TraceLayout.exitBit != 0 ? .exit : .enter, module: module?.index,
             address: module.map { pc - $0.loadBase } ?? pc, timeNanoseconds: time))
+      }
       }
       if let time = events.first?.timeNanoseconds { firstEvents.append((index, first, time)) }
       threads.append(ThreadEvents(threadID: header.u32(base + B.tid), events: events, droppedEvents: bufferDropped))
@@ -447,6 +460,21 @@ private struct Parser {
       }
     }
     return threads
+  }
+
+  /// Reads `count` entries of `entrySize` bytes from `first` a chunk (about 1 MiB) at a time,
+  /// so that memory follows what the entries turn out to hold, not what a header claims: a
+  /// hostile count over a sparse file is refused at its first empty chunk, not allocated.
+  func forEachChunk(
+    first: Int, count: Int, entrySize: Int, _ body: (Region, Range<Int>) throws -> Void
+  ) throws {
+    let perChunk = max(1, (1 << 20) / entrySize)
+    var index = 0
+    while index < count {
+      let next = index + min(perChunk, count - index)
+      try body(try source.region((first + index * entrySize)..<(first + next * entrySize)), index..<next)
+      index = next
+    }
   }
 
   func expect(_ condition: Bool, _ offset: Int, _ what: String) throws {
@@ -500,10 +528,17 @@ private struct Parser {
       throw fail(M.textRSS, "impossible resident text size \(textRSS)")
     }
     let pathStart = base + M.path
+    // No file's path holds a NUL byte: the kernel's and the loader's cannot, and one would
+    // name another file than the trace's when it is opened.
+    let pathBytes = bytes.slice(pathStart..<(pathStart + pathLength))
+    if let nul = pathBytes.firstIndex(of: 0) {
+      let at = nul - pathBytes.startIndex
+      throw fail(M.path + at, "path holds a NUL byte at byte \(at)")
+    }
     let buildIDStart = base + M.buildID
     return TraceModule(
       index: index,
-      path: String(decoding: bytes.slice(pathStart..<(pathStart + pathLength)), as: UTF8.self),
+      path: String(decoding: pathBytes, as: UTF8.self),
       buildID: Array(bytes.slice(buildIDStart..<(buildIDStart + buildIDLength))),
       loadBase: bytes.u64(base + M.loadBase),
       textRange: textStart..<textEnd,

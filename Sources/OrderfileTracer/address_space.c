@@ -528,6 +528,16 @@ int oftr_scan_modules(oftr_tracer *tracer, oftr_process *process) {
   if (read_mappings(process->pid, &list) != 0) {
     int error = errno;
     mappings_free(&list);
+    if (error == EACCES || error == EPERM) {
+      /* It made itself non-dumpable (prctl PR_SET_DUMPABLE): its map is closed to a tracer
+       * without privileges, but the memory file opened before still works. Keep what is
+       * armed, arm nothing new, let it run on. */
+      if (!process->map_closed)
+        oftr_warn(tracer, "process %d made itself non-dumpable: libraries it loads from now on are not recorded",
+                  (int)process->pid);
+      process->map_closed = true;
+      return 0;
+    }
     return oftr_fail(tracer, error, "cannot read the memory map of process %d: %s", (int)process->pid,
                      strerror(error));
   }

@@ -20,9 +20,10 @@
  * - any other signal: passed on unchanged.
  * - clone/fork/vfork/exec events and job-control stops, as described below.
  */
-#define _GNU_SOURCE /* pipe2, makedev, PTRACE_* of glibc */
+#define _GNU_SOURCE /* pipe2, makedev, gettid, PTRACE_* of glibc */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -126,7 +127,7 @@ static void process_free(oftr_tracer *tracer, oftr_process *process) {
 
 static void process_end(oftr_tracer *tracer, oftr_process *process, oftr_ending ending, int status, uint64_t now) {
   if (process->reported) tracer->host->process_ended(tracer->host->context, process->pid, ending, status, now);
-  if (process->pid == tracer->first) {
+  if (process->pid == tracer->first && ending == OFTR_EXITED) {
     tracer->first_exited = true;
     tracer->result->status = status;
   }
@@ -300,7 +301,13 @@ static int execed(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
   process->reported = true;
   tracer->host->process_started(tracer->host->context, pid, 0, origin,
                                 origin == OFTR_SPAWNED ? process->start_ns : now);
-  if (process->detaching) return ptrace(PTRACE_DETACH, pid, 0, 0) == 0 || errno == ESRCH ? 0 : -1;
+  if (process->detaching) {
+    ptrace(PTRACE_DETACH, pid, 0, 0);
+    oftr_thread *execing = thread_find(tracer, pid);
+    if (execing) thread_remove(tracer, execing);
+    process_end(tracer, process, tracer->let_go_as, 0, now);
+    return 0;
+  }
   if (oftr_scan_modules(tracer, process) != 0) return -1;
   return resume(tracer, pid, 0);
 }
@@ -309,7 +316,7 @@ static bool job_control(int signal) {
   return signal == SIGSTOP || signal == SIGTSTP || signal == SIGTTIN || signal == SIGTTOU;
 }
 
-static int handle(oftr_tracer *tracer, pid_t tid, int status, uint64_t now) {
+static int dispatch(oftr_tracer *tracer, pid_t tid, int status, uint64_t now) {
   oftr_thread *thread = thread_find(tracer, tid);
   if (WIFEXITED(status) || WIFSIGNALED(status)) {
     if (!thread) return 0;
@@ -353,63 +360,159 @@ static int handle(oftr_tracer *tracer, pid_t tid, int status, uint64_t now) {
   }
 }
 
+/* Handles one wait status. A stop that could not be answered is held for letting go. */
+static int handle(oftr_tracer *tracer, pid_t tid, int status, uint64_t now) {
+  int result = dispatch(tracer, tid, status, now);
+  if (result != 0 && WIFSTOPPED(status)) {
+    oftr_thread *thread = thread_find(tracer, tid);
+    if (thread && thread->process) thread->held = status;
+  }
+  return result;
+}
+
 /* ---- letting go ------------------------------------------------------ */
+
+/* Threads of `process` still in the table. */
+static bool has_threads(const oftr_tracer *tracer, const oftr_process *process) {
+  for (uint32_t i = 0; i < tracer->thread_count; i++) {
+    if (tracer->threads[i].process == process) return true;
+  }
+  return false;
+}
+
+/* Lets one stopped thread go; its process ends (for the host) with its last thread. */
+static int let_go(oftr_tracer *tracer, pid_t tid, int wait_status, uint64_t now) {
+  oftr_thread *thread = thread_find(tracer, tid);
+  if (!WIFSTOPPED(wait_status)) {
+    oftr_process *process = thread ? thread->process : NULL;
+    int status = handle(tracer, tid, wait_status, now);
+    /* Its last thread died while the others were let go: the process ends here. */
+    for (oftr_process *alive = tracer->processes; process && alive; alive = alive->next) {
+      if (alive == process && !has_threads(tracer, process)) {
+        process_end(tracer, process, tracer->let_go_as, 0, now);
+        break;
+      }
+    }
+    return status;
+  }
+  int event = wait_status >> 16, signal = WSTOPSIG(wait_status);
+  if (!thread || !thread->process) {
+    /* A new task's first stop, ahead of its creator's event: created() lets it go. */
+    if (!thread && !(thread = thread_add(tracer, tid, NULL))) return oftr_fail(tracer, ENOMEM, "out of memory");
+    thread->parked = true;
+    return 0;
+  }
+  thread->held = 0;
+  if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) {
+    /* Follow the new task far enough to let it go too; created() resumes the creator. */
+    int status = created(tracer, thread, event, now);
+    if (thread_find(tracer, tid)) ptrace(PTRACE_INTERRUPT, tid, 0, 0);
+    return status;
+  }
+  if (event == PTRACE_EVENT_EXEC) return execed(tracer, thread, now); /* detaches: the process is detaching */
+  int deliver = 0;
+  if (event == 0) {
+    deliver = signal;
+    /* A thread that trapped before its byte went back: rewound onto the entry, trap dropped. */
+    if (signal == SIGTRAP && breakpoint(tracer, thread, now) == 1) deliver = 0;
+  }
+  oftr_process *process = thread->process;
+  ptrace(PTRACE_DETACH, tid, 0, (void *)(intptr_t)deliver);
+  thread_remove(tracer, thread);
+  if (!has_threads(tracer, process)) process_end(tracer, process, tracer->let_go_as, 0, now);
+  return 0;
+}
+
+/* How long letting go may wait for every thread to stop: a thread stops at once unless it
+ * waits in the kernel for another task (a vfork parent for its child's exec). */
+#define OFTR_DETACH_LIMIT_NS (10ull * 1000000000ull)
 
 /*
  * Detaches from every process still traced: removes every breakpoint first,
  * then stops each thread with PTRACE_INTERRUPT and lets it go from that stop.
- * A thread that trapped just before its breakpoint was removed is rewound
- * first; a signal it was about to receive is delivered on detach.
+ * A thread whose stop was collected but not answered is let go from that stop
+ * (an interrupt would give no new one). A thread that trapped just before its
+ * breakpoint was removed is rewound first; a signal it was about to receive
+ * is delivered on detach. A process ends for the host when its last thread is
+ * let go, never before: a thread left attached would die with the tracer.
  */
+/* True when process `pid` is exiting or gone: its state, within 200 ms, is zombie or dead. */
+static bool process_dying(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  for (int attempt = 0; attempt < 200; attempt++) {
+    FILE *file = fopen(path, "re");
+    if (!file) return true;
+    char line[512];
+    char *read = fgets(line, sizeof line, file);
+    fclose(file);
+    /* The state follows the command name's closing parenthesis. */
+    char *end = read ? strrchr(line, ')') : NULL;
+    if (!end || end[1] == 0) return true;
+    if (end[2] == 'Z' || end[2] == 'X' || end[2] == 'x') return true;
+    struct timespec pause = {.tv_sec = 0, .tv_nsec = 1000000};
+    nanosleep(&pause, NULL);
+  }
+  return false;
+}
+
+/* What letting go achieved. */
+enum { OFTR_LET_GO = 0, OFTR_BREAKPOINTS_LEFT = -1, OFTR_THREADS_LEFT = -2 };
+
 static int detach_all(oftr_tracer *tracer) {
   uint64_t now = oftr_now();
-  int status = 0;
+  int status = OFTR_LET_GO;
   for (oftr_process *process = tracer->processes; process; process = process->next) {
     process->detaching = true;
-    if (oftr_restore_all(tracer, process->space, false) != 0)
-      status = oftr_fail(tracer, errno, "cannot remove the breakpoints of process %d: %s", (int)process->pid,
-                         strerror(errno));
+    if (oftr_restore_all(tracer, process->space, false) != 0) {
+      int error = errno;
+      /* A process that is dying (a signal we just passed on) has no memory left to fix. */
+      if (!process_dying(process->pid))
+        status = oftr_fail(tracer, error, "cannot remove the breakpoints of process %d: %s", (int)process->pid,
+                           strerror(error));
+    }
   }
+  if (status != OFTR_LET_GO) return OFTR_BREAKPOINTS_LEFT;
   for (uint32_t i = 0; i < tracer->thread_count; i++) {
-    if (tracer->threads[i].process && !tracer->threads[i].parked)
+    if (tracer->threads[i].process && !tracer->threads[i].parked && !tracer->threads[i].held)
       ptrace(PTRACE_INTERRUPT, tracer->threads[i].tid, 0, 0);
   }
+  for (uint32_t i = 0; i < tracer->thread_count;) {
+    oftr_thread *thread = &tracer->threads[i];
+    if (thread->held && thread->process) {
+      if (let_go(tracer, thread->tid, thread->held, now) != 0) status = OFTR_THREADS_LEFT;
+      i = 0; /* the table changed */
+    } else if (thread->parked && !thread->process) {
+      /* Its creator's event was lost with a failure: it is stopped, let it go as it is. */
+      ptrace(PTRACE_DETACH, thread->tid, 0, 0);
+      thread_remove(tracer, thread);
+      i = 0;
+    } else {
+      i++;
+    }
+  }
+  uint64_t deadline = oftr_now() + OFTR_DETACH_LIMIT_NS;
   while (tracer->thread_count > 0) {
     int wait_status;
-    pid_t tid = waitpid(-1, &wait_status, __WALL | __WNOTHREAD);
+    pid_t tid = waitpid(-1, &wait_status, __WALL | __WNOTHREAD | WNOHANG);
     if (tid < 0) {
       if (errno == EINTR) continue;
       break; /* ECHILD: nothing is traced any more */
     }
-    oftr_thread *thread = thread_find(tracer, tid);
-    if (!WIFSTOPPED(wait_status)) {
-      handle(tracer, tid, wait_status, now);
+    if (tid == 0) {
+      if (oftr_now() > deadline) {
+        oftr_fail(tracer, ETIMEDOUT, "%u threads did not stop within %llu s to be let go", tracer->thread_count,
+                  OFTR_DETACH_LIMIT_NS / 1000000000ull);
+        return OFTR_THREADS_LEFT;
+      }
+      struct timespec pause = {.tv_sec = 0, .tv_nsec = 100000};
+      nanosleep(&pause, NULL);
       continue;
     }
-    int event = wait_status >> 16, signal = WSTOPSIG(wait_status);
-    if (!thread || !thread->process) {
-      if (!thread && !(thread = thread_add(tracer, tid, NULL))) return oftr_fail(tracer, ENOMEM, "out of memory");
-      thread->parked = true;
-      continue;
-    }
-    if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) {
-      /* Follow the new task far enough to let it go too; created() resumes the creator. */
-      if (created(tracer, thread, event, now) != 0) status = -1;
-      if ((thread = thread_find(tracer, tid))) ptrace(PTRACE_INTERRUPT, tid, 0, 0);
-      continue;
-    }
-    int deliver = 0;
-    if (event == 0) {
-      deliver = signal;
-      if (signal == SIGTRAP && breakpoint(tracer, thread, now) == 1) deliver = 0;
-    }
-    oftr_process *process = thread->process;
-    ptrace(PTRACE_DETACH, tid, 0, (void *)(intptr_t)deliver);
-    bool leader = tid == process->pid;
-    thread_remove(tracer, thread);
-    if (leader) process_end(tracer, process, OFTR_DETACHED, 0, now);
+    if (let_go(tracer, tid, wait_status, now) != 0) status = OFTR_THREADS_LEFT;
   }
   while (tracer->processes) process_free(tracer, tracer->processes);
+  tracer->thread_count = 0;
   return status;
 }
 
@@ -422,6 +525,154 @@ static void kill_all(oftr_tracer *tracer) {
   }
   while (tracer->processes) process_free(tracer, tracer->processes);
   tracer->thread_count = 0;
+}
+
+/* ---- termination signals ---------------------------------------------- */
+
+/* The last termination signal received, and how many: a second one is passed on too. */
+static volatile sig_atomic_t termination_signal, termination_count;
+
+static void on_termination(int signal) {
+  termination_signal = signal;
+  termination_count++;
+}
+
+/* The wake-up tick: its only job is to end a blocked waitpid with EINTR. */
+static void on_tick(int signal) { (void)signal; }
+
+static const int termination_signals[] = {SIGTERM, SIGHUP, SIGINT};
+#define OFTR_TERMINATION_COUNT (sizeof termination_signals / sizeof termination_signals[0])
+
+/*
+ * Handlers without SA_RESTART, so that a signal ends the tracer's waitpid. The
+ * tracer's thread blocks these signals except while it waits (a host callback
+ * never sees EINTR). A process-directed signal may land on another thread of
+ * the host, and one may arrive between the check of the flag and the waitpid:
+ * a timer that signals the tracer's own thread every 50 ms bounds how long
+ * either goes unseen.
+ */
+typedef struct signal_state {
+  struct sigaction saved[OFTR_TERMINATION_COUNT], saved_tick;
+  sigset_t saved_mask, working_mask;
+  timer_t timer;
+  bool installed, timer_armed;
+} signal_state;
+
+static void signals_install(signal_state *state) {
+  memset(state, 0, sizeof *state);
+  termination_signal = 0;
+  termination_count = 0;
+  sigset_t ours;
+  sigemptyset(&ours);
+  for (size_t i = 0; i < OFTR_TERMINATION_COUNT; i++) sigaddset(&ours, termination_signals[i]);
+  sigaddset(&ours, SIGALRM);
+  pthread_sigmask(SIG_BLOCK, &ours, &state->saved_mask);
+  pthread_sigmask(SIG_SETMASK, NULL, &state->working_mask);
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  sigemptyset(&action.sa_mask);
+  action.sa_handler = on_termination;
+  for (size_t i = 0; i < OFTR_TERMINATION_COUNT; i++) sigaction(termination_signals[i], &action, &state->saved[i]);
+  action.sa_handler = on_tick;
+  sigaction(SIGALRM, &action, &state->saved_tick);
+  state->installed = true;
+  struct sigevent event;
+  memset(&event, 0, sizeof event);
+  event.sigev_notify = SIGEV_THREAD_ID;
+  event.sigev_signo = SIGALRM;
+  event._sigev_un._tid = gettid(); /* sigev_notify_thread_id, which older glibc headers do not name */
+  if (timer_create(CLOCK_MONOTONIC, &event, &state->timer) == 0) {
+    struct itimerspec every = {.it_interval = {0, 50000000}, .it_value = {0, 50000000}};
+    state->timer_armed = timer_settime(state->timer, 0, &every, NULL) == 0;
+    if (!state->timer_armed) timer_delete(state->timer);
+  }
+}
+
+static void signals_restore(signal_state *state) {
+  if (!state->installed) return;
+  if (state->timer_armed) timer_delete(state->timer);
+  /* Taken while they were blocked (a tick, a second ^C): consumed here, so that the
+   * host's own handling, restored below, does not end it before it writes the traces. */
+  sigset_t ours;
+  sigemptyset(&ours);
+  for (size_t i = 0; i < OFTR_TERMINATION_COUNT; i++) sigaddset(&ours, termination_signals[i]);
+  sigaddset(&ours, SIGALRM);
+  struct timespec none = {0, 0};
+  while (sigtimedwait(&ours, NULL, &none) > 0) {
+  }
+  for (size_t i = 0; i < OFTR_TERMINATION_COUNT; i++) sigaction(termination_signals[i], &state->saved[i], NULL);
+  sigaction(SIGALRM, &state->saved_tick, NULL);
+  pthread_sigmask(SIG_SETMASK, &state->saved_mask, NULL);
+}
+
+/* waitpid with the tracer's signals let through for its duration only. */
+static pid_t wait_for(const signal_state *state, pid_t pid, int *status, int flags) {
+  if (!state->installed) return waitpid(pid, status, flags);
+  sigset_t waiting = state->working_mask;
+  for (size_t i = 0; i < OFTR_TERMINATION_COUNT; i++) sigdelset(&waiting, termination_signals[i]);
+  sigdelset(&waiting, SIGALRM);
+  pthread_sigmask(SIG_SETMASK, &waiting, NULL);
+  pid_t got = waitpid(pid, status, flags);
+  int error = errno;
+  pthread_sigmask(SIG_SETMASK, &state->working_mask, NULL);
+  errno = error;
+  return got;
+}
+
+/* True when `signal` is pending for process `pid` (shared or its leader's own). */
+static bool signal_pending(pid_t pid, int signal) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  FILE *file = fopen(path, "re");
+  if (!file) return false;
+  char line[256];
+  bool pending = false;
+  while (fgets(line, sizeof line, file)) {
+    unsigned long long mask;
+    if ((sscanf(line, "SigPnd: %llx", &mask) == 1 || sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
+        (mask >> (signal - 1)) & 1)
+      pending = true;
+  }
+  fclose(file);
+  return pending;
+}
+
+/*
+ * The recorder was asked to stop: let go of everything, then end the first
+ * process the way the signal meant, and wait for it as a shell would.
+ */
+static int stop_on_signal(oftr_tracer *tracer, const signal_state *signals) {
+  int signal = termination_signal, seen = termination_count;
+  tracer->let_go_as = OFTR_INTERRUPTED;
+  int detached = detach_all(tracer);
+  if (detached == OFTR_BREAKPOINTS_LEFT) {
+    kill_all(tracer);
+    size_t length = strlen(tracer->result->message);
+    snprintf(tracer->result->message + length, sizeof tracer->result->message - length, "; the program was killed");
+    return -1;
+  }
+  tracer->result->signal = signal;
+  /* Sent to the whole process group (a terminal's ^C, timeout(1)), the signal may have
+   * reached the program first and been passed on already: then it has ended, or it is on
+   * its way. */
+  if (tracer->first_exited) return 0;
+  if (!signal_pending(tracer->first, signal)) kill(tracer->first, signal);
+  for (;;) {
+    int status;
+    pid_t got = wait_for(signals, tracer->first, &status, 0);
+    if (got == tracer->first) {
+      tracer->result->status = status;
+      return 0;
+    }
+    if (got < 0 && errno != EINTR) {
+      return oftr_fail(tracer, errno, "lost the program after passing on %s: waitpid: %s", strsignal(signal),
+                       strerror(errno));
+    }
+    if (termination_count != seen) {
+      seen = termination_count;
+      kill(tracer->first, termination_signal);
+    }
+  }
 }
 
 /* ---- starting -------------------------------------------------------- */
@@ -457,6 +708,21 @@ static void __attribute__((noreturn)) child_main(const oftr_options *options, in
   _exit(127);
 }
 
+/* The pid tracing `pid` (TracerPid of /proc/PID/status), 0 for none or unknown. */
+static pid_t tracer_of(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  FILE *file = fopen(path, "re");
+  if (!file) return 0;
+  char line[256];
+  int found = 0;
+  while (fgets(line, sizeof line, file)) {
+    if (sscanf(line, "TracerPid: %d", &found) == 1) break;
+  }
+  fclose(file);
+  return (pid_t)found;
+}
+
 static int spawn(oftr_tracer *tracer) {
   int go[2], report[2];
   if (pipe2(go, O_CLOEXEC) != 0) return oftr_fail(tracer, errno, "cannot create a pipe: %s", strerror(errno));
@@ -478,10 +744,18 @@ static int spawn(oftr_tracer *tracer) {
   }
   if (ptrace(PTRACE_SEIZE, pid, 0, (void *)(intptr_t)OFTR_OPTIONS) != 0) {
     int error = errno;
+    /* A tracer that follows this process's children (strace -f, a debugger) got there first. */
+    pid_t other = error == EPERM ? tracer_of(pid) : 0;
     close(go[1]);
     close(report[0]);
     kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+    if (other > 0)
+      return oftr_fail(tracer, error,
+                       "cannot trace %s: it is already traced by process %d (a debugger or strace following "
+                       "orderfile's children?): a process has one tracer; run orderfile outside it",
+                       tracer->options->path, (int)other);
     return oftr_fail(tracer, error,
                      "cannot trace %s: ptrace: %s (is ptrace forbidden here? record an instrumented build instead)",
                      tracer->options->path, strerror(error));
@@ -494,8 +768,12 @@ static int spawn(oftr_tracer *tracer) {
   close(report[0]);
   if (got == (int)sizeof exec_error) {
     int status;
-    while (waitpid(pid, &status, __WALL) == pid && !WIFEXITED(status) && !WIFSIGNALED(status))
+    for (;;) {
+      pid_t got = waitpid(pid, &status, __WALL);
+      if (got < 0 && errno == EINTR) continue;
+      if (got != pid || WIFEXITED(status) || WIFSIGNALED(status)) break;
       ptrace(PTRACE_CONT, pid, 0, 0);
+    }
     return oftr_fail(tracer, exec_error, "cannot run %s: %s", tracer->options->path, strerror(exec_error));
   }
   tracer->first = pid;
@@ -509,14 +787,25 @@ static int spawn(oftr_tracer *tracer) {
 
 int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result *result) {
   memset(result, 0, sizeof *result);
-  oftr_tracer tracer = {.options = options, .host = host, .result = result};
-  if (spawn(&tracer) != 0) return -1;
+  oftr_tracer tracer = {.options = options, .host = host, .result = result, .let_go_as = OFTR_DETACHED};
+  signal_state signals = {0};
+  if (options->pass_termination_signals) signals_install(&signals);
+  if (spawn(&tracer) != 0) {
+    signals_restore(&signals);
+    return -1;
+  }
   int status = 0;
   while (!tracer.first_exited && status == 0) {
+    if (termination_count > 0) {
+      status = stop_on_signal(&tracer, &signals);
+      free(tracer.threads);
+      signals_restore(&signals);
+      return status;
+    }
     int wait_status;
     /* __WNOTHREAD: only this thread's children and tracees. A host that runs other programs
      * from other threads (a test runner does) keeps their exit statuses to itself. */
-    pid_t tid = waitpid(-1, &wait_status, __WALL | __WNOTHREAD);
+    pid_t tid = wait_for(&signals, -1, &wait_status, __WALL | __WNOTHREAD);
     if (tid < 0) {
       if (errno == EINTR) continue;
       status = oftr_fail(&tracer, errno, "lost the program: waitpid: %s", strerror(errno));
@@ -527,15 +816,19 @@ int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result 
   if (status != 0 && !tracer.first_exited) {
     /* Something failed mid-launch: let the program run on without us if we can. */
     size_t length = strlen(result->message);
-    if (detach_all(&tracer) == 0) {
+    int detached = detach_all(&tracer);
+    if (detached == OFTR_LET_GO) {
       snprintf(result->message + length, sizeof result->message - length, "; the program was detached");
-    } else {
+    } else if (detached == OFTR_BREAKPOINTS_LEFT) {
       kill_all(&tracer);
       snprintf(result->message + length, sizeof result->message - length, "; the program was killed");
     }
-  } else if (detach_all(&tracer) != 0) {
-    kill_all(&tracer);
+  } else {
+    int detached = detach_all(&tracer);
+    if (detached == OFTR_BREAKPOINTS_LEFT) kill_all(&tracer);
+    if (detached != OFTR_LET_GO) status = -1;
   }
   free(tracer.threads);
+  signals_restore(&signals);
   return status;
 }

@@ -58,6 +58,7 @@ typedef struct oftr_process {
   bool window_closed;
   bool detaching;
   bool reported;               /* the host was told this trace began */
+  bool map_closed;             /* its memory map could not be read (non-dumpable): warned once */
   struct oftr_process *next;
 } oftr_process;
 
@@ -65,6 +66,9 @@ typedef struct oftr_thread {
   pid_t tid;
   oftr_process *process;       /* NULL while its creator's event has not arrived */
   bool parked;                 /* stopped at its first stop, waiting for that event */
+  int held;                    /* wait status of a stop collected but not answered (a failure
+                                * interrupted its handling), else 0: PTRACE_INTERRUPT would
+                                * give no new stop, so letting go must start from this one */
 } oftr_thread;
 
 typedef struct oftr_tracer {
@@ -76,6 +80,7 @@ typedef struct oftr_tracer {
   oftr_thread *threads;
   uint32_t thread_count, thread_capacity;
   bool first_exited;
+  oftr_ending let_go_as;       /* how a process let go ends for the host: OFTR_DETACHED or OFTR_INTERRUPTED */
 } oftr_tracer;
 
 /* Errors: set result->error and result->message, return -1. */

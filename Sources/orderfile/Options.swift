@@ -87,7 +87,7 @@ struct OrderfileOptionGroup: ParsableArguments {
 struct TraceModuleOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
-      "The trace module that corresponds to --binary (default: matched by build-id or file name).",
+      "The trace module that corresponds to --binary (default: matched by build-id or file name, else the main executable when --binary holds most of its launch functions; otherwise an error).",
       valueName: "name"))
   var module: String?
 

@@ -25,7 +25,10 @@ struct RecordCommand: ParsableCommand {
       wrapper (a shell that execs the program), say which mode you want.
 
       The program runs with this terminal's stdin, stdout and stderr, and its
-      exit status becomes this command's. Traces of processes it forks are
+      exit status becomes this command's. Without a rebuild, SIGTERM, SIGHUP
+      or SIGINT sent to this command end the recording, never the program by
+      force: it is let go and sent the signal, the traces so far are kept, and
+      the command exits 128 + the signal. Traces of processes it forks are
       saved beside the main one as <trace>.<pid>; without a rebuild, an image
       a process replaced by exec is saved as <trace>.<pid>.<n>.
 
@@ -102,8 +105,10 @@ struct RecordCommand: ParsableCommand {
     case .instrumented:
       return RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimit, capacity: capacity)
     case .noRebuild:
-      return BreakpointRecorder(
+      var recorder = BreakpointRecorder(
         output: output, timeLimitMilliseconds: timeLimit, untilFunctions: until, includeSystemLibraries: systemLibraries)
+      recorder.passesTerminationSignals = true
+      return recorder
     }
   }
 }

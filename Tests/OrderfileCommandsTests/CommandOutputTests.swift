@@ -61,6 +61,12 @@ struct CommandOutputTests {
     (RecordingError.scratch(message: "read-only"), .ioError),
     (RecordingError.runtimeNotLoaded(program: "a", status: 0, instrumented: ["a"]), .dataError),
     (OrderingError.releaseBinaryMatchesNoModule(path: "a", traces: ["t"], modules: []), .dataError),
+    (OrderingError.binaryMatchesNoModule(binary: "b", trace: "t", modules: ["a"]), .dataError),
+    (SupportError.launchFailed(program: "a", message: "no such file or directory", errno: ENOENT), .noInput),
+    (SupportError.launchFailed(program: "a", message: "exec format error", errno: ENOEXEC), .dataError),
+    (SupportError.launchFailed(program: "a", message: "pipe: too many open files", errno: EMFILE), .ioError),
+    (BreakpointRecordingError.tracer(program: "a", message: "already traced", errno: EPERM), .unavailable),
+    (BreakpointRecordingError.tracer(program: "a", message: "exec format error", errno: ENOEXEC), .dataError),
   ]
 
   @Test("every library error gives the exit status the reference promises")

@@ -1,6 +1,8 @@
+import Foundation
 import OrderfileOrdering
 import OrderfileSymbolization
 import Testing
+import _OrderfileTestSupport
 
 @Suite("Writing orderfiles")
 struct OrderfileWritingTests {
@@ -143,6 +145,30 @@ struct OrderfileRoundTripTests {
       for line in format.lines(for: symbol) {
         #expect(format.functionName(inLine: line) == symbol.name, "\(format): \(line)")
       }
+    }
+  }
+}
+
+extension OrderfileReadingTests {
+  /// The entries as Swift's Unicode string functions find them: the definition the byte-level
+  /// reader must match.
+  static func unicodeEntries(_ text: String) -> [String] {
+    text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+      .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+  }
+
+  @Test("lines are split, trimmed and filtered as Unicode says, for random mixes of names, spaces and line ends")
+  func matchesUnicodeRules() {
+    var generator = SplitMix64(seed: 22)
+    let pieces = [
+      "main", "_ZN3app4initEv", "f", " ", "  ", "\t", "\n", "\r\n", "\r", "\u{0B}", "\u{0C}", "# comment", "#",
+      "\u{85}", "\u{2028}", "\u{A0}", "\u{3000}", "é", "名前", ".text.hot.main", "x y",
+    ]
+    for _ in 0..<2_000 {
+      let text = (0..<Int.random(in: 0...24, using: &generator)).map { _ in
+        pieces[Int.random(in: 0..<pieces.count, using: &generator)]
+      }.joined()
+      #expect(Orderfile(path: "a.order", text: text).lines == Self.unicodeEntries(text), "\(text.debugDescription)")
     }
   }
 }

@@ -29,7 +29,9 @@ import _OrderfileTestSupport
 ///       --disable-xctest --filter ReportFuzzTests
 ///
 /// also `ORDERFILE_FUZZ_SEED=<n>` for another seed and `ORDERFILE_FUZZ_FIRST=<n>` to start
-/// at input `n`. An input that traps (an overflow in a report, say) kills the test process
+/// at input `n`; `ORDERFILE_FUZZ_READER_ONLY=1` stops at the reader and its promises (what
+/// Scripts/fuzz-readers runs, a million inputs). An input that takes more than a second
+/// counts as a hang and fails the run. An input that traps (an overflow in a report, say) kills the test process
 /// at once; the trap handler prints the input's number and seed first.
 @Suite("Trace reader and report fuzzing")
 struct ReportFuzzTests {
@@ -42,15 +44,24 @@ struct ReportFuzzTests {
     let seed = environment["ORDERFILE_FUZZ_SEED"].flatMap { UInt64($0) } ?? Self.defaultSeed
     let inputs = environment["ORDERFILE_FUZZ_INPUTS"].flatMap { Int($0) } ?? Self.defaultInputs
     let first = environment["ORDERFILE_FUZZ_FIRST"].flatMap { Int($0) } ?? 0
+    let readerOnly = environment["ORDERFILE_FUZZ_READER_ONLY"] == "1"
     let seeds = (0..<6).map { FuzzSeed(index: $0) }
 
     TrapReporter.install(seed: seed)
     defer { TrapReporter.uninstall() }
     var accepted = 0
     var refusals: [String: Int] = [:]
+    var hangs: [Int] = []
+    var slowest = 0.0
     let started = Date()
     for number in first..<(first + inputs) {
       TrapReporter.current = number
+      let inputStarted = DispatchTime.now().uptimeNanoseconds
+      defer {
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - inputStarted) / 1e9
+        slowest = max(slowest, seconds)
+        if seconds > 1 { hangs.append(number) }
+      }
       var generator = SplitMix64(seed: seed ^ (UInt64(number) &* 0xD1B5_4A32_D192_ED03))
       let base = seeds[Int.random(in: 0..<seeds.count, using: &generator)]
       var mutator = Mutator(bytes: base.bytes)
@@ -59,7 +70,7 @@ struct ReportFuzzTests {
         let trace = try TraceReader.parse(mutator.bytes, path: "fuzz.trace")
         accepted += 1
         try Self.check(trace)
-        try Self.report(trace, symbols: base.symbols, chromeTrace: number % 8 == 0)
+        if !readerOnly { try Self.report(trace, symbols: base.symbols, chromeTrace: number % 8 == 0) }
       } catch let error as TraceError {
         let message = error.errorDescription ?? ""
         #expect(message.hasPrefix("fuzz.trace: "), "input \(number): \(message)")
@@ -70,8 +81,10 @@ struct ReportFuzzTests {
     }
     let seconds = Date().timeIntervalSince(started)
     print(
-      "report fuzz: \(inputs) inputs from seed \(seed) in \(String(format: "%.1f", seconds)) s: "
-        + "\(accepted) read and reported, refused \(refusals.sorted { $0.key < $1.key })")
+      "\(readerOnly ? "reader" : "report") fuzz: \(inputs) inputs from seed \(seed) in \(String(format: "%.1f", seconds)) s: "
+        + "\(accepted) read\(readerOnly ? "" : " and reported"), refused \(refusals.sorted { $0.key < $1.key }); "
+        + "0 crashes, \(hangs.count) hangs (over 1 s), slowest input \(String(format: "%.3f", slowest)) s")
+    #expect(hangs.isEmpty, "inputs over a second: \(hangs.prefix(20))")
     // Both sides must be exercised, or the mutations miss what they aim at.
     #expect(accepted > inputs / 20)
     #expect(inputs - accepted > inputs / 20)

@@ -6,14 +6,10 @@ import OrderfileTrace
 import Testing
 import _OrderfileTestSupport
 
-/// A fixture program from Tests/Fixtures/breakpoints, compiled as a release build would be.
 private func build(_ sources: [String], in work: TemporaryDirectory, flags: [String] = [], output: String)
   throws -> String
 {
-  let fixtures = PackagePaths.fixtures + "/breakpoints/"
-  let binary = work.file(output)
-  try runChecked(Toolchain.clang, ["-O2", "-g"] + flags + sources.map { fixtures + $0 } + ["-o", binary])
-  return binary
+  try buildBreakpointFixture(sources, in: work, flags: flags, output: output)
 }
 
 /// The names of a trace's first calls in one module, in first-call order.
@@ -137,6 +133,29 @@ struct BreakpointRecorderTests {
     let own = childNames[(child.header.forkRecordIndex ?? 0)...]
     #expect(own.contains("child_only"), "\(childNames)")
     #expect(!own.contains("first_image"))
+  }
+
+  @Test("a forked child outlives the first process: 50 launches with threads mid-first-call, 5 with a thread held in vfork, no child lost")
+  func childrenOutliveTheRecording() throws {
+    let work = try TemporaryDirectory("orderfile-bp-outlive")
+    let binary = try build(["outlive.c"], in: work, flags: ["-pthread"], output: "outlive")
+    var reports: [String] = []
+    for run in 0..<55 {
+      let report = work.file("child.\(run)")
+      let mode = run < 50 ? [] : ["vfork"]
+      let recorded = try record(
+        binary, [report] + mode, output: work.file("launch.\(run).trace"), programOutput: work.file("out"))
+      #expect(recorded.summary.recording.status == 0)
+      reports.append(report)
+    }
+    // Each child writes its report once its threads are done (about 0.2 s after its parent exits).
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline, !reports.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) {
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    Thread.sleep(forTimeInterval: 0.05)
+    let lost = reports.filter { (try? FileReading.text(atPath: $0)) != "child ok 142848\n" }
+    #expect(lost.isEmpty, "children lost or wrong: \(lost.map { ($0 as NSString).lastPathComponent })")
   }
 
   @Test("threads that block every signal are recorded, and the program runs to its end")

@@ -20,6 +20,17 @@ private func buildForkingProgram(in directory: TemporaryDirectory) throws -> Str
   return output
 }
 
+/// The pid of a child that has exited and been waited for: no process has it (for now).
+private func deadProcessID() throws -> pid_t {
+  var pid: pid_t = 0
+  var argv: [UnsafeMutablePointer<CChar>?] = [strdup("true"), nil]
+  defer { free(argv[0]) }
+  guard posix_spawnp(&pid, "true", nil, nil, &argv, environ) == 0 else { throw TestSupportError("cannot spawn true") }
+  var status: Int32 = 0
+  waitpid(pid, &status, 0)
+  return pid
+}
+
 @Suite("Recording through the runtime")
 struct RuntimeRecorderTests {
   @Test("a runtime dropped by -Wl,--as-needed is named as the cause, with the instrumented binary")
@@ -47,6 +58,11 @@ struct RuntimeRecorderTests {
     let directory = try TemporaryDirectory("orderfile-record")
     let program = try buildForkingProgram(in: directory)
     let output = directory.file("launch.trace")
+    // A recording killed earlier left its scratch, with the trace its program wrote later.
+    let deadPID = try deadProcessID()
+    let stale = directory.file(".orderfile-record-\(deadPID)")
+    try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: false)
+    try AtomicFile.write("partial", to: stale + "/trace.\(deadPID)")
     let recording = try RuntimeRecorder(output: output).record(program: program, arguments: [])
     #expect(recording.status == 0)
     #expect(recording.tracePath == output)
@@ -71,7 +87,7 @@ struct RuntimeRecorderTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
   }
 
-  @Test("a program that does not exist cannot be started")
+  @Test("a program that does not exist cannot be started: a missing input (66)")
   func missingProgram() throws {
     let directory = try TemporaryDirectory("orderfile-record")
     #expect {
@@ -79,7 +95,7 @@ struct RuntimeRecorderTests {
         program: directory.file("no-such-program"), arguments: [])
     } throws: { error in
       guard case .launchFailed? = error as? SupportError else { return false }
-      return true
+      return ExitStatus.of(error) == .noInput
     }
   }
 }

@@ -105,6 +105,22 @@ struct AtomicFileTests {
         == [".out.order.Z9y8X7", ".out.order.keep", "out.order"])
   }
 
+  @Test("a written temporary a run killed a moment ago is removed by the next write; a new empty one is kept")
+  func freshStaleTemporaryRemoved() throws {
+    let directory = try TemporaryDirectory()
+    // Full-size, unlocked: its writer died between writing and renaming it, just now.
+    let written = directory.file(".out.order.a1B2c3")
+    try String(repeating: "function\n", count: 1000).write(toFile: written, atomically: false, encoding: .utf8)
+    // Empty and new: it may be another run's, between mkstemp and its lock.
+    let empty = directory.file(".out.order.Z9y8X7")
+    let descriptor = creat(empty, 0o600)
+    #expect(descriptor >= 0)
+    close(descriptor)
+    try AtomicFile.write("new\n", to: directory.file("out.order"))
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [".out.order.Z9y8X7", "out.order"])
+  }
+
   @Test("a set of files is written together: when one cannot be written, none is")
   func setIsAllOrNothing() throws {
     let directory = try TemporaryDirectory()

@@ -123,4 +123,24 @@ struct TracePathTests {
     #expect(quiet.succeeded && quiet.standardError.isEmpty, "\(quiet.standardError)")
     #expect(try TraceReader.read(path: empty).header.isClosed)
   }
+
+  @Test("a symbolic link at ORDERFILE_OUTPUT is replaced by the trace: its target is untouched, nothing is made beside it")
+  func symbolicLink() throws {
+    let directory = try TemporaryDirectory("runtime-symlink")
+    let program = try RuntimeFixture.program("exit_paths.c", compiler: .gcc, in: directory)
+    // A file elsewhere the program must not write to or beside, as /etc/passwd for a root program.
+    try FileManager.default.createDirectory(atPath: directory.file("etc"), withIntermediateDirectories: false)
+    let target = directory.file("etc/passwd")
+    try "root:x:0:0\n".write(toFile: target, atomically: false, encoding: .utf8)
+    let link = directory.file("launch.trace")
+    #expect(symlink(target, link) == 0)
+    let run = try RuntimeFixture.run(program, ["exit"], environment: ["ORDERFILE_OUTPUT": link])
+    #expect(run.succeeded && run.standardError.isEmpty, "\(run.standardError)")
+    #expect(try FileReading.text(atPath: target) == "root:x:0:0\n")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("etc")) == ["passwd"])
+    var status = stat()
+    #expect(lstat(link, &status) == 0 && status.st_mode & S_IFMT == S_IFREG, "the link itself was replaced")
+    #expect(try TraceReader.read(path: link).header.isClosed)
+    #expect(!(try FileManager.default.contentsOfDirectory(atPath: directory.path)).contains { $0.hasPrefix("launch.trace.") })
+  }
 }

@@ -43,3 +43,13 @@ public func runChecked(
   }
   return result
 }
+
+/// A fixture program from Tests/Fixtures/breakpoints, compiled as a release build would be.
+public func buildBreakpointFixture(
+  _ sources: [String], in work: TemporaryDirectory, flags: [String] = [], output: String
+) throws -> String {
+  let fixtures = PackagePaths.fixtures + "/breakpoints/"
+  let binary = work.file(output)
+  try runChecked(Toolchain.clang, ["-O2", "-g"] + flags + sources.map { fixtures + $0 } + ["-o", binary])
+  return binary
+}

@@ -19,12 +19,22 @@
  * - The program's output and exit status are its own: signals are passed on,
  *   breakpoints are removed exactly (the saved byte, the saved address).
  * - When the program's first process exits, any process it left running is
- *   detached cleanly: every breakpoint removed, every thread let go.
+ *   detached cleanly: every breakpoint removed, every thread of it let go
+ *   (a process ends for the host with its last thread, never its leader
+ *   alone), a thread caught at a removed breakpoint rewound first.
+ * - No wait is unbounded: a stop already collected when something failed is
+ *   let go from that stop, and letting go gives up after 10 s.
+ * - A process that makes itself non-dumpable keeps running: when its memory
+ *   map can no longer be read, the tracer warns and arms nothing new in it.
  * - If the tracer's own process dies, the kernel kills the traced processes
  *   (PTRACE_O_EXITKILL): no program is left running with breakpoints in it.
+ *   A termination signal the host asks to pass on (pass_termination_signals)
+ *   does not kill the tracer: the program is let go first, then signalled.
  *
  * Limitations: x86-64 Linux only. A thread that blocks SIGTRAP finds it
- * unblocked after its first breakpoint (the kernel forces a trap through).
+ * unblocked after its first breakpoint, and a SIGTRAP set to SIG_IGN finds it
+ * back at SIG_DFL (the kernel forces a trap through, before the tracer sees
+ * it).
  */
 #ifndef ORDERFILE_TRACER_H
 #define ORDERFILE_TRACER_H
@@ -49,6 +59,7 @@ typedef enum oftr_ending {
   OFTR_EXITED = 0,   /* exit() or a fatal signal: status is the wait status */
   OFTR_REPLACED = 1, /* it called execve(): a new trace of the same pid follows */
   OFTR_DETACHED = 2, /* still running when the first process exited: let go */
+  OFTR_INTERRUPTED = 3, /* let go because the recorder received a termination signal */
 } oftr_ending;
 
 /* Why the launch window closed (oftr_host.window_closed). */
@@ -108,6 +119,11 @@ typedef struct oftr_options {
   char *const *argv;         /* NULL-terminated, argv[0] included */
   char *const *envp;         /* NULL-terminated */
   uint64_t time_limit_ns;    /* the window closes this long after the spawn; 0 = no limit */
+  /* SIGTERM, SIGHUP or SIGINT to the recorder's process while it records: let go of every
+   * process, pass the signal to the first one and wait for it to end (see oftr_record).
+   * Installs handlers for those signals (and SIGALRM, as a wake-up) until oftr_record
+   * returns: only for a host that owns its process's signals, such as a command-line tool. */
+  bool pass_termination_signals;
 } oftr_options;
 
 typedef struct oftr_result {
@@ -116,12 +132,21 @@ typedef struct oftr_result {
   uint64_t hits;             /* first calls reported */
   uint64_t races;            /* traps of a second thread that reached an entry before its byte went back */
   uint64_t arm_ns;           /* time spent arming */
+  int32_t signal;            /* the termination signal the recorder received and passed on, or 0 */
   int error;                 /* errno of the failure when oftr_record returns -1 */
   char message[256];         /* what failed, one line, when oftr_record returns -1 */
 } oftr_result;
 
 /*
  * Runs the program under the tracer until its first process exits.
+ *
+ * With pass_termination_signals, a SIGTERM, SIGHUP or SIGINT sent to the
+ * recorder ends the recording early without harming the program: every
+ * breakpoint is removed and every process let go (OFTR_INTERRUPTED), the
+ * signal is sent to the first process unless it is already pending there, and
+ * the tracer waits for that process to end as the signal meant (passing on
+ * any further such signal). `result->signal` then names the signal and
+ * `result->status` is the first process's wait status.
  *
  * Returns 0 when the program ran (whatever its own exit status), -1 when the
  * tracer could not start or keep tracing it; `result->message` then says what
