@@ -76,6 +76,9 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     public var unresolvedAddresses: [String]
     public var coldParts: [String]
     public var unplaceable: [String]
+    /// Recorded functions left out because lld would refuse them: their names resolve to a
+    /// shared library's symbol (an entry for them would warn on every link).
+    public var refusedByLinker: [String] = []
     public var ambiguousNames: [AmbiguousName]
     /// Against the release binary, when one was given; `matchRate` is then the release match rate.
     public var release: Release?
@@ -113,7 +116,8 @@ public struct GenerationReport: Codable, Sendable, Equatable {
         duplicateRecords: order.duplicateRecords,
         foldedAliases: order.foldedAliases,
         unresolvedAddresses: order.unresolvedAddresses.map { "0x" + String($0, radix: 16) },
-        coldParts: order.coldParts, unplaceable: order.unplaceable, ambiguousNames: order.ambiguousNames,
+        coldParts: order.coldParts, unplaceable: order.unplaceable, refusedByLinker: order.refusedByLinker,
+        ambiguousNames: order.ambiguousNames,
         release: order.release.map { Release($0, present: order.matchedFunctions) },
         functions: includeFunctions
           ? order.functions.enumerated().map { rank, function in
