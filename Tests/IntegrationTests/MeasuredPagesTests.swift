@@ -168,6 +168,53 @@ struct MeasuredPagesTests {
     #expect(launchBytes == (byAddress["launchBytes"] as? Int ?? -1), "by name \(launchBytes) B, by address")
   }
 
+  @Test("a program that installs its own SIGSEGV handler and leaves by _exit is measured in full")
+  func exitWithoutCleanup() throws {
+    let work = try TemporaryDirectory("orderfile-measure-exit")
+    defer { work.remove() }
+    let source = work.file("app.c")
+    try AtomicFile.write(
+      """
+      #include <signal.h>
+      #include <string.h>
+      #include <unistd.h>
+      #define PAGE __attribute__((noinline, aligned(4096)))
+      static void on_segv(int sig) { (void)sig; _exit(3); }
+      PAGE int first(int x) { return x * 7 + 1; }
+      PAGE int second(int x) { return x ^ 0x55; }
+      PAGE int third(int x) { return x - 9; }
+      int main(int argc, char **argv) {
+        (void)argv;
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = on_segv;
+        sigaction(SIGSEGV, &action, 0);
+        int x = third(second(first(argc)));
+        _exit(x == 12345);
+      }
+      """, to: source)
+    let app = work.file("app")
+    try runChecked(Toolchain.clang, ["-O2", "-ffunction-sections", "-fuse-ld=lld", "-Wl,--build-id", source, "-o", app])
+    let trace = work.file("launch.trace")
+    _ = try orderfile(["record", "--no-rebuild", "-q", "-o", trace, "--", app])
+    let estimate = try measuredEstimate(trace: trace, binary: app)
+    let probe = try #require(measured(estimate, 4096))
+    #expect(probe >= 4, "first, second, third and main are on 4 pages at least; the probe saw \(probe)")
+    #expect(agrees(try #require(pages(estimate, 4096, "current")), probe))
+    let launch = (estimate["measurement"] as? [String: Any])?["launch"] as? [String: Any]
+    #expect(launch?["exitStatus"] as? Int == 0, "the program's own handler must not have run")
+  }
+
+  @Test("--measure without a command, or a command without --measure, is a usage error (exit 64)")
+  func measureUsage() throws {
+    let missing = try orderfile(["estimate", "--trace", "t", "--binary", "b", "--measure"])
+    #expect(missing.status == 64)
+    #expect(missing.standardError.contains("--measure runs the binary"))
+    let stray = try orderfile(["estimate", "--trace", "t", "--binary", "b", "--until", "f"])
+    #expect(stray.status == 64)
+    #expect(stray.standardError.contains("--until and --time-limit need --measure"))
+  }
+
   @Test("--until ends the count at the first call of a function; the probe's pages stop there")
   func untilEndsTheCount() throws {
     let work = try TemporaryDirectory("orderfile-until")

@@ -7,7 +7,8 @@ report, --report and --update-readme pick it up from here. A section that builds
 records something another section could reuse puts it on the context (context.py).
 """
 
-from . import coldlaunch, instrumentation, languages, norebuild, overhead, programs, scale, startup, symbolization
+from . import (coldlaunch, instrumentation, languages, measured, norebuild, overhead, programs, scale, startup,
+               symbolization)
 
 SECTIONS = [
     overhead.SECTION,
@@ -19,6 +20,7 @@ SECTIONS = [
     symbolization.SECTION,
     scale.SECTION,
     coldlaunch.SECTION,
+    measured.SECTION,
 ]
 
 BY_NAME = {s.name: s for s in SECTIONS}
