@@ -32,8 +32,8 @@
  *
  * Limitations: code loaded later with dlopen is not watched; a page the program only
  * reads (not executes) counts as touched, since the kernel maps it all the same; a
- * program that replaces the SIGSEGV or SIGTRAP handler through sigaction keeps working
- * (this library interposes sigaction and forwards faults that are not its own), but
+ * program that replaces the SIGSEGV or SIGTRAP handler through sigaction or signal keeps
+ * working (this library interposes both and forwards faults that are not its own), but
  * one that calls the raw system call bypasses it. Elsewhere than x86-64, --until is
  * approximated by the first fault on the page that holds the entry.
  */
@@ -248,6 +248,21 @@ int sigaction(int sig, const struct sigaction *action, struct sigaction *old) {
   if (old) *old = *kept;
   if (action) *kept = *action;
   return 0;
+}
+
+/* signal() in glibc sets the handler without going through the exported sigaction. */
+sighandler_t signal(int sig, sighandler_t handler) {
+  if (output_fd >= 0 && (sig == SIGSEGV || (sig == SIGTRAP && trap_installed))) {
+    struct sigaction action, old;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = handler;
+    action.sa_flags = SA_RESTART;
+    if (sigaction(sig, &action, &old) != 0) return SIG_ERR;
+    return old.sa_handler;
+  }
+  static sighandler_t (*real_signal)(int, sighandler_t);
+  if (!real_signal) real_signal = (sighandler_t(*)(int, sighandler_t))dlsym(RTLD_NEXT, "signal");
+  return real_signal ? real_signal(sig, handler) : SIG_ERR;
 }
 
 /* ---- arming -------------------------------------------------------------------------------- */

@@ -168,7 +168,7 @@ struct MeasuredPagesTests {
     #expect(launchBytes == (byAddress["launchBytes"] as? Int ?? -1), "by name \(launchBytes) B, by address")
   }
 
-  @Test("a program that installs its own SIGSEGV handler and leaves by _exit is measured in full")
+  @Test("a program that installs its own SIGSEGV handler (sigaction, signal) and leaves by _exit is measured in full")
   func exitWithoutCleanup() throws {
     let work = try TemporaryDirectory("orderfile-measure-exit")
     defer { work.remove() }
@@ -189,6 +189,7 @@ struct MeasuredPagesTests {
         memset(&action, 0, sizeof action);
         action.sa_handler = on_segv;
         sigaction(SIGSEGV, &action, 0);
+        signal(SIGSEGV, on_segv);
         int x = third(second(first(argc)));
         _exit(x == 12345);
       }
