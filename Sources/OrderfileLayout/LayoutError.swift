@@ -9,6 +9,8 @@ public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendabl
   case noPageProbe(path: String)
   /// The measured program left no probe output (it could not start, or the probe could not write).
   case probeWroteNothing(program: String, status: Int32)
+  /// The measured run never loaded this binary (a wrapper that started another program).
+  case notMeasured(binary: String)
   /// A line of the probe's output this version does not read.
   case badProbeOutput(program: String, line: String)
 
@@ -20,6 +22,8 @@ public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendabl
       return "\(path): the page probe is missing; build it with Scripts/build-runtime (Scripts/install puts it beside the runtime)"
     case .probeWroteNothing(let program, let status):
       return "\(program): the page probe recorded nothing (exit status \(status)); is it a dynamically linked program?"
+    case .notMeasured(let binary):
+      return "\(binary): the measured run never loaded it; give the binary itself, not a wrapper that starts it"
     case .badProbeOutput(let program, let line):
       return "\(program): unreadable page probe output: '\(line)'"
     }
@@ -27,7 +31,7 @@ public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendabl
 
   public var exitStatus: ExitStatus {
     switch self {
-    case .emptyOrderfile, .probeWroteNothing: return .dataError
+    case .emptyOrderfile, .probeWroteNothing, .notMeasured: return .dataError
     case .noPageProbe, .badProbeOutput: return .internalError
     }
   }

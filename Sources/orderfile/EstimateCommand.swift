@@ -78,7 +78,7 @@ struct EstimateCommand: ParsableCommand {
       "With --measure: count only pages first touched within this many milliseconds of the start.", valueName: "ms"))
   var timeLimit: Int?
 
-  @Argument(parsing: .captureForPassthrough, help: "With --measure: the program and its arguments, after '--'.")
+  @Argument(parsing: .postTerminator, help: "With --measure: the program and its arguments, after '--'.")
   var command: [String] = []
 
   /// The program and its arguments, without the `--` that separates them from the options.

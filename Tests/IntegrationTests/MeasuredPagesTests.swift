@@ -128,6 +128,15 @@ struct MeasuredPagesTests {
       #expect(agrees(simulated, probe), "\(compilerName) ordered layout, \(size) B: simulated \(simulated), probe \(probe)")
       #expect(probe < (measured(now, size) ?? 0) || size > 4096, "the order did not cut the pages at \(size) B")
     }
+
+    // diff measures both binaries the same way: the base's pages and the head's.
+    let empty = work.file("empty.order")
+    try AtomicFile.write("", to: empty)
+    let diff = try orderfile(["diff", empty, order, "--base-binary", app, "--head-binary", ordered, "--json"])
+    try #require(diff.succeeded, "\(diff.standardError)")
+    let rows = try #require(((try json(diff))["measured"] as? [String: Any])?["rows"] as? [[String: Any]])
+    let row = try #require(rows.first { $0["pageSize"] as? Int == 4096 }?["pages"] as? [String: Any])
+    #expect(row["base"] as? Int == measured(now, 4096) && row["head"] as? Int == measured(after, 4096), "\(row)")
   }
 
   @Test(
