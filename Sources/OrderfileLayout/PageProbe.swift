@@ -150,8 +150,7 @@ public struct PageProbe {
       }
       usleep(2_000)
     }
-    let signal = status & 0x7f
-    return (signal == 0 ? (status >> 8) & 0xff : 128 + signal, endedAt != nil)
+    return (ChildProcess.decode(waitStatus: status).status, endedAt != nil)
   }
 
   private static func countEnded(_ output: String) -> Bool {
