@@ -143,7 +143,7 @@ class LoopDevice:
             os.unlink(self.image)
 
 
-def _cold_launch(exe, args, env, evict):
+def cold_launch(exe, args, env, evict):
     """One launch after evicting `evict` from the page cache: (wall ms, major faults)."""
     for path in evict:
         evict_from_page_cache(path)
@@ -283,7 +283,7 @@ def _measure(ctx, subject, loop, probe, runs):
         for companion in subject.companions:
             shutil.copy2(os.path.join(os.path.dirname(exes[name]), companion), os.path.join(target, companion))
         placed[name] = (exe, [exe] + [os.path.join(target, c) for c in subject.companions])
-    samples = interleave(layouts, runs, lambda name: _cold_launch(placed[name][0], subject.args, ctx.env(),
+    samples = interleave(layouts, runs, lambda name: cold_launch(placed[name][0], subject.args, ctx.env(),
                                                                   placed[name][1]),
                          f"coldlaunch: {subject.name}")
     results = {}

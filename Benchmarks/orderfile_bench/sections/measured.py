@@ -14,18 +14,22 @@ relink with ld.lld (its warnings counted), then `orderfile estimate --measure` o
 default and the relinked binary: the estimate beside the pages the page probe counted
 (Sources/OrderfilePageProbe), and the lower bound, at 4 and 16 KiB. "simulated" is the
 ordered layout as `estimate` predicts it from the default binary, before any relink.
+With root and loop devices, both layouts are also launched cold from a loop device with
+small read-ahead, as the coldlaunch section does.
 """
 
 import json
 import os
 import shutil
+import statistics
 from dataclasses import dataclass
 
 from .. import markdown as md
-from ..common import BenchError, note, verdict
+from ..common import ROOT, BenchError, note, verdict
 from ..model import json_name
-from ..process import parallel, run_checked, run_measured
+from ..process import interleave, parallel, run_checked, run_measured
 from ..section import Section
+from .coldlaunch import READ_AHEAD_KB, LoopDevice, cold_launch
 
 PAGE_SIZES = [4096, 16384]
 GOAL = ("estimate within 3 pages or 3% of the pages the page probe measured, default and ordered "
@@ -49,6 +53,13 @@ class Layout:
 
 
 @dataclass
+class Cold:
+    """Launches of one layout from the loop device, the binary evicted before each."""
+    median_ms: float
+    major_faults: float  # median
+
+
+@dataclass
 class Program:
     program: str
     compiler: str
@@ -58,6 +69,7 @@ class Program:
     warning_lines: list[str]
     layouts: list[Layout]
     passed: bool = json_name("pass")
+    cold: dict[str, Cold] | None = None  # layout -> cold launches; None without a loop device
 
 
 @dataclass
@@ -91,7 +103,7 @@ def _estimate(ctx, trace, binary, args):
             {str(s): rows[s]["lowerBound"] for s in PAGE_SIZES}, {str(s): rows[s]["ordered"] for s in PAGE_SIZES})
 
 
-def _measure_subject(ctx, name, compiler, command, default, args, relink, work):
+def _measure_subject(ctx, loop, name, compiler, command, default, args, relink, work):
     """Records, generates, relinks with `relink(order) -> (binary, lld output)`, measures both layouts."""
     tool = ctx.orderfile
     trace = os.path.join(work, "default.trace")
@@ -116,9 +128,26 @@ def _measure_subject(ctx, name, compiler, command, default, args, relink, work):
                passed=all(_agrees(after[k], after_measured[k]) and _agrees(simulated[k], after_measured[k])
                           for k in after)),
     ]
+    cold = _cold(ctx, loop, name, compiler, {"default": default, "ordered": ordered}, args) if loop else None
     return Program(program=name, compiler=compiler, command=command, entries=entries, lld_warnings=len(warnings),
                    warning_lines=warnings[:5], layouts=layouts,
-                   passed=all(layout.passed for layout in layouts) and not warnings)
+                   passed=all(layout.passed for layout in layouts) and not warnings, cold=cold)
+
+
+def _cold(ctx, loop, name, compiler, binaries, args):
+    """Each layout copied to the loop device and launched COLD_RUNS times, interleaved."""
+    placed = {}
+    for layout, binary in binaries.items():
+        target = os.path.join(loop.mount, f"{name}-{compiler}-{layout}".replace(" ", "_").replace("/", "_"))
+        os.makedirs(target, exist_ok=True)
+        placed[layout] = os.path.join(target, os.path.basename(binary))
+        shutil.copy2(binary, placed[layout])
+    runs = max(ctx.options.runs, 10)
+    samples = interleave(list(binaries), runs, lambda layout: cold_launch(placed[layout], args, ctx.env(),
+                                                                          [placed[layout]]),
+                         f"measured: cold launches of {name} ({compiler})")
+    return {layout: Cold(median_ms=statistics.median(r[layout][0] for r in samples),
+                         major_faults=statistics.median(r[layout][1] for r in samples)) for layout in binaries}
 
 
 # ---- ninja -------------------------------------------------------------------------------
@@ -144,7 +173,7 @@ def _ninja_manifest(directory):
         f.write("\n".join(lines))
 
 
-def _ninja(ctx, compiler_name, compiler, lld_dir):
+def _ninja(ctx, loop, compiler_name, compiler, lld_dir):
     tree = ctx.sources["ninja"].tree
     work = os.path.join(ctx.scratch, "measured", f"ninja-{compiler_name}")
     objects_dir = os.path.join(work, "obj")
@@ -170,7 +199,7 @@ def _ninja(ctx, compiler_name, compiler, lld_dir):
         _, _, out, err = run_measured(link + [f"-Wl,--symbol-ordering-file={order}"] + objects + ["-o", ordered],
                                       f"relinking ninja ({compiler_name})", env=env)
         return ordered, out + err
-    return _measure_subject(ctx, "ninja", compiler_name, f"ninja -C project -n ({NINJA_EDGES} edges)", default,
+    return _measure_subject(ctx, loop, "ninja", compiler_name, f"ninja -C project -n ({NINJA_EDGES} edges)", default,
                             args, relink, work)
 
 
@@ -216,12 +245,14 @@ def _swift_package(directory):
         f.write(SWIFT_MAIN)
 
 
-def _swift(ctx):
+def _swift(ctx, loop):
     swift = shutil.which("swift", path=ctx.environ.get("PATH")) or "/opt/swift/usr/bin/swift"
     if not os.path.exists(swift):
         raise BenchError("swift is not installed")
     work = os.path.join(ctx.scratch, "measured", "swift")
-    package = os.path.join(work, "greet")
+    os.makedirs(work, exist_ok=True)
+    # Under out/ (never committed), so that a second run rebuilds only the tool, not its dependencies.
+    package = os.path.join(ROOT, "out", "bench-measured-swift", "greet")
     _swift_package(package)
     env = ctx.env({"PATH": os.path.dirname(swift) + os.pathsep + ctx.environ.get("PATH", "")})
     build = [swift, "build", "-c", "release", "--package-path", package, "-Xswiftc", "-Xfrontend", "-Xswiftc",
@@ -238,12 +269,30 @@ def _swift(ctx):
         ordered = os.path.join(work, "Greet-ordered")
         shutil.copy2(os.path.join(bindir, "Greet"), ordered)
         return ordered, out + err
-    return _measure_subject(ctx, "Swift CLI (argument-parser, collections, log)", "swiftc -O",
+    return _measure_subject(ctx, loop, "Swift CLI (argument-parser, collections, log)", "swiftc -O",
                             "Greet --count 2 --loud ada grace linus", default, args, relink, work)
 
 
+def _loop_skip_reason(environ):
+    if os.geteuid() != 0:
+        return "cold launches need root and loop devices (not root)"
+    if not shutil.which("losetup", path=environ.get("PATH")) or not os.path.exists("/dev/loop-control"):
+        return "cold launches need loop devices (no losetup or /dev/loop-control)"
+    if not shutil.which("mkfs.ext4", path=environ.get("PATH")):
+        return "cold launches need mkfs.ext4"
+    return None
+
+
 def run(ctx):
-    programs, skipped = [], []
+    reason = _loop_skip_reason(ctx.environ)
+    if reason:
+        return _run(ctx, None, [reason])
+    with LoopDevice(ctx.scratch) as loop:
+        return _run(ctx, loop, [])
+
+
+def _run(ctx, loop, skipped):
+    programs = []
     cxx = os.path.join(os.path.dirname(ctx.cc), "clang++")
     lld_dir = os.path.dirname(shutil.which("ld.lld", path=os.path.dirname(ctx.cc) + os.pathsep
                                            + ctx.environ.get("PATH", "")) or "/opt/swift/usr/bin/ld.lld")
@@ -253,8 +302,8 @@ def run(ctx):
             skipped.append(f"ninja with {name}: {name} not found")
             note(f"measured: {name} not found, skipped")
             continue
-        programs.append(_ninja(ctx, name, compiler, lld_dir))
-    programs.append(_swift(ctx))
+        programs.append(_ninja(ctx, loop, name, compiler, lld_dir))
+    programs.append(_swift(ctx, loop))
     return MeasuredResult(goal=GOAL, programs=programs, skipped=skipped,
                           passed=bool(programs) and all(p.passed for p in programs))
 
@@ -289,6 +338,11 @@ def render_text(res):
         for line in p.warning_lines:
             out.append(f"  {p.program} ({p.compiler}): {line}")
         out.append(f"  {p.program} ({p.compiler}): {p.entries} orderfile entries: {verdict(p.passed)}")
+    for p in res.programs:
+        if p.cold:
+            out.append(f"  {p.program} ({p.compiler}) cold launches (loop device, {READ_AHEAD_KB} KiB read-ahead): "
+                       + ", ".join(f"{layout} {c.median_ms:.2f} ms, {c.major_faults:g} major faults"
+                                   for layout, c in p.cold.items()))
     out += [f"  skipped: {s}" for s in res.skipped]
     return out
 
@@ -300,6 +354,12 @@ def render_markdown(res, report):
             "the pages the page probe counted (`estimate --measure`); `lower bound`: the launch code's bytes "
             "÷ page size.", "",
             md.table(HEADER, ["l", "l", "l", "r", "r", "r", "r", "r", "l"], _rows(res))]
+    cold = [[f"{p.program}, {p.compiler}", layout, f"{c.median_ms:.2f} ms", f"{c.major_faults:g}"]
+            for p in res.programs if p.cold for layout, c in p.cold.items()]
+    if cold:
+        body += ["", f"Cold launches from a loop device (direct I/O, {READ_AHEAD_KB} KiB read-ahead), the binary "
+                 "evicted before each, layouts interleaved; medians:", "",
+                 md.table(["program", "layout", "cold launch", "major faults"], ["l", "l", "r", "r"], cold)]
     missed = [f"{p.program} ({p.compiler})" for p in res.programs if not p.passed]
     if missed:
         body += ["", "Goal missed for: " + ", ".join(missed) + "."]

@@ -3,7 +3,8 @@
 import unittest
 
 from orderfile_bench.model import from_json, to_json
-from orderfile_bench.sections.measured import Layout, MeasuredResult, Program, _rows, render_text, tolerance
+from orderfile_bench.sections.measured import (Cold, Layout, MeasuredResult, Program, _rows, render_markdown,
+                                               render_text, tolerance)
 
 
 def _program(measured_4k, warnings=0):
@@ -23,8 +24,20 @@ class MeasuredTests(unittest.TestCase):
         self.assertEqual(tolerance(101), 4)  # rounded up: 3.03 pages
 
     def test_round_trip(self):
-        result = MeasuredResult(goal="g", programs=[_program(98)], skipped=["x"], passed=True)
+        program = _program(98)
+        program.cold = {"default": Cold(12.5, 40), "ordered": Cold(9.25, 31)}
+        result = MeasuredResult(goal="g", programs=[program, _program(100)], skipped=["x"], passed=True)
         self.assertEqual(from_json(MeasuredResult, to_json(result)), result)
+
+    def test_cold_launches_get_their_table(self):
+        program = _program(98)
+        program.cold = {"default": Cold(12.5, 40), "ordered": Cold(9.25, 31)}
+
+        class Report:
+            def provenance(self):
+                return "run"
+        block = render_markdown(MeasuredResult(goal="g", programs=[program], skipped=[], passed=True), Report())
+        self.assertIn("| ninja, g++ | ordered | 9.25 ms | 31 |", block["measured"])
 
     def test_a_miss_is_flagged_in_the_rows(self):
         rows = _rows(MeasuredResult(goal="g", programs=[_program(90)], skipped=[], passed=False))
