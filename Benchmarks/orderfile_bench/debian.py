@@ -42,6 +42,10 @@ SOURCE_PINS = {
     # norebuild section's gcc and clang builds.
     "tinyxml2": SourcePin("tinyxml2", "9.0.0+dfsg-3.1",
                           "1c60a1d1691419ea45de6a36abc96b6fe12cc519105c617a2a6d891e4455e6e3"),
+    # A C++ program of 28 source files whose launch (a dry run) is one quick command, for the
+    # measured section's clang++ and g++ builds.
+    "ninja": SourcePin("ninja-build", "1.11.1-2~deb12u1",
+                       "6235cfc4d7971bd470a46157abe83d6fc254eec6ba664084ee5f0996739aa2fe"),
 }
 # The temporary deb-src entry: Debian 12's archive and its security archive.
 DEB_SRC_LINES = [

@@ -10,15 +10,45 @@ public struct DiffRequest {
   public var reportFormat: ReportFormat
   /// Changes listed in the Markdown before the rest are folded into one row.
   public var limit: Int
+  /// Also run the base and head binaries (relinked with each orderfile) under the page probe.
+  public var measure: MeasuredBinaries?
 
-  public init(comparison: OrderfileComparison, reportFormat: ReportFormat = .markdown, limit: Int = 20) {
+  /// The two binaries to measure and the arguments both run with.
+  public struct MeasuredBinaries {
+    public var base: String
+    public var head: String
+    public var arguments: [String]
+    public var timeLimitMilliseconds: Int?
+
+    public init(base: String, head: String, arguments: [String], timeLimitMilliseconds: Int? = nil) {
+      self.base = base
+      self.head = head
+      self.arguments = arguments
+      self.timeLimitMilliseconds = timeLimitMilliseconds
+    }
+  }
+
+  public init(
+    comparison: OrderfileComparison, reportFormat: ReportFormat = .markdown, limit: Int = 20,
+    measure: MeasuredBinaries? = nil
+  ) {
     self.comparison = comparison
     self.reportFormat = reportFormat
     self.limit = limit
+    self.measure = measure
   }
 
   public func run() throws -> CommandOutput {
-    let report = try comparison.run()
+    var report = try comparison.run()
+    if let measure {
+      let probe = PageProbe(library: MeasureRequest.defaultProbeLibrary())
+      func run(_ binary: String) throws -> MeasuredLaunch {
+        try probe.measure(program: binary, arguments: measure.arguments, timeLimitMilliseconds: measure.timeLimitMilliseconds)
+      }
+      report.measured = try MeasuredComparison(
+        baseBinary: measure.base, base: try run(measure.base), headBinary: measure.head, head: try run(measure.head),
+        arguments: measure.arguments)
+    }
     var output = CommandOutput()
     if let caution = report.pages?.reorderedBinary, let binary = comparison.estimate?.binaryPath {
       output.warning(caution.message(binary: binary))

@@ -66,19 +66,23 @@ public struct OrderfileOptions: Sendable {
     let writer = OrderfileWriter(format: format, destination: destination)
     let report = report(try writer.paths(for: orderfiles).paths)
     let rendered = try reportFormat.renderer(text: text).render(report)
-    let written = try writer.write(orderfiles)
+    // A failed gate writes nothing: an orderfile that is already there stays as it was.
+    let gateFailed = minMatch.map { matchRate < $0.value } ?? false
+    let written = gateFailed ? nil : try writer.write(orderfiles)
     var output = CommandOutput()
     if reportFormat == .json {
       output.print(rendered)
-    } else if let orderfile = written.standardOutput {
+    } else if let orderfile = written?.standardOutput {
       output.print(orderfile)
+      output.printToStandardError(rendered)
+    } else if written == nil && destination == .standardOutput {
       output.printToStandardError(rendered)
     } else {
       output.print(rendered)
     }
-    if let minMatch, matchRate < minMatch.value {
+    if let minMatch, gateFailed {
       output.fail(
-        "match rate \(TextFormatting.percent(matchRate))\(matchRateNote) is below --min-match \(TextFormatting.percent(minMatch.value))",
+        "match rate \(TextFormatting.percent(matchRate))\(matchRateNote) is below --min-match \(TextFormatting.percent(minMatch.value)); no orderfile written, an existing one is left as it was",
         status: .gateFailed)
     }
     return output

@@ -8,6 +8,8 @@ public struct DiffReport: Codable, Sendable, Equatable {
   public var summary: DiffSummary
   /// Present with a trace and a binary.
   public var pages: PageComparison?
+  /// Present with `--base-binary` and `--head-binary`: the pages each really touched.
+  public var measured: MeasuredComparison? = nil
   /// Present with `--fail-if-pages-regress`.
   public var gate: PageGate?
   /// Every change, largest first. Renderers may fold the tail.

@@ -57,6 +57,14 @@ public struct Estimate: Codable, Sendable, Equatable {
   public var releaseOnly: ReleaseLaunchCode? = nil
   /// Set when the orderfile makes the launch touch more pages than the binary's layout now.
   public var worseThanDefault: WorseLayout? = nil
+  /// Whether the trace was recorded from this very binary (same build-id): its launch is then
+  /// counted at the recorded addresses; otherwise by name, one function per name.
+  public var countedByAddress: Bool = false
+  /// Local names of launch functions that several functions of the binary carry: by name,
+  /// only one of each is counted.
+  public var sharedNames: Int = 0
+  /// The pages the binary really touched, counted by the page probe (`--measure`).
+  public var measurement: PageMeasurement? = nil
 
   public struct Placement: Codable, Sendable, Equatable {
     public var name: String
@@ -87,13 +95,22 @@ public struct Estimator {
   ///   - order: the orderfile's names; the launch order itself when nil.
   ///   - additional: more code that runs at launch (see `ReleaseLaunchCode`): counted in the
   ///     pages and bytes, not in the launch functions.
+  ///   - launchAddresses: the entries of the code that ran, when the trace was recorded from
+  ///     this very binary: counted instead of the names, so that of several functions sharing
+  ///     a name only the one that ran counts.
+  ///
+  /// By name, each distinct name counts one function, the first of that name by address:
+  /// a local name several functions carry (gcc's `foo.isra.0` in many units) ran once per
+  /// recorded function, not once per copy.
   public func estimate(
     launch: [String], functions: [FunctionSymbol], order: [String]?, binary: String, trace: String?,
-    orderPath: String?, measured: MeasuredFaults?, additional: [String] = []
+    orderPath: String?, measured: MeasuredFaults?, additional: [String] = [], launchAddresses: [UInt64]? = nil
   ) -> Estimate {
-    var byName: [String: [Int]] = [:]
+    var byName: [String: Int] = [:]
+    var byAddress: [UInt64: Int] = [:]
     for (index, function) in functions.enumerated() {
-      for name in function.allNames { byName[name, default: []].append(index) }
+      for name in function.allNames where byName[name] == nil { byName[name] = index }
+      if byAddress[function.address] == nil { byAddress[function.address] = index }
     }
     let newAddresses = simulator.layout(functions, order: order ?? launch)
 
@@ -101,21 +118,23 @@ public struct Estimator {
     var current: [Span] = []
     var ordered: [Span] = []
     var placements: [Estimate.Placement] = []
-    var missing: [String] = []
-    var matched = 0
-    for (position, name) in (launch + additional).enumerated() {
-      guard let indices = byName[name], !indices.isEmpty else {
-        if position < launch.count { missing.append(name) }
-        continue
+    func count(_ index: Int, as name: String) {
+      guard seen.insert(index).inserted else { return }
+      let function = functions[index]
+      current.append(Span(address: function.address, size: function.size))
+      ordered.append(Span(address: newAddresses[index], size: function.size))
+      placements.append(
+        .init(name: name, currentAddress: function.address, orderedAddress: newAddresses[index], size: function.size))
+    }
+    let missing = launch.filter { byName[$0] == nil }
+    let matched = launch.count - missing.count
+    if let launchAddresses {
+      for address in launchAddresses {
+        if let index = byAddress[address] { count(index, as: functions[index].name) }
       }
-      if position < launch.count { matched += 1 }
-      for index in indices where seen.insert(index).inserted {
-        let function = functions[index]
-        current.append(Span(address: function.address, size: function.size))
-        ordered.append(Span(address: newAddresses[index], size: function.size))
-        placements.append(
-          .init(name: name, currentAddress: function.address, orderedAddress: newAddresses[index], size: function.size))
-      }
+    }
+    for name in (launchAddresses == nil ? launch : []) + additional {
+      if let index = byName[name] { count(index, as: name) }
     }
     let bytes = current.reduce(UInt64(0)) { $0 + $1.size }
     let pages = pageSizes.map { size in

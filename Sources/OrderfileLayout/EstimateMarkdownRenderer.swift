@@ -23,6 +23,23 @@ public struct EstimateMarkdownRenderer: Renderer {
     lines.append(
       "| faults (\(formatBytes(estimate.faultAroundBytes)) fault-around) | \(estimate.currentFaults) | \(estimate.orderedFaults) | | \(signedPercent(from: estimate.currentFaults, to: estimate.orderedFaults)) |"
     )
+    if let measurement = estimate.measurement, measurement.module != nil {
+      lines.append("")
+      lines.append("Measured by the page probe (\(endText(measurement.launch))):")
+      lines.append("")
+      lines.append("| page size | estimated now | measured | difference |")
+      lines.append("| --- | ---: | ---: | ---: |")
+      for row in measurement.rows {
+        lines.append(
+          "| \(formatBytes(row.pageSize)) | \(row.estimated) | \(row.measured) | \(row.estimated - row.measured)\(row.agrees ? "" : " **!**") |")
+      }
+      if !measurement.agrees {
+        lines.append("")
+        lines.append(
+          "**Warning:** the estimate differs from the measured pages by more than 3 pages and 3%. Likely causes: "
+            + measurement.causes.map(TextFormatting.markdownCell).joined(separator: "; ") + ".")
+      }
+    }
     if !estimate.missingFunctions.isEmpty {
       lines.append("")
       lines.append(

@@ -41,6 +41,7 @@ public struct EstimateTextRenderer: Renderer {
     }
     lines += TextFormatting.table(rows)
     if let fragments = estimate.fragments { lines += fragmentLines(fragments) }
+    if let measurement = estimate.measurement { lines += measurementLines(measurement) }
     lines.append("")
     if let worse = estimate.worseThanDefault { lines.append("warning: " + worse.message) }
     lines.append(
@@ -60,6 +61,40 @@ public struct EstimateTextRenderer: Renderer {
     }
     return lines.joined(separator: "\n") + "\n"
   }
+}
+
+/// The estimate's "now" beside the pages the binary touched under the page probe.
+private func measurementLines(_ measurement: PageMeasurement) -> [String] {
+  var lines = ["", "measured by the page probe: \(measurement.launch.command.joined(separator: " ")) (\(endText(measurement.launch)))"]
+  guard measurement.module != nil else {
+    return lines + ["warning: the run never loaded this binary, so nothing of it was measured"]
+  }
+  var rows: [[String]] = [["page size", "estimated now", "measured", "difference"]]
+  for row in measurement.rows {
+    rows.append([
+      formatBytes(row.pageSize), String(row.estimated), String(row.measured),
+      (row.estimated >= row.measured ? "+" : "") + String(row.estimated - row.measured) + (row.agrees ? "" : " !"),
+    ])
+  }
+  lines += TextFormatting.table(rows)
+  if measurement.agrees {
+    lines.append("the estimate agrees with the measured pages (within 3 pages or 3%)")
+  } else {
+    lines.append("warning: the estimate differs from the measured pages by more than 3 pages and 3%; likely causes:")
+    lines += measurement.causes.map { "  - " + $0 }
+  }
+  return lines
+}
+
+/// How the measured run ended, in words.
+func endText(_ launch: MeasuredLaunch) -> String {
+  let end: String
+  switch launch.end {
+  case .exit: end = "counted to exit"
+  case .until: end = "counted to the first call of --until"
+  case .timeLimit: end = "counted to --time-limit"
+  }
+  return end + (launch.endedByTool ? ", then ended" : ", exit status \(launch.exitStatus)")
 }
 
 /// The split functions' lines: what runs against what whole functions would take.

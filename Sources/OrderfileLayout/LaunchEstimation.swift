@@ -4,11 +4,12 @@ import OrderfileSupport
 import OrderfileSymbolization
 import OrderfileTrace
 
-/// Estimates a binary's launch pages from a trace, resolving the trace's functions by name.
+/// Estimates a binary's launch pages from a trace.
 ///
-/// The trace usually comes from the instrumented build and the binary is the release
-/// build: the two share function names, not addresses. When the binary is the very
-/// build the trace recorded (same build-id), addresses are used directly.
+/// When the binary is the very build the trace recorded (same build-id: a trace recorded
+/// without a rebuild from the release binary), the recorded addresses say exactly which
+/// functions ran. Otherwise (a trace of the instrumented build) the two share names, not
+/// addresses, and each recorded name counts one function of the binary.
 public struct LaunchEstimation {
   public var tracePath: String
   public var binaryPath: String
@@ -40,7 +41,8 @@ public struct LaunchEstimation {
     let traceModule = trace.modules[moduleIndex]
 
     let recorded: any Symbolizer
-    if let buildID = binary.buildID, buildID.bytes == traceModule.buildID {
+    let sameBuild = binary.buildID.map { $0.bytes == traceModule.buildID } ?? false
+    if sameBuild {
       recorded = binary
     } else {
       recorded = try BinaryResolver(searchPaths: searchPaths).symbolizer(
@@ -54,16 +56,28 @@ public struct LaunchEstimation {
       textResidentBytes: traceModule.textResidentBytes)
     let hasMeasurements = measured.minorFaults != nil || measured.textResidentBytes != nil
     let launchNames = launch.functions.map(\.symbol.name)
-    let releaseOnly = ReleaseLaunchCode(
+    var releaseOnly = ReleaseLaunchCode(
       launch: launchNames, recordedColdParts: launch.coldParts, functions: binary.functions,
       initializers: try binary.staticInitializers())
+    // Recorded from this binary, the trace has every piece that ran at its own address
+    // (cold parts included); copies that share a recorded name did not run.
+    let exactAddresses = sameBuild ? Self.recordedEntries(trace, module: moduleIndex, binary: binary) : nil
+    if exactAddresses != nil {
+      releaseOnly.pieces = []
+      releaseOnly.uncountedColdParts = []
+    } else if (try? BinaryLocator.isInstrumented(fileAt: recorded.path)) == false {
+      // Recorded without a rebuild from another build: every copy that ran was recorded
+      // under its own name; only its cold parts are kept out of the launch names.
+      let ranCold = Set(launch.coldParts)
+      releaseOnly.pieces = releaseOnly.pieces.filter { ranCold.contains($0.name) }
+    }
     // Without an orderfile, the order generate writes by default: the initializers, then the
     // launch functions that have a symbol (a symbol orderfile cannot place the others).
     let defaultOrder = releaseOnly.staticInitializers + launch.functions.filter(\.symbol.hasSymbol).map(\.symbol.name)
     var estimate = estimator.estimate(
       launch: launchNames, functions: binary.functions, order: order?.names ?? defaultOrder,
       binary: binaryPath, trace: tracePath, orderPath: orderPath, measured: hasMeasurements ? measured : nil,
-      additional: releaseOnly.names)
+      additional: releaseOnly.names, launchAddresses: exactAddresses)
     if module == nil, !Self.matchesByIdentity(traceModule, binary: binary, path: binaryPath),
       launchNames.count > 0, (launchNames.count - estimate.missingFunctions.count) * 2 < launchNames.count
     {
@@ -72,6 +86,8 @@ public struct LaunchEstimation {
         binary: binaryPath, trace: trace.path, modules: trace.modules.map(\.path))
     }
     estimate.releaseOnly = releaseOnly
+    estimate.countedByAddress = exactAddresses != nil
+    estimate.sharedNames = launch.ambiguousNames.count
     if order != nil { estimate.worseThanDefault = LayoutRegressionCheck.worseLayout(estimate.pages, binary: binaryPath) }
     estimate.fragments = LaunchFragments(launch: launchNames, functions: binary.functions, pageSizes: estimator.pageSizes)
     if let order {
@@ -79,6 +95,17 @@ public struct LaunchEstimation {
         launch: launchNames, missing: estimate.missingFunctions, order: order, binary: binary)
     }
     return estimate
+  }
+
+  /// The entries of the functions the launch ran, in first-call order, from a trace of `binary` itself.
+  static func recordedEntries(_ trace: Trace, module: Int, binary: ELFSymbolizer) -> [UInt64] {
+    var seen = Set<UInt64>()
+    return trace.records.compactMap { record in
+      guard record.module == module, record.phase == .launch,
+        let function = binary.function(containing: record.address), seen.insert(function.address).inserted
+      else { return nil }
+      return function.address
+    }
   }
 
   /// The simulation keeps functions outside the order in the binary's present order. That

@@ -5,13 +5,34 @@ import OrderfileSupport
 public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
   /// The orderfile has no entries.
   case emptyOrderfile(path: String)
+  /// `--measure` needs the page probe, built and installed beside the runtime.
+  case noPageProbe(path: String)
+  /// The measured program left no probe output (it could not start, or the probe could not write).
+  case probeWroteNothing(program: String, status: Int32)
+  /// The measured run never loaded this binary (a wrapper that started another program).
+  case notMeasured(binary: String)
+  /// A line of the probe's output this version does not read.
+  case badProbeOutput(program: String, line: String)
 
   public var errorDescription: String? {
     switch self {
     case .emptyOrderfile(let path):
       return "\(path): the orderfile has no entries"
+    case .noPageProbe(let path):
+      return "\(path): the page probe is missing; build it with Scripts/build-runtime (Scripts/install puts it beside the runtime)"
+    case .probeWroteNothing(let program, let status):
+      return "\(program): the page probe recorded nothing (exit status \(status)); is it a dynamically linked program?"
+    case .notMeasured(let binary):
+      return "\(binary): the measured run never loaded it; give the binary itself, not a wrapper that starts it"
+    case .badProbeOutput(let program, let line):
+      return "\(program): unreadable page probe output: '\(line)'"
     }
   }
 
-  public var exitStatus: ExitStatus { .dataError }
+  public var exitStatus: ExitStatus {
+    switch self {
+    case .emptyOrderfile, .probeWroteNothing, .notMeasured: return .dataError
+    case .noPageProbe, .badProbeOutput: return .internalError
+    }
+  }
 }

@@ -28,6 +28,9 @@ public struct VerificationTextRenderer: Renderer {
     }
     let verdict = verification.passed ? "PASS" : "FAIL"
     lines.append("\(verdict) (threshold \(TextFormatting.percent(verification.threshold)) present and in order)")
+    lines.append(
+      "(verify answers: did the link follow this orderfile? How much of the launch the orderfile holds is generate's match rate; the pages it touches, estimate --measure.)"
+    )
     if let diagnosis = verification.diagnosis { lines.append("likely cause: \(diagnosis)") }
     return lines.joined(separator: "\n") + "\n"
   }

@@ -78,6 +78,9 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     /// Cold parts the launch ran, placed after the other entries.
     public var placedColdParts: [String]
     public var unplaceable: [String]
+    /// Recorded functions left out because lld would refuse them: their names resolve to a
+    /// shared library's symbol (an entry for them would warn on every link).
+    public var refusedByLinker: [String] = []
     /// Launch code without a symbol that this format cannot name, and its bytes.
     public var withoutSymbol: [String]
     public var withoutSymbolBytes: UInt64
@@ -121,6 +124,7 @@ public struct GenerationReport: Codable, Sendable, Equatable {
         foldedAliases: order.foldedAliases,
         unresolvedAddresses: order.unresolvedAddresses.map { "0x" + String($0, radix: 16) },
         coldParts: order.coldParts, placedColdParts: order.placedColdParts, unplaceable: order.unplaceable,
+        refusedByLinker: order.refusedByLinker,
         withoutSymbol: order.withoutSymbol, withoutSymbolBytes: order.withoutSymbolBytes,
         withoutSymbolCost: order.withoutSymbolCost,
         ambiguousNames: order.ambiguousNames,

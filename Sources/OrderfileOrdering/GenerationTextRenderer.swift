@@ -52,6 +52,11 @@ public struct GenerationTextRenderer: Renderer {
         lines.append(
           "  \(module.unplaceable.count) functions no orderfile can move (no size, or outside .text): \(module.unplaceable.prefix(5).joined(separator: ", "))")
       }
+      if !module.refusedByLinker.isEmpty {
+        lines.append(
+          "  \(module.refusedByLinker.count) left out that lld would refuse (they resolve to a shared library's symbol): \(module.refusedByLinker.prefix(5).joined(separator: ", "))"
+        )
+      }
       if !module.coldParts.isEmpty {
         lines.append("  \(module.coldParts.count) cold split parts kept out of the order: \(module.coldParts.prefix(5).joined(separator: ", "))")
       }
@@ -98,6 +103,9 @@ public struct GenerationTextRenderer: Renderer {
         + (checked
           ? " (against the release binaries)"
           : " (against the instrumented binary: give --release-binary to match against the binary you link)"))
+    lines.append(
+      "(the match rate answers: how many of the recorded launch functions became entries the linker will find? Whether a link followed the orderfile is 'orderfile verify'.)"
+    )
     return lines.joined(separator: "\n") + "\n"
   }
 

@@ -126,12 +126,25 @@ public struct Generator {
       let compared = try release?.compare(order) ?? order
       // The initializers of the binary that will be linked: its names are the ones lld looks up.
       let linked = try release?.symbolizer(for: module) ?? symbolizer
-      var placed = InitializerPlacement.apply(try initializers(linked), to: compared)
+      var placed = Self.leavingOutRefused(InitializerPlacement.apply(try initializers(linked), to: compared), linked: linked)
       placed.worseLayout = assessLayout?(placed, linked)
       if !placed.withoutSymbol.isEmpty { placed.withoutSymbolCost = assessCodeWithoutSymbol?(placed, symbolizer) ?? [] }
       orders.append(placed)
     }
     return Generation(trace: trace, orders: orders, skipped: skipped)
+  }
+
+  /// `order` without the entries lld would refuse when linking `linked` again, so that a
+  /// fresh orderfile links without a warning (a warning then means a stale orderfile).
+  static func leavingOutRefused(_ order: ModuleOrder, linked: any Symbolizer) -> ModuleOrder {
+    guard linked is ELFSymbolizer, let shared = try? SharedLibrarySymbols(binary: linked.path) else { return order }
+    var result = order
+    result.functions = order.functions.filter { function in
+      guard function.symbol.allNames.contains(where: shared.resolvesToSharedLibrary) else { return true }
+      result.refusedByLinker.append(function.symbol.name)
+      return false
+    }
+    return result
   }
 
   func selectedModules(_ trace: Trace, launchRecords: [Int]) throws -> Set<Int> {

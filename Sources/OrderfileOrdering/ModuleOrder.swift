@@ -83,12 +83,15 @@ public struct ModuleOrder: Sendable {
   public var unrecordedInitializers = 0
   /// Set when the order would make the launch touch more pages than the default layout.
   public var worseLayout: WorseLayout? = nil
+  /// Recorded functions left out because lld would refuse their entries: names that resolve
+  /// to a shared library's symbol when the binary is linked (see `SharedLibrarySymbols`).
+  public var refusedByLinker: [String] = []
 
   /// Distinct functions the trace recorded in this module: what the match rate is measured against.
   public var recordedFunctions: Int {
     let leftOut = release.map { $0.keptAbsent ? 0 : $0.absent.count } ?? 0
     return functions.count - unrecordedInitializers - placedCopies + unresolvedAddresses.count + coldParts.count
-      + leftOut
+      + leftOut + refusedByLinker.count
   }
 
   /// Entries that name a function of the binary that will be linked: the release binary's

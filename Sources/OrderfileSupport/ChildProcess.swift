@@ -70,6 +70,12 @@ public struct ChildProcess: Sendable {
       // Only EINTR can happen for our own child; anything else means it is gone already.
       if errno != EINTR { return (127, nil) }
     }
+    return Self.decode(waitStatus: status)
+  }
+
+  /// A `waitpid` status as the exit status, or 128 + the signal that ended the process (as
+  /// shells report it), and that signal.
+  public static func decode(waitStatus status: Int32) -> (status: Int32, signal: Int32?) {
     // WIFEXITED / WTERMSIG, which do not import into Swift.
     let signal = status & 0x7f
     return signal == 0 ? ((status >> 8) & 0xff, nil) : (128 + signal, signal)

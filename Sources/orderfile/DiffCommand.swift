@@ -21,8 +21,15 @@ struct DiffCommand: ParsableCommand {
       --order' prints for each. --fail-if-pages-regress exits 1 when the head
       needs more than that many percent more pages than the base.
 
+      With --base-binary and --head-binary (the program linked with each
+      orderfile), each also runs once with the arguments after '--' under the
+      page probe of 'estimate --measure', and the pages each really touched
+      are reported beside the estimate.
+
       Examples:
         orderfile diff app.order new/app.order > report.md
+        orderfile diff app.order new/app.order --base-binary old/app \
+          --head-binary new/app -- --version
         orderfile diff app.order new/app.order --trace launch.trace \\
           --binary build/release/app --fail-if-pages-regress 2
         orderfile diff app.order new/app.order --csv > changes.csv
@@ -67,7 +74,29 @@ struct DiffCommand: ParsableCommand {
 
   @OptionGroup var output: OutputFormatOptions<JSONOrCSVFlag>
 
+  @Option(help: ArgumentHelp("The program linked with the base orderfile, to measure.", valueName: "path"))
+  var baseBinary: String?
+
+  @Option(help: ArgumentHelp("The program linked with the head orderfile, to measure.", valueName: "path"))
+  var headBinary: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "With --base-binary: count only pages first touched within this many milliseconds of the start.",
+      valueName: "ms"))
+  var timeLimit: Int?
+
+  @Argument(parsing: .postTerminator, help: "With --base-binary and --head-binary: the arguments both run with, after '--'.")
+  var arguments: [String] = []
+
   func validate() throws {
+    if (baseBinary == nil) != (headBinary == nil) {
+      throw ValidationError("--base-binary and --head-binary go together: give both or neither")
+    }
+    if baseBinary == nil && (timeLimit != nil || !arguments.isEmpty) {
+      throw ValidationError("--time-limit and the arguments after '--' need --base-binary and --head-binary")
+    }
+    if let timeLimit, timeLimit <= 0 { throw ValidationError("--time-limit must be a positive number of milliseconds") }
     if (trace == nil) != (binary == nil) {
       throw ValidationError("--trace and --binary go together: give both or neither")
     }
@@ -88,7 +117,13 @@ struct DiffCommand: ParsableCommand {
       let comparison = OrderfileComparison(
         basePath: base, headPath: head, baseLabel: baseLabel, headLabel: headLabel, estimate: estimate,
         gateThresholdPercent: failIfPagesRegress?.value)
-      return try DiffRequest(comparison: comparison, reportFormat: output.format, limit: limit).run()
+      let words = arguments.first == "--" ? Array(arguments.dropFirst()) : arguments
+      let measure = baseBinary.flatMap { base in
+        headBinary.map {
+          DiffRequest.MeasuredBinaries(base: base, head: $0, arguments: words, timeLimitMilliseconds: timeLimit)
+        }
+      }
+      return try DiffRequest(comparison: comparison, reportFormat: output.format, limit: limit, measure: measure).run()
     }
   }
 }

@@ -99,10 +99,16 @@ struct CLITests {
     let output = fixture.directory.file("app.order")
     let passing = try orderfile(["generate", fixture.trace, "-o", output, "--min-match", "50%"])
     #expect(passing.status == 0, "\(passing.standardError)")
+    // A failed gate writes nothing: the orderfile a passing run wrote stays as it was.
+    try AtomicFile.write("kept\n", to: output)
     let failing = try orderfile(["generate", fixture.trace, "-o", output, "--min-match", "0.9"])
     #expect(failing.status == 1)
     #expect(failing.standardError.contains("match rate 50.0% is below --min-match 90.0%"))
+    #expect(failing.standardError.contains("no orderfile written"))
     #expect(failing.standardOutput.contains("1 addresses have no function symbol: 0x10"))
+    #expect(try String(contentsOfFile: output, encoding: .utf8) == "kept\n")
+    // The report says which question the match rate answers.
+    #expect(failing.standardOutput.contains("the match rate answers: how many of the recorded launch functions"))
   }
 
   @Test("a corrupt trace is one error line naming the file and offset, exit 65, nothing written")

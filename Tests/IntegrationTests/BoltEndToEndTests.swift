@@ -68,14 +68,14 @@ struct BoltEndToEndTests {
     #expect(current < pages(relinked, 4096, "current") ?? 0)
 
     // Independent of symbols and the trace: the pages of the new text the launch executes.
-    let probe = work.file("page_touch_probe.so")
-    try runChecked(
-      Toolchain.clang,
-      ["-O2", "-fPIC", "-shared", PackagePaths.root + "/Benchmarks/programs/page_touch_probe.c", "-o", probe])
     let touchedFile = work.file("touched.txt")
-    try runChecked(bolted, [], environment: ["LD_PRELOAD": probe, "PAGE_PROBE_OUTPUT": touchedFile])
+    try runChecked(bolted, [], environment: ["LD_PRELOAD": PackagePaths.pageProbe, "ORDERFILE_PAGE_PROBE_OUTPUT": touchedFile])
+    // "page 0 ADDRESS": pages of the main executable (the format is in page_probe.c).
     let touched = try String(contentsOfFile: touchedFile, encoding: .utf8).split(separator: "\n")
-      .compactMap { UInt64($0, radix: 16) }
+      .compactMap { line -> UInt64? in
+        let words = line.split(separator: " ")
+        return words.count == 3 && words[0] == "page" && words[1] == "0" ? UInt64(words[2], radix: 16) : nil
+      }
     let start = try #require(fragments["hotSpanStart"] as? UInt64)
     let end = try #require(estimate["textEnd"] as? UInt64)
     let inNewText = Set(touched.filter { $0 >= start / 4096 * 4096 && $0 < end })

@@ -17,7 +17,7 @@ struct InstallTests {
     let tree = try InstalledTree.shared.get()
     for file in [
       "bin/orderfile", "lib/libOrderfileRuntime.so", "lib/libOrderfileRuntime.a",
-      "lib/libOrderfileRuntimeEmbedded.a", "include/orderfile.h",
+      "lib/libOrderfileRuntimeEmbedded.a", "lib/libOrderfilePageProbe.so", "include/orderfile.h",
       "include/orderfile_trace_format.h", "lib/pkgconfig/orderfile-runtime.pc",
       "lib/cmake/OrderfileRuntime/OrderfileRuntimeConfig.cmake",
       "lib/cmake/OrderfileRuntime/OrderfileRuntimeConfigVersion.cmake",
@@ -175,7 +175,7 @@ struct DebianPackageTests {
     let contents = try runChecked("/usr/bin/dpkg-deb", ["--contents", deb]).standardOutput
     for file in [
       "./usr/bin/orderfile", "./usr/lib/libOrderfileRuntime.so", "./usr/lib/libOrderfileRuntime.a",
-      "./usr/lib/libOrderfileRuntimeEmbedded.a",
+      "./usr/lib/libOrderfileRuntimeEmbedded.a", "./usr/lib/libOrderfilePageProbe.so",
       "./usr/include/orderfile.h", "./usr/include/orderfile_trace_format.h",
       "./usr/lib/pkgconfig/orderfile-runtime.pc", "./usr/lib/cmake/OrderfileRuntime/OrderfileRuntimeConfig.cmake",
       "./usr/share/man/man1/orderfile.1.gz", "./usr/share/bash-completion/completions/orderfile",

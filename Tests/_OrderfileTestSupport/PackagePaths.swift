@@ -26,4 +26,6 @@ public enum PackagePaths {
 
   /// The built `orderfile` command-line tool.
   public static var orderfileExecutable: String { binaryDirectory + "/orderfile" }
+  /// The page probe `Scripts/build-runtime` builds beside the runtime (as `Scripts/test` runs it).
+  public static var pageProbe: String { binaryDirectory + "/libOrderfilePageProbe.so" }
 }

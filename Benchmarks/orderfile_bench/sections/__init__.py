@@ -7,7 +7,8 @@ report, --report and --update-readme pick it up from here. A section that builds
 records something another section could reuse puts it on the context (context.py).
 """
 
-from . import coldlaunch, daily, instrumentation, languages, norebuild, overhead, programs, scale, startup, symbolization
+from . import (coldlaunch, daily, instrumentation, languages, measured, norebuild, overhead, programs, scale, startup,
+               symbolization)
 
 SECTIONS = [
     overhead.SECTION,
@@ -20,6 +21,7 @@ SECTIONS = [
     scale.SECTION,
     coldlaunch.SECTION,
     daily.SECTION,
+    measured.SECTION,
 ]
 
 BY_NAME = {s.name: s for s in SECTIONS}

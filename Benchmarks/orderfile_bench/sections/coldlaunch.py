@@ -22,9 +22,10 @@ import time
 from dataclasses import dataclass
 
 from .. import markdown as md
-from ..common import PROGRAMS_SRC, ROOT, BenchError, note, verdict
+from ..common import ROOT, BenchError, note, verdict
 from ..estimate import launch_pages
 from ..model import json_name
+from ..probe import probe_library, probe_pages
 from ..process import evict_from_page_cache, interleave, parallel, run_checked, run_measured
 from ..realprograms import PROGRAMS
 from ..section import Section
@@ -142,7 +143,7 @@ class LoopDevice:
             os.unlink(self.image)
 
 
-def _cold_launch(exe, args, env, evict):
+def cold_launch(exe, args, env, evict):
     """One launch after evicting `evict` from the page cache: (wall ms, major faults)."""
     for path in evict:
         evict_from_page_cache(path)
@@ -153,17 +154,6 @@ def _cold_launch(exe, args, env, evict):
     if os.waitstatus_to_exitcode(status) != 0:
         raise BenchError(f"{exe} exited {os.waitstatus_to_exitcode(status)} on a cold launch")
     return wall * 1e3, usage.ru_majflt
-
-
-def _probe_pages(exe, args, probe, env, out):
-    """Pages of the executable's code the launch ran, at 4 and 16 KiB, from the page-touch probe."""
-    if os.path.exists(out):
-        os.unlink(out)
-    run_measured([exe] + args, f"{os.path.basename(exe)} under the page-touch probe",
-                 env=dict(env, LD_PRELOAD=probe, PAGE_PROBE_OUTPUT=out))
-    with open(out) as f:
-        pages = {int(line, 16) for line in f if line.strip() and line.strip() != "overflow"}
-    return len(pages), len({p // 16384 for p in pages})
 
 
 def _bolt_alone(ctx, binary, args, output, work):
@@ -280,7 +270,7 @@ def _measure(ctx, subject, loop, probe, runs):
         pages[name], b = launch_pages(tool, trace, exes[name])
         if name == "default":
             bound = b
-    probed = {name: _probe_pages(exes[name], subject.args, probe, ctx.env(), os.path.join(d, "probe.txt"))
+    probed = {name: probe_pages(exes[name], subject.args, probe, ctx.env(), os.path.join(d, "probe.txt"))
               for name in layouts}
 
     # Each layout in its own directory on the loop device, with what it loads beside it.
@@ -293,7 +283,7 @@ def _measure(ctx, subject, loop, probe, runs):
         for companion in subject.companions:
             shutil.copy2(os.path.join(os.path.dirname(exes[name]), companion), os.path.join(target, companion))
         placed[name] = (exe, [exe] + [os.path.join(target, c) for c in subject.companions])
-    samples = interleave(layouts, runs, lambda name: _cold_launch(placed[name][0], subject.args, ctx.env(),
+    samples = interleave(layouts, runs, lambda name: cold_launch(placed[name][0], subject.args, ctx.env(),
                                                                   placed[name][1]),
                          f"coldlaunch: {subject.name}")
     results = {}
@@ -340,11 +330,7 @@ def run(ctx):
         return ColdLaunchResult(goal=GOAL, skipped=reason, runs=runs, read_ahead_kb=READ_AHEAD_KB, compile="",
                                 programs=[], passed=True)
     nosplit = _nosplit_flags(ctx)
-    probe_dir = os.path.join(ctx.scratch, "coldlaunch")
-    os.makedirs(probe_dir, exist_ok=True)
-    probe = os.path.join(probe_dir, "page_touch_probe.so")
-    run_checked([ctx.cc, "-O2", "-fPIC", "-shared", "-Wall", "-Wextra",
-                 os.path.join(PROGRAMS_SRC, "page_touch_probe.c"), "-o", probe], "building the page-touch probe")
+    probe = probe_library(ctx)
     subjects = [_RealProgram(ctx, p, nosplit) for p in PROGRAMS] + [_Example(ctx, nosplit)]
     with LoopDevice(ctx.scratch) as loop:
         programs = [_measure(ctx, s, loop, probe, runs) for s in subjects]
@@ -415,7 +401,7 @@ def render_markdown(res, report):
             f"the binary on ext4 on a loop device (`losetup --direct-io=on`, `read_ahead_kb={res.read_ahead_kb}`), "
             f"evicted before each launch, {res.runs} launches per layout, interleaved; medians. Pages: "
             "`orderfile estimate` (the launch functions' entry parts); probe: 4 KiB pages of the executable's code "
-            "the launch ran, seen by a page-touch probe (`Benchmarks/programs/page_touch_probe.c`).", "",
+            "the launch ran, seen by the page probe `orderfile estimate --measure` uses (`Sources/OrderfilePageProbe`).", "",
             md.table(["program, launch", "layout", "4 KiB pages", "16 KiB pages", "probe 4 KiB pages",
                       "major faults", "cold launch"], ["l", "l", "r", "r", "r", "r", "r"], rows), "",
             "Goals: " + "; ".join(goals) + "."]

@@ -68,6 +68,22 @@ public struct DiffMarkdownRenderer: Renderer {
       }
     }
 
+    if let measured = report.measured {
+      lines.append("")
+      lines.append("#### Launch pages (measured)")
+      lines.append("")
+      lines.append("| launch | base | head | change |")
+      lines.append("| --- | ---: | ---: | ---: |")
+      for row in measured.rows {
+        lines.append(
+          "| \(formatBytes(row.pageSize)) pages | \(row.pages.base) | \(row.pages.head) | \(Self.delta(row.pages)) |")
+      }
+      lines.append("")
+      lines.append(
+        "Pages of \(code(measured.baseBinary)) and \(code(measured.headBinary)) the launch really executed (\(code(TextFormatting.markdownCell((["…"] + measured.arguments).joined(separator: " "))))), counted by the page probe."
+      )
+    }
+
     if !summary.isIdentical {
       lines.append("")
       lines.append("#### Largest changes")

@@ -1,0 +1,378 @@
+"""measured: what `orderfile estimate` says against what the shipped binary really touches,
+on real programs no other section builds.
+
+Programs:
+  ninja (Debian's ninja-build source, 28 C++ files), built by clang++ and by g++ with
+  -O2 -ffunction-sections and linked by ld.lld; its launch is a dry run (`ninja -n`) over a
+  generated manifest of 300 edges.
+  A SwiftPM command-line tool written here (never committed with its dependencies) over
+  swift-argument-parser, swift-collections and swift-log from the local package mirror,
+  built -c release with -function-sections and linked by ld.lld.
+
+For each: record the release binary without a rebuild, generate with --release-binary,
+relink with ld.lld (its warnings counted), then `orderfile estimate --measure` on the
+default and the relinked binary: the estimate beside the pages the page probe counted
+(Sources/OrderfilePageProbe), and the lower bound, at 4 and 16 KiB. "simulated" is the
+ordered layout as `estimate` predicts it from the default binary, before any relink.
+With root and loop devices, both layouts are also launched cold from a loop device with
+small read-ahead, as the coldlaunch section does.
+"""
+
+import json
+import os
+import shutil
+import statistics
+from dataclasses import dataclass
+
+from .. import markdown as md
+from ..common import ROOT, BenchError, note, verdict
+from ..model import json_name
+from ..process import interleave, parallel, run_checked, run_measured
+from ..section import Section
+from .coldlaunch import READ_AHEAD_KB, LoopDevice, cold_launch
+
+PAGE_SIZES = [4096, 16384]
+GOAL = ("estimate within 3 pages or 3% of the pages the page probe measured, default and ordered "
+        "layouts, at 4 and 16 KiB; 0 lld warnings on a fresh orderfile")
+NINJA_EDGES = 300
+SWIFT_PACKAGES = [
+    ("swift-argument-parser", "1.8.2", "ArgumentParser"),
+    ("swift-collections", "1.6.0", "Collections"),
+    ("swift-log", "1.16.2", "Logging"),
+]
+
+
+@dataclass
+class Layout:
+    name: str                      # "default" or "ordered"
+    estimate: dict[str, int]       # page size (str) -> `estimate` now
+    measured: dict[str, int]       # page size (str) -> pages the probe counted
+    lower_bound: dict[str, int]
+    simulated: dict[str, int] | None  # ordered only: predicted from the default binary
+    passed: bool = json_name("pass")  # estimate (and simulation) within tolerance of measured
+
+
+@dataclass
+class Cold:
+    """Launches of one layout from the loop device, the binary evicted before each."""
+    median_ms: float
+    major_faults: float  # median
+
+
+@dataclass
+class Program:
+    program: str
+    compiler: str
+    command: str
+    entries: int
+    lld_warnings: int
+    warning_lines: list[str]
+    layouts: list[Layout]
+    passed: bool = json_name("pass")
+    cold: dict[str, Cold] | None = None  # layout -> cold launches; None without a loop device
+
+
+@dataclass
+class MeasuredResult:
+    goal: str
+    programs: list[Program]
+    skipped: list[str]
+    passed: bool = json_name("pass")
+
+
+def tolerance(measured):
+    return max(3, (measured * 3 + 99) // 100)
+
+
+def _agrees(estimated, measured):
+    return abs(estimated - measured) <= tolerance(measured)
+
+
+def _warning_lines(text):
+    return [line.strip() for line in text.splitlines() if "warning:" in line and "lld" in line]
+
+
+def _estimate(ctx, trace, binary, args):
+    out = run_checked([ctx.orderfile, "estimate", "--trace", trace, "--binary", binary, "--json", "--measure",
+                       "--", binary] + args, f"orderfile estimate --measure {os.path.basename(binary)}",
+                      env=ctx.env({"ORDERFILE_RUNTIME_DIR": ctx.runtime.dir}))
+    report = json.loads(out)
+    rows = {p["pageSize"]: p for p in report["pages"]}
+    measured = {r["pageSize"]: r["measured"] for r in report["measurement"]["rows"]}
+    return ({str(s): rows[s]["current"] for s in PAGE_SIZES}, {str(s): measured[s] for s in PAGE_SIZES},
+            {str(s): rows[s]["lowerBound"] for s in PAGE_SIZES}, {str(s): rows[s]["ordered"] for s in PAGE_SIZES})
+
+
+def _measure_subject(ctx, loop, name, compiler, command, default, args, relink, work):
+    """Records, generates, relinks with `relink(order) -> (binary, lld output)`, measures both layouts."""
+    tool = ctx.orderfile
+    trace = os.path.join(work, "default.trace")
+    run_checked([tool, "record", "--no-rebuild", "-q", "-o", trace, "--", default] + args,
+                f"recording {name} ({compiler}) without a rebuild", env=ctx.env())
+    order = os.path.join(work, "launch.order")
+    run_checked([tool, "generate", trace, "--module", os.path.basename(default), "-o", order,
+                 "--release-binary", default], f"orderfile generate ({name}, {compiler})", env=ctx.env())
+    with open(order) as f:
+        entries = sum(1 for line in f if line.strip())
+    ordered, lld_output = relink(order)
+    warnings = _warning_lines(lld_output)
+    now, measured, bound, simulated = _estimate(ctx, trace, default, args)
+    ordered_trace = os.path.join(work, "ordered.trace")
+    run_checked([tool, "record", "--no-rebuild", "-q", "-o", ordered_trace, "--", ordered] + args,
+                f"recording {name} ({compiler}, ordered)", env=ctx.env())
+    after, after_measured, after_bound, _ = _estimate(ctx, ordered_trace, ordered, args)
+    layouts = [
+        Layout("default", now, measured, bound, None,
+               passed=all(_agrees(now[k], measured[k]) for k in now)),
+        Layout("ordered", after, after_measured, after_bound, simulated,
+               passed=all(_agrees(after[k], after_measured[k]) and _agrees(simulated[k], after_measured[k])
+                          for k in after)),
+    ]
+    cold = _cold(ctx, loop, name, compiler, {"default": default, "ordered": ordered}, args) if loop else None
+    return Program(program=name, compiler=compiler, command=command, entries=entries, lld_warnings=len(warnings),
+                   warning_lines=warnings[:5], layouts=layouts,
+                   passed=all(layout.passed for layout in layouts) and not warnings, cold=cold)
+
+
+def _cold(ctx, loop, name, compiler, binaries, args):
+    """Each layout copied to the loop device and launched COLD_RUNS times, interleaved."""
+    placed = {}
+    for layout, binary in binaries.items():
+        target = os.path.join(loop.mount, f"{name}-{compiler}-{layout}".replace(" ", "_").replace("/", "_"))
+        os.makedirs(target, exist_ok=True)
+        placed[layout] = os.path.join(target, os.path.basename(binary))
+        shutil.copy2(binary, placed[layout])
+    runs = max(ctx.options.runs, 10)
+    samples = interleave(list(binaries), runs, lambda layout: cold_launch(placed[layout], args, ctx.env(),
+                                                                          [placed[layout]]),
+                         f"measured: cold launches of {name} ({compiler})")
+    return {layout: Cold(median_ms=statistics.median(r[layout][0] for r in samples),
+                         major_faults=statistics.median(r[layout][1] for r in samples)) for layout in binaries}
+
+
+# ---- ninja -------------------------------------------------------------------------------
+
+def _ninja_sources(tree):
+    src = os.path.join(tree, "src")
+    skip = ("_test.cc", "_perftest.cc", "-win32.cc", "_bench.cc", ".in.cc")
+    return sorted(os.path.join(src, f) for f in os.listdir(src)
+                  if f.endswith(".cc") and not f.endswith(skip) and f not in ("browse.cc", "test.cc")
+                  and not f.startswith("msvc_helper"))
+
+
+def _ninja_manifest(directory):
+    """A project of NINJA_EDGES copy edges: what `ninja -n` parses, plans and prints."""
+    os.makedirs(os.path.join(directory, "src"), exist_ok=True)
+    lines = ["rule cc", "  command = cp $in $out", "  description = CC $out", ""]
+    for i in range(NINJA_EDGES):
+        with open(os.path.join(directory, "src", f"f{i}.c"), "w") as f:
+            f.write(f"int f{i};\n")
+        lines.append(f"build out/f{i}.o: cc src/f{i}.c")
+    lines += ["build all: phony " + " ".join(f"out/f{i}.o" for i in range(NINJA_EDGES)), "default all", ""]
+    with open(os.path.join(directory, "build.ninja"), "w") as f:
+        f.write("\n".join(lines))
+
+
+def _ninja(ctx, loop, compiler_name, compiler, lld_dir):
+    tree = ctx.sources["ninja"].tree
+    work = os.path.join(ctx.scratch, "measured", f"ninja-{compiler_name}")
+    objects_dir = os.path.join(work, "obj")
+    os.makedirs(objects_dir, exist_ok=True)
+    env = ctx.env({"PATH": lld_dir + os.pathsep + ctx.environ.get("PATH", "")})
+    sources = _ninja_sources(tree)
+    objects = [os.path.join(objects_dir, os.path.basename(s)[:-3] + ".o") for s in sources]
+
+    def compile_one(source, obj):
+        return lambda: run_checked([compiler, "-O2", "-ffunction-sections", "-DNDEBUG", "-c", source, "-o", obj],
+                                   f"compiling {os.path.basename(source)} with {compiler_name}", env=env)
+    parallel([compile_one(s, o) for s, o in zip(sources, objects)], os.cpu_count() or 2)
+    link = [compiler, "-fuse-ld=lld", "-Wl,--build-id"]
+    default = os.path.join(work, "ninja")
+    run_checked(link + objects + ["-o", default], f"linking ninja ({compiler_name})", env=env)
+    project = os.path.join(work, "project")
+    _ninja_manifest(project)
+    args = ["-C", project, "-n"]
+
+    def relink(order):
+        ordered = os.path.join(work, "ninja-ordered")
+        os.makedirs(os.path.dirname(ordered), exist_ok=True)
+        _, _, out, err = run_measured(link + [f"-Wl,--symbol-ordering-file={order}"] + objects + ["-o", ordered],
+                                      f"relinking ninja ({compiler_name})", env=env)
+        return ordered, out + err
+    return _measure_subject(ctx, loop, "ninja", compiler_name, f"ninja -C project -n ({NINJA_EDGES} edges)", default,
+                            args, relink, work)
+
+
+# ---- a Swift package ---------------------------------------------------------------------
+
+SWIFT_MAIN = """import ArgumentParser
+import Collections
+import Logging
+
+struct Greet: ParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Greets people, counting their letters.")
+  @Option(help: "How many times.") var count = 1
+  @Flag(help: "Shout.") var loud = false
+  @Argument(help: "Names.") var names: [String] = []
+
+  func run() throws {
+    var logger = Logger(label: "greet")
+    logger.logLevel = .warning
+    var seen = OrderedDictionary<Character, Int>()
+    var queue = Deque<String>(names)
+    while let name = queue.popFirst() {
+      for letter in name { seen[letter, default: 0] += 1 }
+      for _ in 0..<count { print(loud ? "HELLO, \\(name.uppercased())!" : "Hello, \\(name).") }
+    }
+    logger.info("done")
+    print(seen.map { "\\($0.key)=\\($0.value)" }.joined(separator: " "))
+  }
+}
+Greet.main()
+"""
+
+
+def _swift_package(directory):
+    os.makedirs(os.path.join(directory, "Sources", "Greet"), exist_ok=True)
+    deps = ",\n".join(f'    .package(url: "https://github.com/apple/{name}", from: "{version}")'
+                      for name, version, _ in SWIFT_PACKAGES)
+    products = ", ".join(f'.product(name: "{product}", package: "{name}")' for name, _, product in SWIFT_PACKAGES)
+    with open(os.path.join(directory, "Package.swift"), "w") as f:
+        f.write("// swift-tools-version:6.0\nimport PackageDescription\n\nlet package = Package(\n"
+                f'  name: "greet",\n  dependencies: [\n{deps}\n  ],\n'
+                f'  targets: [.executableTarget(name: "Greet", dependencies: [{products}])]\n)\n')
+    with open(os.path.join(directory, "Sources", "Greet", "main.swift"), "w") as f:
+        f.write(SWIFT_MAIN)
+
+
+def _swift(ctx, loop):
+    swift = shutil.which("swift", path=ctx.environ.get("PATH")) or "/opt/swift/usr/bin/swift"
+    if not os.path.exists(swift):
+        raise BenchError("swift is not installed")
+    work = os.path.join(ctx.scratch, "measured", "swift")
+    os.makedirs(work, exist_ok=True)
+    # Under out/ (never committed), so that a second run rebuilds only the tool, not its dependencies.
+    package = os.path.join(ROOT, "out", "bench-measured-swift", "greet")
+    _swift_package(package)
+    env = ctx.env({"PATH": os.path.dirname(swift) + os.pathsep + ctx.environ.get("PATH", "")})
+    build = [swift, "build", "-c", "release", "--package-path", package, "-Xswiftc", "-Xfrontend", "-Xswiftc",
+             "-function-sections", "-Xswiftc", "-use-ld=lld", "-Xlinker", "--build-id"]
+    run_checked(build, "building the Swift package", env=env, timeout=1800)
+    bindir = run_checked(build + ["--show-bin-path"], "locating the Swift package's binary", env=env).strip()
+    default = os.path.join(work, "Greet")
+    shutil.copy2(os.path.join(bindir, "Greet"), default)
+    args = ["--count", "2", "--loud", "ada", "grace", "linus"]
+
+    def relink(order):
+        _, _, out, err = run_measured(build + ["-Xlinker", f"--symbol-ordering-file={order}"],
+                                      "relinking the Swift package", env=env)
+        ordered = os.path.join(work, "Greet-ordered")
+        shutil.copy2(os.path.join(bindir, "Greet"), ordered)
+        return ordered, out + err
+    return _measure_subject(ctx, loop, "Swift CLI (argument-parser, collections, log)", "swiftc -O",
+                            "Greet --count 2 --loud ada grace linus", default, args, relink, work)
+
+
+def _loop_skip_reason(environ):
+    if os.geteuid() != 0:
+        return "cold launches need root and loop devices (not root)"
+    if not shutil.which("losetup", path=environ.get("PATH")) or not os.path.exists("/dev/loop-control"):
+        return "cold launches need loop devices (no losetup or /dev/loop-control)"
+    if not shutil.which("mkfs.ext4", path=environ.get("PATH")):
+        return "cold launches need mkfs.ext4"
+    return None
+
+
+def run(ctx):
+    reason = _loop_skip_reason(ctx.environ)
+    if reason:
+        return _run(ctx, None, [reason])
+    with LoopDevice(ctx.scratch) as loop:
+        return _run(ctx, loop, [])
+
+
+def _run(ctx, loop, skipped):
+    programs = []
+    cxx = os.path.join(os.path.dirname(ctx.cc), "clang++")
+    lld_dir = os.path.dirname(shutil.which("ld.lld", path=os.path.dirname(ctx.cc) + os.pathsep
+                                           + ctx.environ.get("PATH", "")) or "/opt/swift/usr/bin/ld.lld")
+    gxx = shutil.which("g++", path=ctx.environ.get("PATH"))
+    for name, compiler in [("clang++", cxx if os.path.exists(cxx) else None), ("g++", gxx)]:
+        if compiler is None:
+            skipped.append(f"ninja with {name}: {name} not found")
+            note(f"measured: {name} not found, skipped")
+            continue
+        programs.append(_ninja(ctx, loop, name, compiler, lld_dir))
+    programs.append(_swift(ctx, loop))
+    return MeasuredResult(goal=GOAL, programs=programs, skipped=skipped,
+                          passed=bool(programs) and all(p.passed for p in programs))
+
+
+def _rows(res):
+    rows = []
+    for p in res.programs:
+        for layout in p.layouts:
+            for s in PAGE_SIZES:
+                k = str(s)
+                ok = _agrees(layout.estimate[k], layout.measured[k])
+                rows.append([f"{p.program}, {p.compiler}", layout.name, f"{s // 1024} KiB", str(layout.estimate[k]),
+                             "" if layout.simulated is None else str(layout.simulated[k]), str(layout.measured[k]),
+                             str(layout.lower_bound[k]), str(p.lld_warnings) if layout.name == "ordered" else "",
+                             "yes" if ok else "NO"])
+    return rows
+
+
+HEADER = ["program", "layout", "page", "estimate", "simulated", "measured", "lower bound", "lld warnings",
+          "within 3%"]
+
+
+def render_text(res):
+    out = [f"  goal: {res.goal}",
+           "  estimate: `orderfile estimate` on the binary itself; simulated: the ordered layout predicted from "
+           "the default binary; measured: pages the page probe counted (estimate --measure)"]
+    widths = [max(len(str(r[i])) for r in [HEADER] + _rows(res)) for i in range(len(HEADER))]
+    for row in [HEADER] + _rows(res):
+        out.append("  " + "  ".join(str(c).ljust(w) if i < 3 else str(c).rjust(w)
+                                     for i, (c, w) in enumerate(zip(row, widths))))
+    for p in res.programs:
+        for line in p.warning_lines:
+            out.append(f"  {p.program} ({p.compiler}): {line}")
+        out.append(f"  {p.program} ({p.compiler}): {p.entries} orderfile entries: {verdict(p.passed)}")
+    for p in res.programs:
+        if p.cold:
+            out.append(f"  {p.program} ({p.compiler}) cold launches (loop device, {READ_AHEAD_KB} KiB read-ahead): "
+                       + ", ".join(f"{layout} {c.median_ms:.2f} ms, {c.major_faults:g} major faults"
+                                   for layout, c in p.cold.items()))
+    out += [f"  skipped: {s}" for s in res.skipped]
+    return out
+
+
+def render_markdown(res, report):
+    body = [report.provenance(), "",
+            "`estimate`: `orderfile estimate` on the binary itself (trace recorded from it without a rebuild); "
+            "`simulated`: the ordered layout as `estimate` predicts it from the default binary; `measured`: "
+            "the pages the page probe counted (`estimate --measure`); `lower bound`: the launch code's bytes "
+            "÷ page size.", "",
+            md.table(HEADER, ["l", "l", "l", "r", "r", "r", "r", "r", "l"], _rows(res))]
+    cold = [[f"{p.program}, {p.compiler}", layout, f"{c.median_ms:.2f} ms", f"{c.major_faults:g}"]
+            for p in res.programs if p.cold for layout, c in p.cold.items()]
+    if cold:
+        body += ["", f"Cold launches from a loop device (direct I/O, {READ_AHEAD_KB} KiB read-ahead), the binary "
+                 "evicted before each, layouts interleaved; medians:", "",
+                 md.table(["program", "layout", "cold launch", "major faults"], ["l", "l", "r", "r"], cold)]
+    missed = [f"{p.program} ({p.compiler})" for p in res.programs if not p.passed]
+    if missed:
+        body += ["", "Goal missed for: " + ", ".join(missed) + "."]
+    return {"measured": "\n".join(body)}
+
+
+SECTION = Section(
+    name="measured",
+    help="estimate against the pages the shipped binary really touches (page probe), on ninja built by clang++ "
+         "and g++ and on a SwiftPM tool: default and ordered layouts, lower bound, lld warnings (goal: within 3 "
+         "pages or 3%, 0 warnings)",
+    result_type=MeasuredResult,
+    run=run,
+    render_text=render_text,
+    render_markdown=render_markdown,
+)

@@ -1,0 +1,210 @@
+import Foundation
+import OrderfileSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Pages of one module that a run really executed, counted by the page probe.
+public struct MeasuredModule: Codable, Sendable, Equatable {
+  /// The module as the loader named it (the main executable by its real path).
+  public var path: String
+  public var pages: [MeasuredPages]
+}
+
+/// Distinct pages touched at one page size.
+public struct MeasuredPages: Codable, Sendable, Equatable {
+  public var pageSize: UInt64
+  public var pages: Int
+}
+
+/// Why the probe stopped counting.
+public enum MeasurementEnd: String, Codable, Sendable, Equatable {
+  /// The program ran to its end (or was ended after the window).
+  case exit
+  /// The first call of an `--until` function.
+  case until
+  /// `--time-limit` milliseconds after the start.
+  case timeLimit = "time-limit"
+}
+
+/// One run of the shipped binary under the page probe (`libOrderfilePageProbe.so`).
+public struct MeasuredLaunch: Codable, Sendable, Equatable {
+  public var command: [String]
+  public var end: MeasurementEnd
+  /// The program's exit status, or 128 + the signal that ended it.
+  public var exitStatus: Int32
+  /// Set when the tool ended a program still running after the window closed.
+  public var endedByTool: Bool
+  /// Every module of the program's own files the probe watched, the main executable first.
+  public var modules: [MeasuredModule]
+
+  /// The module that is the file at `path` (same device and inode), else one of that file name.
+  public func module(for path: String) -> MeasuredModule? {
+    if let identity = FileIdentity(path: path),
+      let match = modules.first(where: { FileIdentity(path: $0.path) == identity })
+    {
+      return match
+    }
+    let name = (path as NSString).lastPathComponent
+    return modules.first { ($0.path as NSString).lastPathComponent == name }
+  }
+}
+
+/// Runs a program once with the page probe preloaded and reads what it counted.
+///
+/// The probe (Sources/OrderfilePageProbe/page_probe.c) makes the code of the program's
+/// own files unexecutable before the program's initializers run and records each 4 KiB
+/// page on its first fault; larger page sizes are derived from the same addresses, as
+/// the estimate derives them from function addresses.
+public struct PageProbe {
+  /// `libOrderfilePageProbe.so`.
+  public var library: String
+  public var pageSizes: [UInt64]
+
+  public init(library: String, pageSizes: [UInt64] = [4096, 16384, 65536]) {
+    self.library = library
+    self.pageSizes = pageSizes
+  }
+
+  /// The probe beside the runtime: `Scripts/build-runtime` and `Scripts/install` put both in one directory.
+  public static let libraryName = "libOrderfilePageProbe.so"
+
+  /// Function entries whose first call ends the count: ELF virtual addresses in `module`.
+  public struct Until: Sendable, Equatable {
+    public var module: String
+    public var addresses: [UInt64]
+
+    public init(module: String, addresses: [UInt64]) {
+      self.module = module
+      self.addresses = addresses
+    }
+  }
+
+  /// Runs `program` once; the program's stdout goes to `standardOutput` (our stderr by
+  /// default, so the report on stdout stays clean).
+  ///
+  /// - Parameters:
+  ///   - until: ends the count at the first call of one of these entries.
+  ///   - timeLimitMilliseconds: pages first touched later than this after the start are not counted.
+  ///   After the count ends, a program still running is ended (SIGTERM, then SIGKILL after a second).
+  public func measure(
+    program: String, arguments: [String], until: Until? = nil, timeLimitMilliseconds: Int? = nil,
+    standardOutput: Int32 = 2
+  ) throws -> MeasuredLaunch {
+    guard FileManager.default.fileExists(atPath: library) else { throw LayoutError.noPageProbe(path: library) }
+    var template = Array((NSTemporaryDirectory() + "/orderfile-measure.XXXXXX").utf8CString)
+    guard mkdtemp(&template) != nil else {
+      throw LayoutError.probeWroteNothing(program: program, status: -1)
+    }
+    let work = String(cString: template)
+    defer { try? FileManager.default.removeItem(atPath: work) }
+    let output = work + "/pages.txt"
+    var environment: [String: String] = ["ORDERFILE_PAGE_PROBE_OUTPUT": output]
+    let inherited = ProcessInfo.processInfo.environment["LD_PRELOAD"].map { " " + $0 } ?? ""
+    environment["LD_PRELOAD"] = library + inherited
+    if let until, !until.addresses.isEmpty {
+      // The probe compares it with the loader's names: the real, absolute path.
+      guard let resolved = realpath(until.module, nil) else { throw LayoutError.probeWroteNothing(program: until.module, status: -1) }
+      let realPath = String(cString: resolved)
+      free(resolved)
+      environment["ORDERFILE_PAGE_PROBE_UNTIL"] =
+        realPath + "@" + until.addresses.map { String($0, radix: 16) }.joined(separator: ",")
+    }
+    let path = ProcessRunner.resolve(program)
+    let start = MonotonicClock.nanoseconds()
+    let deadline = timeLimitMilliseconds.map { start + UInt64($0) * 1_000_000 }
+    let child = try ChildProcess.spawn(
+      path, arguments: [program] + arguments, environment: ChildProcess.environment(adding: environment),
+      program: program, standardOutput: standardOutput,
+      lastVariable: deadline.map { value in { "ORDERFILE_PAGE_PROBE_DEADLINE=\(value)" } })
+    let (status, endedByTool) = Self.wait(for: child, deadline: deadline, output: output)
+    guard let text = try? String(contentsOfFile: output, encoding: .utf8) else {
+      throw LayoutError.probeWroteNothing(program: program, status: status)
+    }
+    var launch = try Self.parse(text, pageSizes: pageSizes, program: program)
+    launch.command = [program] + arguments
+    launch.exitStatus = status
+    launch.endedByTool = endedByTool
+    return launch
+  }
+
+  /// Waits for the child; once the count is over (the deadline passed, or the probe wrote
+  /// its end line), a program still running is ended, since its pages no longer count.
+  static func wait(for child: ChildProcess, deadline: UInt64?, output: String) -> (Int32, Bool) {
+    var status: Int32 = 0
+    var endedAt: UInt64?
+    while true {
+      let result = waitpid(child.pid, &status, WNOHANG)
+      if result == child.pid { break }
+      if result < 0 && errno != EINTR { return (127, endedAt != nil) }
+      let now = MonotonicClock.nanoseconds()
+      if endedAt == nil {
+        let over = (deadline.map { now > $0 } ?? false) || Self.countEnded(output)
+        if over {
+          kill(child.pid, SIGTERM)
+          endedAt = now
+        }
+      } else if let endedAt, now - endedAt > 1_000_000_000 {
+        kill(child.pid, SIGKILL)
+      }
+      usleep(2_000)
+    }
+    return (ChildProcess.decode(waitStatus: status).status, endedAt != nil)
+  }
+
+  private static func countEnded(_ output: String) -> Bool {
+    guard let text = try? String(contentsOfFile: output, encoding: .utf8) else { return false }
+    return text.contains("\nend ")
+  }
+
+  /// Reads the probe's output (format in page_probe.c).
+  public static func parse(_ text: String, pageSizes: [UInt64], program: String) throws -> MeasuredLaunch {
+    var paths: [Int: String] = [:]
+    var order: [Int] = []
+    var pages: [Int: Set<UInt64>] = [:]
+    var end = MeasurementEnd.exit
+    for line in text.split(separator: "\n") {
+      let words = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
+      switch words.first {
+      case "module":
+        guard words.count == 4, let index = Int(words[1], radix: 16) else {
+          throw LayoutError.badProbeOutput(program: program, line: String(line))
+        }
+        paths[index] = String(words[3])
+        order.append(index)
+      case "page":
+        guard words.count == 3, let index = Int(words[1], radix: 16), let address = UInt64(words[2], radix: 16),
+          paths[index] != nil
+        else { throw LayoutError.badProbeOutput(program: program, line: String(line)) }
+        pages[index, default: []].insert(address)
+      case "end":
+        end = words.count > 1 && words[1] == "until" ? .until : .timeLimit
+      case "overflow":
+        continue
+      default:
+        throw LayoutError.badProbeOutput(program: program, line: String(line))
+      }
+    }
+    let modules = order.map { index in
+      let touched = pages[index] ?? []
+      return MeasuredModule(
+        path: paths[index] ?? "",
+        pages: pageSizes.map { size in MeasuredPages(pageSize: size, pages: Set(touched.map { $0 / size }).count) })
+    }
+    return MeasuredLaunch(command: [program], end: end, exitStatus: 0, endedByTool: false, modules: modules)
+  }
+}
+
+/// A file's device and inode, to tell whether two paths name one file.
+struct FileIdentity: Equatable {
+  var device: UInt64
+  var inode: UInt64
+
+  init?(path: String) {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    device = UInt64(info.st_dev)
+    inode = UInt64(info.st_ino)
+  }
+}

@@ -1,0 +1,96 @@
+import CLibdw
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+extension ELFFile {
+  /// The `DT_NEEDED` names and the `DT_RUNPATH`/`DT_RPATH` directories of `.dynamic`.
+  func dynamicDependencies() -> (needed: [String], searchPaths: [String]) {
+    var needed: [String] = []
+    var searchPaths: [String] = []
+    forEachSection { header, section, _ in
+      guard header.sh_type == UInt32(SHT_DYNAMIC), header.sh_entsize > 0, let data = elf_getdata(section, nil) else {
+        return
+      }
+      for index in 0..<Int32(clamping: header.sh_size / header.sh_entsize) {
+        var entry = GElf_Dyn()
+        guard gelf_getdyn(data, index, &entry) != nil else { continue }
+        let tag = entry.d_tag
+        guard tag == DT_NEEDED || tag == DT_RUNPATH || tag == DT_RPATH,
+          let text = elf_strptr(elf, Int(header.sh_link), Int(entry.d_un.d_val))
+        else { continue }
+        let value = String(cString: text)
+        if tag == DT_NEEDED { needed.append(value) } else { searchPaths += value.split(separator: ":").map(String.init) }
+      }
+    }
+    return (needed, searchPaths)
+  }
+
+  /// The names of `.dynsym` by whether this file defines them with global (or weak) binding.
+  func dynamicSymbolNames(defined: Bool) -> Set<String> {
+    var names = Set<String>()
+    forEachSection { header, section, _ in
+      guard header.sh_type == UInt32(SHT_DYNSYM), header.sh_entsize > 0, let data = elf_getdata(section, nil) else {
+        return
+      }
+      for index in 0..<Int32(clamping: header.sh_size / header.sh_entsize) {
+        var symbol = GElf_Sym()
+        guard gelf_getsym(data, index, &symbol) != nil, symbol.st_name != 0,
+          (symbol.st_shndx != UInt16(SHN_UNDEF)) == defined,
+          let name = elf_strptr(elf, Int(header.sh_link), Int(symbol.st_name))
+        else { continue }
+        names.insert(String(cString: name))
+      }
+    }
+    return names
+  }
+}
+
+/// Which names a link would find in a shared library rather than in the program's objects.
+///
+/// lld's `--symbol-ordering-file` looks each name up in its global symbol table. A name
+/// that only a shared library defines there (glibc's `pthread_atfork`, whose copy in the
+/// executable comes hidden from `libc_nonshared.a`) is refused: "unable to order shared
+/// symbol". The linked binary tells which names those are: a name its libraries export
+/// that the binary itself does not export.
+public struct SharedLibrarySymbols: Sendable {
+  /// Names the binary's `DT_NEEDED` libraries export.
+  public let exported: Set<String>
+  /// Names the binary itself defines in `.dynsym` (exported: the objects' global definitions won).
+  public let ownExports: Set<String>
+  /// `DT_NEEDED` libraries that could not be found or read.
+  public let unreadLibraries: [String]
+
+  /// Reads the binary at `path` and the shared libraries it needs, looked for in its
+  /// run paths and the system's library directories.
+  public init(binary path: String) throws {
+    let file = try ELFFile(path: path)
+    let (needed, runPaths) = file.dynamicDependencies()
+    let origin = (path as NSString).deletingLastPathComponent
+    let directories =
+      runPaths.map { $0.replacingOccurrences(of: "$ORIGIN", with: origin) } + [
+        "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+        "/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
+      ]
+    var exported = Set<String>()
+    var unread: [String] = []
+    for library in needed {
+      let candidates = library.contains("/") ? [library] : directories.map { $0 + "/" + library }
+      guard let found = candidates.lazy.compactMap({ try? ELFFile(path: $0) }).first else {
+        unread.append(library)
+        continue
+      }
+      exported.formUnion(found.dynamicSymbolNames(defined: true))
+    }
+    self.exported = exported
+    ownExports = file.dynamicSymbolNames(defined: true)
+    unreadLibraries = unread
+  }
+
+  /// Whether lld resolves `name` to a shared library's symbol when linking this binary again.
+  public func resolvesToSharedLibrary(_ name: String) -> Bool {
+    exported.contains(name) && !ownExports.contains(name)
+  }
+}
