@@ -34,6 +34,11 @@ public struct BoltRequest {
         "the compiler already split \(report.compilerSplitFunctions) functions of \(report.binary) into cold parts, which BOLT handles poorly: build with -Xclang -fno-split-cold-code (clang that splits by default) or without -fsplit-machine-functions"
       )
     }
+    if report.growth > BoltReport.notableGrowth {
+      output.warning(
+        "\(report.output) is \(String(format: "%.1f", report.growth)) times the size of \(report.binary) (\(report.outputBytes) bytes against \(report.inputBytes)): BOLT keeps the old text and adds a new segment; check the size before shipping it"
+      )
+    }
     if report.launchStatus != 0 {
       output.warning("the instrumented launch exited with status \(report.launchStatus); its profile was used")
     }
