@@ -16,8 +16,9 @@ public struct FlagsRequest: Sendable {
     case snippet(BuildSystem)
     /// JSON: `compile` and `link` arrays.
     case json
-    /// The installed runtime's pkg-config and CMake packages, as a Make and a CMake snippet.
-    case packages
+    /// The installed runtime's pkg-config and CMake packages, as a Make and a CMake snippet,
+    /// or the one of the build system given.
+    case packages(BuildSystem?)
   }
 
   public var build: Build
@@ -49,8 +50,8 @@ public struct FlagsRequest: Sendable {
       output.print(BuildFlags.shellLine(flags.link) + "\n")
     case .snippet(let system):
       output.print(system.snippet(flags, for: build) + "\n")
-    case .packages:
-      output.print(try Self.installedPackages().snippet + "\n")
+    case .packages(let system):
+      output.print(try Self.installedPackages().snippet(for: system) + "\n")
     case .both:
       let what: String
       switch build {

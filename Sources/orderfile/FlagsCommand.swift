@@ -35,6 +35,7 @@ struct FlagsCommand: ParsableCommand {
 
       An installed runtime also comes as packages (Scripts/install):
         orderfile flags --instrument --packages   # pkg-config and find_package
+        orderfile flags --instrument --packages --build-system cmake
 
       Swift and Rust (--language swift|rust) print the whole build command:
       'swift build' arguments, or RUSTFLAGS for cargo. Their instrumented
@@ -71,7 +72,7 @@ struct FlagsCommand: ParsableCommand {
   @Option(help: "The language of the program: \(Language.allCases.map(\.rawValue).joined(separator: ", ")) (swift and rust print the swift build or cargo command).")
   var language: Language = .c
 
-  @Flag(help: "With --instrument: link the installed runtime through its pkg-config or CMake package instead.")
+  @Flag(help: "With --instrument: link the installed runtime through its pkg-config or CMake package instead (--build-system make or cmake: that one alone).")
   var packages = false
 
   @Flag(help: "With --release: also keep relocations (-Wl,--emit-relocs), so 'orderfile bolt' can rewrite the binary.")
@@ -80,8 +81,13 @@ struct FlagsCommand: ParsableCommand {
   @OptionGroup var output: OutputFormatOptions<JSONFlag>
 
   func validate() throws {
-    if packages && (!instrument || cflags || ldflags || buildSystem != nil || language != .c || output.format == .json) {
-      throw ValidationError("--packages prints how to link the installed runtime: give it with --instrument alone")
+    if packages && (!instrument || cflags || ldflags || language != .c || output.format == .json) {
+      throw ValidationError(
+        "--packages prints how to link the installed runtime: give it with --instrument (and --build-system make or cmake) alone")
+    }
+    if packages && buildSystem == .swiftpm {
+      throw ValidationError(
+        "--packages has no SwiftPM package: use --instrument --build-system swiftpm, or --language swift --instrument")
     }
     if instrument && release != nil {
       throw ValidationError("give at most one of --instrument or --release <orderfile>")
@@ -110,7 +116,7 @@ struct FlagsCommand: ParsableCommand {
     if output.format == .json { return .json }
     if cflags { return .compile }
     if ldflags { return .link }
-    if packages { return .packages }
+    if packages { return .packages(buildSystem) }
     return buildSystem.map { .snippet($0) } ?? .both
   }
 

@@ -68,6 +68,18 @@ struct CLITests {
     }
   }
 
+  @Test("--help teaches the release binary first, as record's default and the README do")
+  func helpStartsWithReleaseBinary() throws {
+    let lines = try orderfile(["--help"]).standardOutput.split(separator: "\n").map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }
+    let steps = lines.filter { $0.first?.isNumber == true && $0.contains(". ") }
+    let first = try #require(steps.first, "no numbered steps in --help")
+    #expect(first.contains("release") && !first.contains("--instrument"), "\(first)")
+    let record = try #require(steps.first { $0.contains("orderfile record") })
+    #expect(!record.contains("--instrumented"), "\(record)")
+  }
+
   @Test("generate writes the orderfile in first-call order and is byte-identical on a second run")
   func generateIsDeterministic() throws {
     let fixture = try TracedBinary(called: ["main", "gamma_", "alpha"])
