@@ -42,6 +42,8 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     public var keptInOrderfile: Bool
     /// The release binary's copies of launch functions placed beside them (`foo.part.0`).
     public var placedCopies: [String]
+    /// Rust functions found in the release binary under another hash, entered under it.
+    public var rehashed: [ReleaseComparison.Rehash]
 
     public init(_ comparison: ReleaseComparison, present: Int) {
       binary = comparison.binaryPath
@@ -50,6 +52,7 @@ public struct GenerationReport: Codable, Sendable, Equatable {
       renamed = comparison.absent.filter { $0.reason == .renamed }
       keptInOrderfile = comparison.keptAbsent
       placedCopies = comparison.placedCopies
+      rehashed = comparison.rehashed
     }
   }
 

@@ -35,7 +35,7 @@ public struct GenerationTextRenderer: Renderer {
       if !module.staticInitializers.isEmpty {
         let unrecorded = module.unrecordedInitializers == 0 ? "" : ", \(module.unrecordedInitializers) not recorded"
         lines.append(
-          "  \(module.staticInitializers.count) static initializers placed first\(unrecorded): \(module.staticInitializers.prefix(5).map(Demangler.demangle).joined(separator: ", "))"
+          "  \(module.staticInitializers.count) static initializers placed first\(unrecorded): \(TextFormatting.list(module.staticInitializers.map(Demangler.demangle)))"
         )
       }
       if let worse = module.worseThanDefault { lines.append("  warning: " + worse.message) }
@@ -45,19 +45,19 @@ public struct GenerationTextRenderer: Renderer {
         lines.append("  \(module.duplicateRecords) records folded into functions already listed")
       }
       if !module.unresolvedAddresses.isEmpty {
-        let shown = module.unresolvedAddresses.prefix(5).joined(separator: ", ")
+        let shown = TextFormatting.list(module.unresolvedAddresses)
         lines.append("  \(module.unresolvedAddresses.count) addresses have no function symbol: \(shown)")
       }
       if !module.unplaceable.isEmpty {
         lines.append(
-          "  \(module.unplaceable.count) functions no orderfile can move (no size, or outside .text): \(module.unplaceable.prefix(5).joined(separator: ", "))")
+          "  \(module.unplaceable.count) functions no orderfile can move (no size, or outside .text): \(TextFormatting.list(module.unplaceable.map(Demangler.demangle)))")
       }
       if !module.coldParts.isEmpty {
-        lines.append("  \(module.coldParts.count) cold split parts kept out of the order: \(module.coldParts.prefix(5).joined(separator: ", "))")
+        lines.append("  \(module.coldParts.count) cold split parts kept out of the order: \(TextFormatting.list(module.coldParts.map(Demangler.demangle)))")
       }
       for ambiguous in module.ambiguousNames {
         lines.append(
-          "  note: \(ambiguous.addresses.count) local functions are named '\(ambiguous.name)'; the linker places all of them at this entry"
+          "  note: \(ambiguous.addresses.count) local functions are named '\(Demangler.demangle(ambiguous.name))'; the linker places all of them at this entry"
         )
       }
       if listFunctions, let functions = module.functions {
@@ -96,17 +96,22 @@ public struct GenerationTextRenderer: Renderer {
     let fate = release.keptInOrderfile ? "kept in the orderfile (--keep-absent)" : "left out of the orderfile"
     if !release.inlined.isEmpty {
       lines.append(
-        "  \(release.inlined.count) recorded functions are not in the release binary, inlined in the release build (\(fate)): \(release.inlined.prefix(5).map(Demangler.demangle).joined(separator: ", "))"
+        "  \(release.inlined.count) recorded functions are not in the release binary, inlined in the release build (\(fate)): \(TextFormatting.list(release.inlined.map(Demangler.demangle)))"
       )
     }
     if !release.renamed.isEmpty {
-      let shown = release.renamed.prefix(5).map { "\($0.name) is \($0.releaseName ?? "?") there" }
+      let shown = release.renamed.map { "\(Demangler.demangle($0.name)) is \($0.releaseName ?? "?") there" }
       lines.append(
-        "  \(release.renamed.count) recorded functions are renamed in the release build (\(fate)): \(shown.joined(separator: ", "))")
+        "  \(release.renamed.count) recorded functions are renamed in the release build (\(fate)): \(TextFormatting.list(shown))")
+    }
+    if !release.rehashed.isEmpty {
+      lines.append(
+        "  \(release.rehashed.count) recorded Rust functions have another hash in the release build (built with other settings), entered under the release build's name: \(TextFormatting.list(release.rehashed.map { Demangler.demangle($0.release) }))"
+      )
     }
     if !release.placedCopies.isEmpty {
       lines.append(
-        "  \(release.placedCopies.count) release-only \(release.placedCopies.count == 1 ? "copy" : "copies") of launch functions placed beside them: \(release.placedCopies.prefix(5).map(Demangler.demangle).joined(separator: ", "))"
+        "  \(release.placedCopies.count) release-only \(release.placedCopies.count == 1 ? "copy" : "copies") of launch functions placed beside them: \(TextFormatting.list(release.placedCopies.map(Demangler.demangle)))"
       )
     }
     return lines
