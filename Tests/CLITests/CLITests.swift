@@ -113,8 +113,32 @@ struct CLITests {
     #expect(passing.status == 0, "\(passing.standardError)")
     let failing = try orderfile(["generate", fixture.trace, "-o", output, "--min-match", "0.9"])
     #expect(failing.status == 1)
-    #expect(failing.standardError.contains("match rate 50.0% is below --min-match 90.0%"))
+    #expect(failing.standardError.contains("match rate 50.0% of tool is below --min-match 90.0%"))
     #expect(failing.standardOutput.contains("1 addresses have no function symbol: 0x10"))
+  }
+
+  @Test("--min-match gates each module that gets an orderfile, not the rate over all of them")
+  func minMatchPerModule() throws {
+    let fixture = try TracedBinary(called: ["main", "alpha", "beta", "gamma_"])
+    // A second module, a copy of the same binary, whose launch resolves one call in two.
+    let library = fixture.directory.file("libplugin.so")
+    try FileManager.default.copyItem(atPath: fixture.binary, toPath: library)
+    var trace = try TraceReader.read(path: fixture.trace)
+    trace.modules.append(
+      TraceModule(
+        index: 1, path: library, buildID: fixture.buildID, loadBase: 0x7f00_0000_0000, textRange: 0..<0x10_0000,
+        isMainExecutable: false))
+    let main = try #require(fixture.addresses["main"])
+    for (offset, address) in [main, 0x10].enumerated() {
+      trace.records.append(
+        FirstCall(module: 1, address: address, timeNanoseconds: 400 + UInt64(offset), threadID: 77, phase: .launch))
+    }
+    try AtomicFile.write(TraceEncoder.encode(trace), to: fixture.trace)
+    // 5 of 6 recorded functions resolve (83%), but the library's order has half of its own.
+    let result = try orderfile(
+      ["generate", fixture.trace, "--output-dir", fixture.directory.file("orders"), "--min-match", "0.8"])
+    #expect(result.status == 1, "\(result.standardOutput)")
+    #expect(result.standardError.contains("match rate 50.0% of libplugin.so is below --min-match 80.0%"), "\(result.standardError)")
   }
 
   @Test("a corrupt trace is one error line naming the file and offset, exit 65, nothing written")
