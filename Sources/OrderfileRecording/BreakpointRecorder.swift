@@ -1,5 +1,6 @@
 import Foundation
 import OrderfileSupport
+import OrderfileSymbolization
 import OrderfileTrace
 import OrderfileTracer
 
@@ -11,6 +12,9 @@ public enum BreakpointRecordingError: LocalizedError, ExitStatusProviding, Equat
   /// The program ran but no trace came of it; `reasons` are the warnings that say why
   /// (its executable has no usable symbols).
   case nothingRecorded(program: String, reasons: [String])
+  /// A `--until` name matches no function of the program's executable or of the libraries
+  /// it links; `nearest` are names of functions like it.
+  case untilMatchesNothing(name: String, program: String, nearest: [String])
 
   public var errorDescription: String? {
     switch self {
@@ -19,6 +23,12 @@ public enum BreakpointRecordingError: LocalizedError, ExitStatusProviding, Equat
     case .nothingRecorded(let program, let reasons):
       let why = reasons.isEmpty ? "it exited before calling any of its functions" : reasons.joined(separator: "; ")
       return "\(program): no function of the program was recorded: \(why)"
+    case .untilMatchesNothing(let name, let program, let nearest):
+      let hint =
+        nearest.isEmpty
+        ? "give a linkage name or a demangled one, as report and symbolize print them"
+        : "nearest: " + nearest.map { "'\($0)'" }.joined(separator: ", ")
+      return "--until '\(name)' names no function of \(program) or of the libraries it links: \(hint)"
     }
   }
 
@@ -26,6 +36,7 @@ public enum BreakpointRecordingError: LocalizedError, ExitStatusProviding, Equat
     switch self {
     case .tracer(_, _, let error): return error == ENOENT || error == EACCES ? .noInput : .internalError
     case .nothingRecorded: return .dataError
+    case .untilMatchesNothing: return .usage
     }
   }
 }
@@ -102,9 +113,10 @@ public struct BreakpointRecorder: Recorder {
   /// Runs the program once under the tracer. Warnings go to `warn` as they happen.
   public func record(program: String, arguments: [String], warn: @escaping (String) -> Void) throws -> Summary {
     let path = ProcessRunner.resolve(program)
+    try checkUntilFunctions(in: path, program: program)
     let session = TracingSession(
       planner: ModulePlanner(
-        stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, warn: warn),
+        stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, program: path, warn: warn),
       collector: TraceCollector(timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 }),
       warn: warn)
     var environment = ProcessInfo.processInfo.environment
@@ -119,6 +131,28 @@ public struct BreakpointRecorder: Recorder {
       recording: recording, armed: result.armed, races: result.races, armingMilliseconds: Double(result.arm_ns) / 1e6,
       unmatchedUntil: untilFunctions.filter { !session.planner.matchedStopNames.contains($0) },
       skippedSystemLibraries: session.planner.skippedSystemLibraries.sorted())
+  }
+
+  /// Fails before the program runs when a `--until` name matches no function of its
+  /// executable or of the libraries the loader resolves for it (those it would record):
+  /// a window that never ends would silently become the whole run. A library the program
+  /// loads itself (`dlopen`) is not seen here, nor a program that a script or a system
+  /// program (`sh -c`, `env`) starts: those are checked after the run.
+  func checkUntilFunctions(in path: String, program: String) throws {
+    guard !untilFunctions.isEmpty, !ModulePlanner.systemProgramDirectories.contains(where: path.hasPrefix),
+      let main = try? ELFSymbolizer(path: path)
+    else { return }
+    var files: [[FunctionSymbol]] = [main.functions]
+    for library in RuntimeRecorder.linkedLibraries(path) ?? []
+    where includeSystemLibraries || !TraceModule.isSystemLibrary(path: library) {
+      if let symbols = try? ELFSymbolizer(path: library) { files.append(symbols.functions) }
+    }
+    for name in untilFunctions {
+      let found = files.contains { functions in functions.contains { ModulePlanner.name(of: $0, matches: name) } }
+      guard !found else { continue }
+      throw BreakpointRecordingError.untilMatchesNothing(
+        name: name, program: program, nearest: StopName(name).nearest(in: files.flatMap { $0 }))
+    }
   }
 
   /// 128 + signal for a process a signal ended, as a shell reports it.

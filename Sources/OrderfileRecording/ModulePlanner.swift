@@ -55,10 +55,24 @@ final class ModulePlanner {
   /// System libraries left unarmed, for the closing note.
   private(set) var skippedSystemLibraries: Set<String> = []
 
-  init(stopNames: [String], includeSystemLibraries: Bool, warn: @escaping (String) -> Void) {
+  /// The program the user started (resolved path): its own executable is always theirs.
+  let program: String?
+
+  init(stopNames: [String], includeSystemLibraries: Bool, program: String? = nil, warn: @escaping (String) -> Void) {
     self.stopNames = stopNames
     self.includeSystemLibraries = includeSystemLibraries
+    self.program = program
     self.warn = warn
+  }
+
+  /// Folders of programs the system ships (`/usr/bin/true`, `sleep`): a launch that runs
+  /// one has nothing of the user's in it to warn about.
+  static let systemProgramDirectories = ["/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/libexec/"]
+
+  /// Whether the executable at `path` is a system program other than the one the user
+  /// started.
+  func isOtherSystemProgram(_ path: String) -> Bool {
+    path != program && Self.systemProgramDirectories.contains { path.hasPrefix($0) }
   }
 
   func plan(path: String, isMainExecutable: Bool, isInterpreter: Bool) -> ModulePlan {
@@ -74,6 +88,9 @@ final class ModulePlanner {
       skippedSystemLibraries.insert(path)
       return .empty
     }
+    // Another program the launch runs (a shell, `true`, `sleep`) is not the user's to
+    // relink: what it lacks is no warning, though it is recorded where it can be.
+    let warn: (String) -> Void = isMainExecutable && isOtherSystemProgram(path) ? { _ in } : self.warn
     let symbolizer: ELFSymbolizer
     do {
       symbolizer = try ELFSymbolizer(path: path)
@@ -127,18 +144,57 @@ final class ModulePlanner {
   /// without its parameter list and outer qualifiers (`App::firstFrameDrawn` matches
   /// `App::firstFrameDrawn()` and `ui::App::firstFrameDrawn()`; `App.launch` matches the
   /// Swift `Demo.App.launch() -> ()`; `handlers::editor_apply` matches the Rust
-  /// `rustapp::handlers::editor_apply`).
+  /// `rustapp::handlers::editor_apply`), or exactly as `report` and `symbolize` print it,
+  /// parameters included (`swift::performTypeChecking(swift::SourceFile&)`,
+  /// `App.serverIsUp(Swift.Int) -> ()`).
   static func name(of function: FunctionSymbol, matches wanted: String) -> Bool {
+    let pattern = StopName(wanted)
     // Demangling every symbol is slow; only names that contain the last word can match.
-    let lastWord = wanted.split(whereSeparator: { ":.".contains($0) }).last.map(String.init) ?? wanted
-    for name in function.allNames where name.contains(lastWord) {
-      if name == wanted { return true }
-      let readable = Demangler.demangle(name)
-      if readable == wanted || readable.hasPrefix(wanted + "(") { return true }
-      if readable.contains("::" + wanted + "(") || readable.contains("." + wanted + "(") { return true }
-      // Demangled Rust names have no parameter list: rustapp::handlers::editor_apply.
-      if readable.hasSuffix("::" + wanted) { return true }
+    for name in function.allNames where name.contains(pattern.lastWord) {
+      if pattern.matches(linkageName: name, demangled: Demangler.demangle(name)) { return true }
     }
     return false
+  }
+}
+
+/// A `--until` name, split for matching: the name before any parameter list, and its last
+/// word (the identifier a mangled name holds verbatim).
+struct StopName {
+  let wanted: String
+  /// `wanted` without its parameter list and what follows it (a Swift result type).
+  let base: String
+  let lastWord: String
+  var hasParameters: Bool { base != wanted }
+
+  init(_ wanted: String) {
+    self.wanted = wanted
+    base = wanted.firstIndex(of: "(").map { String(wanted[..<$0]) } ?? wanted
+    lastWord = base.split(whereSeparator: { ":.".contains($0) }).last.map(String.init) ?? base
+  }
+
+  func matches(linkageName name: String, demangled readable: String) -> Bool {
+    if name == wanted || readable == wanted { return true }
+    if hasParameters {
+      // As printed, with its outer qualifiers left off.
+      return readable.hasSuffix("::" + wanted) || readable.hasSuffix("." + wanted)
+    }
+    if readable.hasPrefix(wanted + "(") { return true }
+    if readable.contains("::" + wanted + "(") || readable.contains("." + wanted + "(") { return true }
+    // Demangled Rust names have no parameter list: rustapp::handlers::editor_apply.
+    return readable.hasSuffix("::" + wanted)
+  }
+
+  /// Up to `limit` demangled names of `functions` nearest to this one, for an error: those
+  /// that contain its last word (ignoring case), shortest first.
+  func nearest(in functions: [FunctionSymbol], limit: Int = 5) -> [String] {
+    let word = lastWord.lowercased()
+    guard word.count >= 3 else { return [] }
+    var found = Set<String>()
+    for function in functions {
+      for name in function.allNames where name.lowercased().contains(word) {
+        found.insert(Demangler.demangle(name))
+      }
+    }
+    return found.sorted { ($0.count, $0) < ($1.count, $1) }.prefix(limit).map { $0 }
   }
 }

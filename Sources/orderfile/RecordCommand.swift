@@ -1,6 +1,8 @@
 import ArgumentParser
+import Foundation
 import OrderfileCommands
 import OrderfileRecording
+import OrderfileSupport
 
 struct RecordCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -95,9 +97,18 @@ struct RecordCommand: ParsableCommand {
   }
 
   private func recorder() throws -> any Recorder {
-    let mode: RecordingMode =
-      noRebuild || !until.isEmpty || systemLibraries
-      ? .noRebuild : instrumented ? .instrumented : try RecordingMode.automatic(for: words[0])
+    let noRebuildOptions = (until.isEmpty ? [] : ["--until"]) + (systemLibraries ? ["--system-libraries"] : [])
+    var mode: RecordingMode =
+      noRebuild ? .noRebuild : instrumented ? .instrumented : try RecordingMode.automatic(for: words[0])
+    if !noRebuild && !instrumented && !noRebuildOptions.isEmpty {
+      // An instrumented build is recorded with its runtime unless asked otherwise: options
+      // of the other mode must not switch modes behind the user's back. (A name that is no
+      // executable is left to the breakpoint recorder, whose error says so.)
+      if mode == .instrumented && FileManager.default.isExecutableFile(atPath: ProcessRunner.resolve(words[0])) {
+        throw RecordingError.noRebuildOptionsForInstrumented(program: words[0], options: noRebuildOptions)
+      }
+      mode = .noRebuild
+    }
     switch mode {
     case .instrumented:
       return RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimit, capacity: capacity)
