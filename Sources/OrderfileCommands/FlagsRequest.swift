@@ -87,7 +87,8 @@ public struct FlagsRequest: Sendable {
 
   /// Swift and Rust: the whole build command, or its arguments as JSON.
   private func runForLanguage() throws -> CommandOutput {
-    let arguments = try LanguageBuild.forBuild(build, language: language, environment: ProcessInfo.processInfo.environment)
+    var arguments = try LanguageBuild.forBuild(build, language: language, environment: ProcessInfo.processInfo.environment)
+    if keepRelocations { arguments.keepRelocations() }
     var output = CommandOutput()
     if shape == .json {
       output.print(try JSONRenderer().render(arguments))
@@ -95,9 +96,21 @@ public struct FlagsRequest: Sendable {
     }
     let what: String
     switch build {
-    case .recordable: what = "The release build, recorded as it is (orderfile record -- ./app)"
-    case .release: what = "The release build with the order applied"
-    case .instrumented: what = "The instrumented build (SanitizerCoverage trace-pc-guard); give it a build folder of its own"
+    case .recordable:
+      what =
+        language == .rust
+        ? "The release build, recorded as it is (orderfile record -- target/\(LanguageBuild.hostTriple)/release/app)"
+        : "The release build, recorded as it is (orderfile record -- ./app)"
+    case .release:
+      what =
+        language == .rust
+        ? "The release build with the order applied (the --cfg name follows the orderfile's contents, so cargo relinks when it changes: print this again after each generate)"
+        : "The release build with the order applied"
+    case .instrumented:
+      what =
+        language == .rust
+        ? "The instrumented build (SanitizerCoverage trace-pc-guard), in a folder of its own; build scripts and proc macros stay uninstrumented"
+        : "The instrumented build (SanitizerCoverage trace-pc-guard); give it a build folder of its own"
     }
     output.print("# \(what):\n\(arguments.commandLine)\n")
     return output

@@ -92,8 +92,12 @@ struct FlagsCommand: ParsableCommand {
     if instrument && release != nil {
       throw ValidationError("give at most one of --instrument or --release <orderfile>")
     }
-    if emitRelocs && (release == nil || language != .c || format == .ld64) {
+    if emitRelocs && (release == nil || format == .ld64) {
       throw ValidationError("--emit-relocs is for the ordered release build of an ELF program: give it with --release and --format lld or gold")
+    }
+    if compiler != nil && language != .c {
+      throw ValidationError(
+        "--compiler picks the C compiler's hook flag: --language \(language.rawValue) builds with \(language == .rust ? "rustc" : "swiftc")")
     }
     if cflags && ldflags { throw ValidationError("--cflags and --ldflags print one line each: give one") }
     if language != .c {
