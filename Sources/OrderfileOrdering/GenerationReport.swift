@@ -15,6 +15,9 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     public var launchRecords: Int
     public var uncommittedRecords: Int
     public var droppedFirstCalls: UInt64
+    /// Whether the program's runtime wrote the trace (an instrumented build), not `record`
+    /// without a rebuild.
+    public var fromRuntime: Bool
   }
 
   public struct Entry: Codable, Sendable, Equatable {
@@ -103,7 +106,7 @@ public struct GenerationReport: Codable, Sendable, Equatable {
       path: trace.path, pid: trace.header.pid, closed: trace.header.isClosed,
       windowReason: trace.header.windowReason, records: trace.records.count,
       launchRecords: trace.launchRecords.count, uncommittedRecords: trace.uncommittedRecords,
-      droppedFirstCalls: trace.header.droppedCount)
+      droppedFirstCalls: trace.header.droppedCount, fromRuntime: trace.header.isFromRuntime)
     self.format = format
     self.matchRate = generation.matchRate
     self.modules = generation.orders.map { order in

@@ -29,9 +29,14 @@ public struct GenerationTextRenderer: Renderer {
       let against = module.release.map { " against the release binary \($0.binary)" } ?? ""
       // Lines, not functions: local functions sharing a name are one line.
       let functions = module.lines == module.entries ? "" : " for \(module.entries) functions"
-      lines.append(
-        "  \(module.lines) lines\(functions) from \(module.recordedFunctions) recorded functions (\(TextFormatting.percent(module.matchRate)) matched\(against))"
-      )
+      if module.recordedFunctions == 0 {
+        // Nothing recorded is nothing matched: no rate to speak of.
+        lines.append("  \(module.lines) lines: no launch function of this module was recorded")
+      } else {
+        lines.append(
+          "  \(module.lines) lines\(functions) from \(module.recordedFunctions) recorded functions (\(TextFormatting.percent(module.matchRate)) matched\(against))"
+        )
+      }
       if !module.staticInitializers.isEmpty {
         let unrecorded = module.unrecordedInitializers == 0 ? "" : ", \(module.unrecordedInitializers) not recorded"
         lines.append(
@@ -86,7 +91,9 @@ public struct GenerationTextRenderer: Renderer {
       "match rate \(TextFormatting.percent(report.matchRate))"
         + (checked
           ? " (against the release binaries)"
-          : " (against the instrumented binary: give --release-binary to match against the binary you link)"))
+          : report.trace.fromRuntime
+            ? " (against the instrumented binary: give --release-binary to match against the binary you link)"
+            : " (against the recorded binary, recorded without a rebuild)"))
     return lines.joined(separator: "\n") + "\n"
   }
 

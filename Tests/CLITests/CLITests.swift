@@ -117,6 +117,21 @@ struct CLITests {
     #expect(failing.standardOutput.contains("1 addresses have no function symbol: 0x10"))
   }
 
+  @Test("the match rate of a trace recorded without a rebuild is against that binary, not an instrumented one")
+  func matchRateWording() throws {
+    let fixture = try TracedBinary(called: ["main", "alpha"])
+    let released = try orderfile(["generate", fixture.trace, "-o", fixture.directory.file("a.order")])
+    #expect(released.standardOutput.contains("(against the recorded binary, recorded without a rebuild)"), "\(released.standardOutput)")
+    #expect(!released.standardOutput.contains("instrumented"), "\(released.standardOutput)")
+    // The runtime notes when its start-up ended: its trace is of an instrumented build.
+    var trace = try TraceReader.read(path: fixture.trace)
+    trace.header.versionMinor = 2
+    trace.header.startupEndNanoseconds = trace.header.traceStartNanoseconds + 10
+    try AtomicFile.write(TraceEncoder.encode(trace), to: fixture.trace)
+    let instrumented = try orderfile(["generate", fixture.trace, "-o", fixture.directory.file("b.order")])
+    #expect(instrumented.standardOutput.contains("(against the instrumented binary: give --release-binary"))
+  }
+
   @Test("--min-match gates each module that gets an orderfile, not the rate over all of them")
   func minMatchPerModule() throws {
     let fixture = try TracedBinary(called: ["main", "alpha", "beta", "gamma_"])

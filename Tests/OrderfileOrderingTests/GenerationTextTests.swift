@@ -1,3 +1,4 @@
+import Foundation
 import OrderfileSupport
 import OrderfileSymbolization
 import Testing
@@ -25,5 +26,24 @@ struct GenerationTextTests {
       keptAbsent: false)
     let line = GenerationTextRenderer.releaseLines(.init(comparison, present: 1)).joined()
     #expect(line.contains("shape::area()"), "\(line)")
+  }
+
+  @Test("a module with nothing recorded is not called 100% matched; the rate's wording follows the recorder")
+  func emptyModuleAndWording() throws {
+    let json = """
+      {"trace": {"path": "t.trace", "pid": 1, "closed": true, "windowReason": 3, "records": 1, "launchRecords": 1,
+                 "uncommittedRecords": 0, "droppedFirstCalls": 0, "fromRuntime": false},
+       "format": "lld", "matchRate": 1,
+       "modules": [{"path": "/opt/x/libempty.so", "binary": "/opt/x/libempty.so", "buildID": "", "recordedFunctions": 0,
+                    "entries": 0, "lines": 0, "matchRate": 1, "staticInitializers": [], "unrecordedInitializers": 0,
+                    "duplicateRecords": 0, "foldedAliases": 0, "unresolvedAddresses": [], "coldParts": [],
+                    "unplaceable": [], "ambiguousNames": []}],
+       "skippedModules": []}
+      """
+    let report = try JSONDecoder().decode(GenerationReport.self, from: Data(json.utf8))
+    let text = try GenerationTextRenderer().render(report)
+    #expect(!text.contains("100.0% matched"), "\(text)")
+    #expect(text.contains("0 lines: no launch function of this module was recorded"), "\(text)")
+    #expect(text.contains("(against the recorded binary, recorded without a rebuild)"), "\(text)")
   }
 }
