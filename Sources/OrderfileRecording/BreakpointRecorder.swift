@@ -184,7 +184,14 @@ public struct BreakpointRecorder: Recorder {
     }
     if main.trace.records.isEmpty { throw BreakpointRecordingError.nothingRecorded(program: program, reasons: []) }
     for file in files { try AtomicFile.write(file.bytes, to: file.path) }
-    return Recording(status: status, tracePath: output, childTraces: files.map(\.path).filter { $0 != output })
+    Recording.removeEarlierSiblings(of: output, keeping: files.map(\.path))
+    // An image a process replaced by execve is that process's, not another's.
+    let replaced = Set(
+      traces.filter { !$0.isFinalImage }.map { "\(output).\($0.pid).\($0.image + 1)" })
+    let others = files.map(\.path).filter { $0 != output }
+    return Recording(
+      status: status, tracePath: output, childTraces: others.filter { !replaced.contains($0) },
+      execTraces: others.filter { replaced.contains($0) })
   }
 }
 

@@ -60,6 +60,7 @@ public struct RuntimeRecorder: Recorder {
         children.append(destination)
       }
     }
+    Recording.removeEarlierSiblings(of: output, keeping: children + images.map(\.path))
     return Recording(
       status: status, tracePath: output, childTraces: children,
       execTraces: images.sorted { ($0.number, $0.path) < ($1.number, $1.path) }.map(\.path))

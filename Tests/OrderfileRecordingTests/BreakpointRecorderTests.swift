@@ -116,9 +116,12 @@ struct BreakpointRecorderTests {
     let recorded = try record(binary, output: trace, programOutput: work.file("out"))
     #expect(recorded.summary.recording.status == 0)
     #expect(try FileReading.text(atPath: work.file("out")) == "child said 4, parent 5\nsecond image 5\n")
-    // The shell's image, the program's first image and its forked child.
-    let others = recorded.summary.recording.childTraces
-    #expect(others.count == 3, "\(others)")
+    // The shell's image and the program's first image are images of the main process,
+    // replaced by exec; the forked child is another process.
+    let images = recorded.summary.recording.execTraces
+    #expect(images.count == 2, "\(images)")
+    #expect(recorded.summary.recording.childTraces.count == 1, "\(recorded.summary.recording.childTraces)")
+    let others = images + recorded.summary.recording.childTraces
     // The final image is the main trace.
     let final = try TraceReader.read(path: trace)
     #expect(try names(in: final, module: "/lineage").contains("second_image"))
@@ -136,6 +139,15 @@ struct BreakpointRecorderTests {
     let own = childNames[(child.header.forkRecordIndex ?? 0)...]
     #expect(own.contains("child_only"), "\(childNames)")
     #expect(!own.contains("first_image"))
+
+    // A second recording replaces the whole set: a child trace of an earlier run that this
+    // one does not write goes; a file that is not a trace stays.
+    let stale = trace + ".99999"
+    try FileManager.default.copyItem(atPath: childPath, toPath: stale)
+    try AtomicFile.write("notes\n", to: trace + ".12345")
+    _ = try record(binary, output: trace, programOutput: work.file("out"))
+    #expect(!FileManager.default.fileExists(atPath: stale))
+    #expect(FileManager.default.fileExists(atPath: trace + ".12345"))
   }
 
   @Test("threads that block every signal are recorded, and the program runs to its end")
