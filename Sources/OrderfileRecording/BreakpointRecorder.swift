@@ -59,15 +59,18 @@ public struct BreakpointRecorder: Recorder {
   public var untilFunctions: [String]
   /// Arm system libraries (libc, libstdc++) too.
   public var includeSystemLibraries: Bool
+  /// Modules to arm or leave alone by name or path (`--include-module`, `--exclude-module`).
+  public var modules: ModuleSelection
 
   public init(
     output: String, timeLimitMilliseconds: Int? = nil, untilFunctions: [String] = [],
-    includeSystemLibraries: Bool = false
+    includeSystemLibraries: Bool = false, modules: ModuleSelection = .init()
   ) {
     self.output = output
     self.timeLimitMilliseconds = timeLimitMilliseconds
     self.untilFunctions = untilFunctions
     self.includeSystemLibraries = includeSystemLibraries
+    self.modules = modules
   }
 
   /// What the recording saw beyond the traces themselves.
@@ -84,6 +87,8 @@ public struct BreakpointRecorder: Recorder {
     public var unmatchedUntil: [String]
     /// System libraries left unarmed.
     public var skippedSystemLibraries: [String]
+    /// Modules left unarmed because `--exclude-module` named them.
+    public var excludedModules: [String] = []
   }
 
   /// Runs the program once under the tracer; what it has to say comes back in the recording.
@@ -104,6 +109,10 @@ public struct BreakpointRecorder: Recorder {
       recording.notes.append(
         "\(summary.skippedSystemLibraries.count) system libraries not recorded (--system-libraries records them)")
     }
+    if !summary.excludedModules.isEmpty {
+      recording.notes.append(
+        "not recorded, as --exclude-module asked: \(TextFormatting.list(summary.excludedModules.map { PathName.split($0).base }))")
+    }
     for name in summary.unmatchedUntil {
       recording.warnings.append("--until '\(name)' named no function of the recorded modules; the window ended at exit")
     }
@@ -116,7 +125,8 @@ public struct BreakpointRecorder: Recorder {
     try checkUntilFunctions(in: path, program: program)
     let session = TracingSession(
       planner: ModulePlanner(
-        stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, program: path, warn: warn),
+        stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, program: path, selection: modules,
+        warn: warn),
       collector: TraceCollector(timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 }),
       warn: warn)
     var environment = ProcessInfo.processInfo.environment
@@ -130,7 +140,8 @@ public struct BreakpointRecorder: Recorder {
     return Summary(
       recording: recording, armed: result.armed, races: result.races, armingMilliseconds: Double(result.arm_ns) / 1e6,
       unmatchedUntil: untilFunctions.filter { !session.planner.matchedStopNames.contains($0) },
-      skippedSystemLibraries: session.planner.skippedSystemLibraries.sorted())
+      skippedSystemLibraries: session.planner.skippedSystemLibraries.sorted(),
+      excludedModules: session.planner.excludedModules.sorted())
   }
 
   /// Fails before the program runs when a `--until` name matches no function of its
@@ -144,7 +155,9 @@ public struct BreakpointRecorder: Recorder {
     else { return }
     var files: [[FunctionSymbol]] = [main.functions]
     for library in RuntimeRecorder.linkedLibraries(path) ?? []
-    where includeSystemLibraries || !TraceModule.isSystemLibrary(path: library) {
+    where !modules.excludes(library)
+      && (includeSystemLibraries || modules.includes(library) || !TraceModule.isSystemLibrary(path: library))
+    {
       if let symbols = try? ELFSymbolizer(path: library) { files.append(symbols.functions) }
     }
     for name in untilFunctions {

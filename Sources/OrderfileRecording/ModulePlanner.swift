@@ -1,3 +1,4 @@
+import OrderfileSupport
 import OrderfileSymbolization
 import OrderfileTrace
 
@@ -37,6 +38,32 @@ final class ModulePlan {
   static var empty: ModulePlan { ModulePlan() }
 }
 
+/// Modules named on the command line to record or to leave alone, each by its file name
+/// (`libfoo.so`) or by a path or folder it lies in (`/opt/vendor/`).
+public struct ModuleSelection: Sendable, Equatable {
+  /// Armed even where they would not be (system and toolchain libraries).
+  public var include: [String]
+  /// Never armed (the main executable excepted: without it there is no launch).
+  public var exclude: [String]
+
+  public init(include: [String] = [], exclude: [String] = []) {
+    self.include = include
+    self.exclude = exclude
+  }
+
+  static func names(_ path: String, _ patterns: [String]) -> Bool {
+    let base = PathName.split(path).base
+    return patterns.contains { pattern in
+      pattern.contains("/")
+        ? path == pattern || path.hasPrefix(pattern.hasSuffix("/") ? pattern : pattern + "/")
+        : base == pattern
+    }
+  }
+
+  func includes(_ path: String) -> Bool { Self.names(path, include) }
+  func excludes(_ path: String) -> Bool { Self.names(path, exclude) }
+}
+
 /// Decides, once per module file, which function entries the breakpoint recorder arms.
 ///
 /// Every function of the program's own files is armed: the executable and the shared
@@ -57,11 +84,18 @@ final class ModulePlanner {
 
   /// The program the user started (resolved path): its own executable is always theirs.
   let program: String?
+  let selection: ModuleSelection
+  /// Modules left unarmed because `--exclude-module` named them.
+  private(set) var excludedModules: Set<String> = []
 
-  init(stopNames: [String], includeSystemLibraries: Bool, program: String? = nil, warn: @escaping (String) -> Void) {
+  init(
+    stopNames: [String], includeSystemLibraries: Bool, program: String? = nil, selection: ModuleSelection = .init(),
+    warn: @escaping (String) -> Void
+  ) {
     self.stopNames = stopNames
     self.includeSystemLibraries = includeSystemLibraries
     self.program = program
+    self.selection = selection
     self.warn = warn
   }
 
@@ -84,7 +118,13 @@ final class ModulePlanner {
 
   private func makePlan(path: String, isMainExecutable: Bool, isInterpreter: Bool) -> ModulePlan {
     if isInterpreter { return loaderPlan(path: path) }
-    if !isMainExecutable && !includeSystemLibraries && TraceModule.isSystemLibrary(path: path) {
+    if !isMainExecutable && selection.excludes(path) {
+      excludedModules.insert(path)
+      return .empty
+    }
+    if !isMainExecutable && !includeSystemLibraries && !selection.includes(path)
+      && TraceModule.isSystemLibrary(path: path)
+    {
       skippedSystemLibraries.insert(path)
       return .empty
     }

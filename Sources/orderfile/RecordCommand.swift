@@ -66,6 +66,20 @@ struct RecordCommand: ParsableCommand {
   @Flag(help: "Without a rebuild: record system libraries (libc, libstdc++) too.")
   var systemLibraries = false
 
+  @Option(
+    name: .customLong("include-module"),
+    help: ArgumentHelp(
+      "Without a rebuild: also record this library, by file name (libfoo.so) or by a path or folder it lies in; for system and toolchain libraries (repeatable).",
+      valueName: "name-or-path"))
+  var includeModules: [String] = []
+
+  @Option(
+    name: .customLong("exclude-module"),
+    help: ArgumentHelp(
+      "Without a rebuild: do not record this library, by file name or by a path or folder it lies in (repeatable).",
+      valueName: "name-or-path"))
+  var excludeModules: [String] = []
+
   @Flag(name: .shortAndLong, help: "Print only warnings and errors, not the summary of what was recorded.")
   var quiet = false
 
@@ -82,12 +96,15 @@ struct RecordCommand: ParsableCommand {
       throw ValidationError("give the program to run after '--', e.g. orderfile record -o launch.trace -- ./app")
     }
     if noRebuild && instrumented { throw ValidationError("give at most one of --no-rebuild and --instrumented") }
-    if instrumented && (!until.isEmpty || systemLibraries) {
+    if instrumented && (!until.isEmpty || systemLibraries || !includeModules.isEmpty || !excludeModules.isEmpty) {
       throw ValidationError(
-        "--until and --system-libraries record without a rebuild; an instrumented program ends its window with orderfile_startup_complete()")
+        "--until, --system-libraries, --include-module and --exclude-module record without a rebuild; an instrumented program ends its window with orderfile_startup_complete()")
     }
     if noRebuild && capacity != nil { throw ValidationError("--capacity is for --instrumented: without a rebuild every function is recorded") }
     if until.contains(where: \.isEmpty) { throw ValidationError("--until needs a function name") }
+    if includeModules.contains(where: \.isEmpty) || excludeModules.contains(where: \.isEmpty) {
+      throw ValidationError("--include-module and --exclude-module need a file name or a path")
+    }
   }
 
   func run() throws {
@@ -97,7 +114,9 @@ struct RecordCommand: ParsableCommand {
   }
 
   private func recorder() throws -> any Recorder {
-    let noRebuildOptions = (until.isEmpty ? [] : ["--until"]) + (systemLibraries ? ["--system-libraries"] : [])
+    let noRebuildOptions =
+      (until.isEmpty ? [] : ["--until"]) + (systemLibraries ? ["--system-libraries"] : [])
+      + (includeModules.isEmpty ? [] : ["--include-module"]) + (excludeModules.isEmpty ? [] : ["--exclude-module"])
     var mode: RecordingMode =
       noRebuild ? .noRebuild : instrumented ? .instrumented : try RecordingMode.automatic(for: words[0])
     if !noRebuild && !instrumented && !noRebuildOptions.isEmpty {
@@ -114,7 +133,8 @@ struct RecordCommand: ParsableCommand {
       return RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimit, capacity: capacity)
     case .noRebuild:
       return BreakpointRecorder(
-        output: output, timeLimitMilliseconds: timeLimit, untilFunctions: until, includeSystemLibraries: systemLibraries)
+        output: output, timeLimitMilliseconds: timeLimit, untilFunctions: until, includeSystemLibraries: systemLibraries,
+        modules: ModuleSelection(include: includeModules, exclude: excludeModules))
     }
   }
 }
