@@ -53,8 +53,9 @@ public struct RuntimePackages: Sendable, Equatable, Codable {
     // the project's static and shared libraries too (whose code a launch mostly runs), and
     // it cannot clash with a project that uses target_link_libraries' plain signature.
     let cmake = """
-      # CMake, through find_package\(cmakePrefix), in the top-level CMakeLists.txt before the
-      # targets: every target after it is instrumented and links the runtime.
+      # CMake, through find_package\(cmakePrefix):
+      # in the top-level CMakeLists.txt, before the targets; every target after it (the
+      # project's own libraries too) is instrumented and links the runtime.
       find_package(\(Self.cmakePackage) REQUIRED)
       link_libraries(\(Self.cmakeTarget))
       """

@@ -44,6 +44,17 @@ struct RuntimePackagesTests {
     #expect(packages.snippet.contains("$(shell pkg-config --libs orderfile-runtime)"))
   }
 
+  @Test("the README shows every line --packages prints for an installed prefix")
+  func readmeShowsPackages() throws {
+    let packages = RuntimePackages(
+      prefix: "/usr/local", pkgConfigDirectory: "/usr/local/lib/pkgconfig",
+      cmakeDirectory: "/usr/local/lib/cmake/OrderfileRuntime")
+    let readme = try String(contentsOfFile: PackagePaths.root + "/README.md", encoding: .utf8)
+    for line in packages.snippet.split(separator: "\n") where !line.hasPrefix("# Make") {
+      #expect(readme.contains(line), "README lacks the printed line: \(line)")
+    }
+  }
+
   @Test("a runtime without both package files has no packages")
   func missingPackage() throws {
     let prefix = try installedPrefix(withCMake: false)
