@@ -21,7 +21,13 @@ public struct ProfileBuilder {
     var preMain: StartupProfile.PreMain?
     var boundaries: [StartupProfile.Boundary] = [
       .init(kind: .processStart, name: "process start", timeNanoseconds: 0, thread: nil),
-      .init(kind: .firstHook, name: "first hook", timeNanoseconds: relative(trace.header.traceStartNanoseconds), thread: nil),
+      // A traced image inherits its parent's first calls from before the fork, earlier than
+      // its own trace started: the first hook is then the earliest call, so that no phase
+      // runs backwards ("main → first hook").
+      .init(
+        kind: .firstHook, name: "first hook",
+        timeNanoseconds: relative(min(trace.header.traceStartNanoseconds, trace.records.map(\.timeNanoseconds).min() ?? .max)),
+        thread: nil),
     ]
     if let mainModule,
       let main = trace.records.first(where: {
