@@ -51,7 +51,8 @@ public enum BreakpointRecordingError: LocalizedError, ExitStatusProviding, Equat
 ///
 /// Traces: the program's first process writes `output` (its final image, when it execs);
 /// every other process image writes `output.<pid>`, and an image a process replaced by
-/// `execve` writes `output.<pid>.<n>` (n = 1 for its first image).
+/// `execve` writes `output.<pid>.exec<n>`, n the execs before it (exec0: the process's
+/// first image), the name the runtime gives a later image of a process too.
 public struct BreakpointRecorder: Recorder {
   public var output: String
   public var timeLimitMilliseconds: Int?
@@ -168,6 +169,12 @@ public struct BreakpointRecorder: Recorder {
     }
   }
 
+  /// Where the trace of an image that `execve` replaced goes: `<trace>.<pid>.exec<n>`, n
+  /// the execs before the image, as the runtime names a process's later images.
+  static func replacedImagePath(_ output: String, pid: Int32, image: Int) -> String {
+    "\(output).\(pid).exec\(image)"
+  }
+
   /// 128 + signal for a process a signal ended, as a shell reports it.
   static func exitStatus(_ waitStatus: Int32) -> Int32 {
     let signal = waitStatus & 0x7f
@@ -189,7 +196,7 @@ public struct BreakpointRecorder: Recorder {
       } else if finished.isFinalImage {
         path = "\(output).\(finished.pid)"
       } else {
-        path = "\(output).\(finished.pid).\(finished.image + 1)"
+        path = Self.replacedImagePath(output, pid: finished.pid, image: finished.image)
       }
       var trace = finished.trace
       trace.path = path
@@ -200,7 +207,7 @@ public struct BreakpointRecorder: Recorder {
     Recording.removeEarlierSiblings(of: output, keeping: files.map(\.path))
     // An image a process replaced by execve is that process's, not another's.
     let replaced = Set(
-      traces.filter { !$0.isFinalImage }.map { "\(output).\($0.pid).\($0.image + 1)" })
+      traces.filter { !$0.isFinalImage }.map { Self.replacedImagePath(output, pid: $0.pid, image: $0.image) })
     let others = files.map(\.path).filter { $0 != output }
     return Recording(
       status: status, tracePath: output, childTraces: others.filter { !replaced.contains($0) },

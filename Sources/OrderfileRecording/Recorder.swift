@@ -21,7 +21,8 @@ public protocol Recorder {
 /// What one recording run left behind.
 public struct Recording: Sendable {
   /// Removes the traces an earlier recording to `output` left beside it for other
-  /// processes and images (`<trace>.<pid>`, `<trace>.<pid>.<n>`, `<trace>[.<pid>].exec<n>`)
+  /// processes and images (`<trace>.<pid>`, `<trace>[.<pid>].exec<n>`, and the older
+  /// `<trace>.<pid>.<n>`)
   /// that this recording did not write (`kept`): a new recording replaces the whole set,
   /// and an earlier run's child must not pass for one of this run. Only files that are
   /// traces go; anything else of a similar name stays.

@@ -126,8 +126,10 @@ struct BreakpointRecorderTests {
     let final = try TraceReader.read(path: trace)
     #expect(try names(in: final, module: "/lineage").contains("second_image"))
     #expect(try !names(in: final, module: "/lineage").contains("first_image"))
-    // The images exec replaced: <trace>.<pid>.1 (the shell), <trace>.<pid>.2.
-    let firstImagePath = try #require(others.first { $0.hasSuffix(".\(final.header.pid).2") })
+    // The images exec replaced, named as the runtime names a process's images:
+    // <trace>.<pid>.exec0 (the shell), <trace>.<pid>.exec1.
+    #expect(Set(images) == [trace + ".\(final.header.pid).exec0", trace + ".\(final.header.pid).exec1"], "\(images)")
+    let firstImagePath = try #require(others.first { $0.hasSuffix(".\(final.header.pid).exec1") })
     let firstImage = try names(in: try TraceReader.read(path: firstImagePath), module: "/lineage")
     #expect(firstImage.contains("first_image") && firstImage.contains("parent_after_fork"))
     #expect(!firstImage.contains("child_only"))
