@@ -25,24 +25,42 @@ public struct BoltOptimizer {
   /// The launch to profile: its program (the binary) and arguments. Empty runs the
   /// binary without arguments.
   public var command: [String]
+  /// Asks BOLT to put the new code in the old text's place (`-use-old-text`); BOLT falls
+  /// back to a new segment when it does not fit, and the report says which happened.
+  public var oldText: Bool
 
   /// What BOLT is told besides the profile and the order: reorder blocks by ext-tsp,
   /// split every function with a profile, move every block the launch did not run (and
   /// landing pads) out of the hot part. `-lite=0` rewrites functions without a profile
   /// too: the instrumentation skips a function whose indirect branches BOLT cannot follow
   /// (Lua's `pmain`), and lite mode would then leave that launch function at its old
-  /// address, a page away from the rest.
+  /// address, a page away from the rest. `-no-huge-pages` aligns the new text to 4 KiB
+  /// pages rather than 2 MiB: by default BOLT starts it 2 MiB into the file and its cold
+  /// part 2 MiB after that, which made a 120 KB program 6.3 MB and puts the launch's code
+  /// megabytes away from the rest of the file, for huge pages that nothing maps (that
+  /// takes BOLT's `-hugify`).
   public static let splitOptions = [
-    "-reorder-blocks=ext-tsp", "-split-functions", "-split-all-cold", "-split-eh", "-lite=0",
+    "-reorder-blocks=ext-tsp", "-split-functions", "-split-all-cold", "-split-eh", "-lite=0", "-no-huge-pages",
   ]
 
-  public init(binary: String, order: String, output: String, boltPath: String? = nil, command: [String] = []) {
+  /// BOLT's option that writes the new code over the old text when it fits there, rather
+  /// than into a new segment after the rest of the file.
+  public static let oldTextOption = "-use-old-text"
+
+  public init(
+    binary: String, order: String, output: String, boltPath: String? = nil, command: [String] = [],
+    oldText: Bool = false
+  ) {
     self.binary = binary
     self.order = order
     self.output = output
     self.boltPath = boltPath
     self.command = command
+    self.oldText = oldText
   }
+
+  /// The options of the optimizing run besides the profile, the order and the output.
+  var layoutOptions: [String] { Self.splitOptions + (oldText ? [Self.oldTextOption] : []) }
 
   public func run() throws -> BoltReport {
     if Self.sameFile(binary, output) { throw BoltError.outputIsInput(path: output) }
@@ -59,43 +77,42 @@ public struct BoltOptimizer {
       throw BoltError.commandRunsOtherProgram(program: launch[0], binary: binary)
     }
 
-    let scratch = try Self.scratchDirectory(near: output)
-    defer { try? FileManager.default.removeItem(atPath: scratch) }
+    let scratch = try ScratchDirectory.beside(output)
+    defer { scratch.remove() }
     // Beside the binary where it can be: a program finds its libraries and data relative
     // to itself ($ORIGIN in its rpath, /proc/self/exe).
-    let instrumented =
-      (try? Self.temporaryPath(beside: binary)) ?? scratch + "/" + (binary as NSString).lastPathComponent
-    defer { unlink(instrumented) }
-    let profileStem = scratch + "/launch.fdata"
-    let orderPath = scratch + "/function-order.txt"
+    let instrumented = try (try? ReservedFile.beside(binary)) ?? ReservedFile.beside(
+      scratch.file(PathName.split(binary).base))
+    defer { instrumented.discard() }
+    let profileStem = scratch.file("launch.fdata")
+    let orderPath = scratch.file("function-order.txt")
 
     var clock = Stopwatch()
     let instrumentRun = try runBolt(
       tool,
       [binary, "-instrument", "-instrumentation-file=\(profileStem)", "-instrumentation-file-append-pid",
-       "-o", instrumented],
+       "-o", instrumented.path],
       step: "instrument")
-    // The copy replaced a private temporary file: make it runnable.
-    guard chmod(instrumented, 0o755) == 0 else { throw SupportError.writing("chmod", path: instrumented) }
+    try instrumented.setMode(0o755)
     let instrumentSeconds = clock.lap()
-    let launchStatus = try Self.launch(instrumented, Array(launch.dropFirst()), name: launch[0])
+    let launchStatus = try Self.launch(instrumented.path, Array(launch.dropFirst()), name: launch[0])
     let launchSeconds = clock.lap()
     let profile = try collectProfile(stem: profileStem, tool: tool, status: launchStatus)
     functionOrder.follow(withFunctionsOf: try FileReading.text(atPath: profile))
     try AtomicFile.write(functionOrder.text, to: orderPath)
 
     let optimizeOptions =
-      ["-reorder-functions=user", "-function-order=\((order as NSString).lastPathComponent)"] + Self.splitOptions
-    let temporary = try Self.temporaryPath(beside: output)
+      ["-reorder-functions=user", "-function-order=\(PathName.split(order).base)"] + layoutOptions
+    let temporary = try ReservedFile.beside(output)
     var committed = false
-    defer { if !committed { unlink(temporary) } }
+    defer { if !committed { temporary.discard() } }
     let optimizeRun = try runBolt(
       tool,
-      [binary, "-data=\(profile)", "-o", temporary, "-reorder-functions=user", "-function-order=\(orderPath)"]
-        + Self.splitOptions,
+      [binary, "-data=\(profile)", "-o", temporary.path, "-reorder-functions=user", "-function-order=\(orderPath)"]
+        + layoutOptions,
       step: "optimize")
     let optimizeSeconds = clock.lap()
-    try Self.commit(temporary, to: output)
+    try temporary.commit(mode: 0o755)
     committed = true
     // BOLT leaves a function it cannot rewrite (an indirect branch it cannot follow, a
     // function the compiler already split) in the original text, away from the others.
@@ -112,7 +129,8 @@ public struct BoltOptimizer {
       binaryFunctions: summary.binaryFunctions, hotBytes: summary.hotBytes, coldBytes: summary.coldBytes,
       inputBytes: Self.size(binary), outputBytes: Self.size(output),
       seconds: .init(instrument: instrumentSeconds, launch: launchSeconds, optimize: optimizeSeconds),
-      optimizeOptions: optimizeOptions, warnings: summary.warnings, leftInPlace: leftInPlace,
+      optimizeOptions: optimizeOptions, warnings: summary.warnings,
+      textInOldPlace: oldText ? !summary.oldTextFailed : nil, leftInPlace: leftInPlace,
       compilerSplitFunctions: Set(functions.compactMap { CloneName.coldPartParent(of: $0.name) }).count)
   }
 
@@ -155,38 +173,6 @@ public struct BoltOptimizer {
     let path = directory + "/merged.fdata"
     try AtomicFile.write(merged.standardOutput, to: path)
     return path
-  }
-
-  /// A private directory beside `output`, for the launch's profile and BOLT's order file
-  /// (and the instrumented copy when the binary's directory takes no new file).
-  static func scratchDirectory(near output: String) throws -> String {
-    let directory = (output as NSString).deletingLastPathComponent
-    var template = Array(((directory.isEmpty ? "." : directory) + "/.orderfile-bolt.XXXXXX").utf8CString)
-    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-    guard made != nil else { throw SupportError.writing("mkdtemp", path: directory.isEmpty ? "." : directory) }
-    return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  }
-
-  /// A fresh file beside `path` for llvm-bolt to write, so the rename into place stays on
-  /// one file system.
-  static func temporaryPath(beside path: String) throws -> String {
-    let directory = (path as NSString).deletingLastPathComponent
-    let base = (path as NSString).lastPathComponent
-    var template = Array(((directory.isEmpty ? "." : directory) + "/.\(base).XXXXXX").utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else { throw SupportError.writing("create", path: path) }
-    close(fd)
-    return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  }
-
-  /// Flushes the finished file and renames it over `path`.
-  static func commit(_ temporary: String, to path: String) throws {
-    let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw SupportError.writing("open", path: temporary) }
-    defer { close(fd) }
-    guard fchmod(fd, 0o755) == 0 else { throw SupportError.writing("chmod", path: path) }
-    guard fsync(fd) == 0 else { throw SupportError.writing("fsync", path: path) }
-    guard rename(temporary, path) == 0 else { throw SupportError.writing("rename", path: path) }
   }
 
   static func sameFile(_ first: String, _ second: String) -> Bool {

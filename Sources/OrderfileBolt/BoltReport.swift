@@ -39,9 +39,18 @@ public struct BoltReport: Codable, Sendable, Equatable {
   public var optimizeOptions: [String]
   /// BOLT's own warnings, once each.
   public var warnings: [String]
+  /// Whether the new code went where the old text was (`--old-text`): nil when not asked,
+  /// false when it did not fit and BOLT wrote a new segment.
+  public var textInOldPlace: Bool?
   /// Ordered functions BOLT left at their old address, outside the new hot text.
   public var leftInPlace: [String]
   /// Functions of the binary the compiler had already split into cold parts (`foo.cold.1`):
   /// BOLT's support for them is limited, and it may leave them in place.
   public var compilerSplitFunctions: Int
+
+  /// The output's size over the binary's.
+  public var growth: Double { inputBytes == 0 ? 0 : Double(outputBytes) / Double(inputBytes) }
+
+  /// Growth above which the report warns before the output ships.
+  public static let notableGrowth = 1.5
 }

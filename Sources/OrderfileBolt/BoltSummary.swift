@@ -10,6 +10,9 @@ struct BoltSummary {
   var hotBytes: UInt64?
   var coldBytes: UInt64?
   var warnings: [String] = []
+  /// BOLT said the new code did not fit in the old text (`-use-old-text`) and wrote it
+  /// into a new segment instead.
+  var oldTextFailed = false
 
   init(log: String) {
     var seen = Set<String>()
@@ -24,6 +27,8 @@ struct BoltSummary {
         hotBytes = numbers[0]
         coldBytes = numbers[1]
       }
+      // "BOLT-WARNING: --use-old-text failed. The original .text too small to fit …"
+      if line.contains("use-old-text failed") { oldTextFailed = true }
       if line.hasPrefix("BOLT-WARNING: "), seen.insert(line).inserted {
         warnings.append(String(line.dropFirst("BOLT-WARNING: ".count)))
       }

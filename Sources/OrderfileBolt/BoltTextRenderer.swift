@@ -23,7 +23,15 @@ public struct BoltTextRenderer: Renderer {
     }
     let growth = Int64(report.outputBytes) - Int64(report.inputBytes)
     lines.append(
-      "  size:     \(report.inputBytes) -> \(report.outputBytes) bytes (\(growth >= 0 ? "+" : "")\(growth))")
+      "  size:     \(report.inputBytes) -> \(report.outputBytes) bytes (\(growth >= 0 ? "+" : "")\(growth), \(String(format: "%.2f", report.growth))x)"
+    )
+    if let inPlace = report.textInOldPlace {
+      lines.append(
+        "  old text: "
+          + (inPlace
+            ? "the new code went where the old text was"
+            : "the new code did not fit where the old text was: BOLT wrote a new segment"))
+    }
     let seconds = report.seconds
     lines.append(
       "  time:     instrument \(format(seconds.instrument)) s, launch \(format(seconds.launch)) s, optimize \(format(seconds.optimize)) s"

@@ -41,8 +41,7 @@ public struct BoltTool: Sendable, Equatable {
 
   /// merge-fdata from the same installation (`merge-fdata-22` beside `llvm-bolt-22`), if any.
   public var mergeFdata: String? {
-    let directory = (path as NSString).deletingLastPathComponent
-    let name = (path as NSString).lastPathComponent
+    let (directory, name) = PathName.split(path)
     let suffix = name.hasPrefix("llvm-bolt") ? String(name.dropFirst("llvm-bolt".count)) : ""
     let candidate = directory + "/merge-fdata" + suffix
     return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The languages whose compiler driver takes the flags, and where they go.
 ///
 /// C, C++ and Objective-C builds take compile and link flags (`BuildFlags`). A SwiftPM
@@ -15,10 +17,20 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
   public var language: Language
   /// `swift build` arguments, or `RUSTFLAGS` words.
   public var arguments: [String]
+  /// Arguments of `cargo build` itself besides `--release`, for Rust: the host as
+  /// `--target`, which keeps RUSTFLAGS away from build scripts and proc macros (they run
+  /// during the build, and rustc loads the macros: instrumented, they would record and
+  /// write traces where they run, and linked with the orderfile, lld warns about every
+  /// entry they lack). Every Rust build takes it, since the symbols' hashes differ between
+  /// a build with `--target` and one without. The instrumented build also gets a target
+  /// folder of its own, so the release binary stays. The binary is then
+  /// `<target-dir>/<target>/release/<name>`.
+  public var cargoArguments: [String]
 
-  public init(language: Language, arguments: [String]) {
+  public init(language: Language, arguments: [String], cargoArguments: [String] = []) {
     self.language = language
     self.arguments = arguments
+    self.cargoArguments = cargoArguments
   }
 
   /// The arguments for `build` in `language` (`.swift` or `.rust`). The instrumented build
@@ -32,32 +44,62 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
     switch build {
     case .recordable:
       break
-    case .release:
+    case .release(let path, _):
       let flags = try BuildFlags.forBuild(build, executablePath: executablePath, environment: environment)
       guard let orderfile = flags.link.last else { break }
       arguments += linkerArguments(language, [orderfile.replacingOccurrences(of: "-Wl,", with: "")])
+      if language == .rust { arguments += ["--cfg", try relinkKey(orderfile: path)] }
     case .instrumented:
       guard let runtime = RuntimeLocation.find(executablePath: executablePath, environment: environment) else {
         throw BuildError.runtimeNotFound(near: executablePath)
       }
       arguments += instrumentation(language) + runtimeArguments(language, runtime.libraryDirectory)
+      if language == .rust {
+        return LanguageBuild(
+          language: language, arguments: arguments,
+          cargoArguments: ["--target", hostTriple, "--target-dir", rustInstrumentedTargetDirectory])
+      }
     }
-    return LanguageBuild(language: language, arguments: arguments)
+    return LanguageBuild(language: language, arguments: arguments, cargoArguments: language == .rust ? ["--target", hostTriple] : [])
   }
 
   /// The release build as it ships and is recorded: one section per function (rustc emits
   /// them by default), ld.lld, a build-id; Rust with one codegen unit, so local names keep
-  /// no `.llvm.<hash>` suffix that changes from build to build.
+  /// no `.llvm.<hash>` suffix that changes from build to build. A package's C targets
+  /// (SwiftNIO's `CNIOLinux`) are compiled by clang, which takes `-ffunction-sections`
+  /// through `-Xcc`: without it their launch functions stay where they are.
   static func recordable(_ language: Language) -> [String] {
     switch language {
     case .c: return []
     case .swift:
-      return ["-Xswiftc", "-Xfrontend", "-Xswiftc", "-function-sections", "-Xswiftc", "-use-ld=lld"]
+      return ["-Xswiftc", "-Xfrontend", "-Xswiftc", "-function-sections", "-Xcc", "-ffunction-sections",
+              "-Xswiftc", "-use-ld=lld"]
         + linkerArguments(.swift, ["--build-id"])
     case .rust:
+      // cargo shows the linker's output only with this lint on: lld's warnings about
+      // orderfile entries it cannot find would otherwise go unseen.
       return ["-C", "codegen-units=1", "-C", "link-arg=-fuse-ld=lld"] + linkerArguments(.rust, ["--build-id"])
+        + ["-W", "linker-messages"]
     }
   }
+
+  /// A `--cfg` name that changes with the orderfile's contents. cargo does not relink when
+  /// only the file a link argument names has changed; a changed RUSTFLAGS makes it build
+  /// again, and no code tests this name.
+  static func relinkKey(orderfile: String) throws -> String {
+    guard let contents = FileManager.default.contents(atPath: orderfile) else {
+      throw BuildError.noOrderfile(path: orderfile)
+    }
+    // FNV-1a: stable across runs and machines, unlike Swift's seeded Hasher.
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in contents {
+      hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+    }
+    return "orderfile_" + String(hash, radix: 16)
+  }
+
+  /// The folder the Rust instrumented build writes into, apart from the release build's.
+  public static let rustInstrumentedTargetDirectory = "target/instrumented"
 
   /// SanitizerCoverage without a fuzzer runtime: through swiftc's frontend (a plain
   /// `-sanitize=fuzzer` links libFuzzer), and as an LLVM pass on stable rustc.
@@ -94,13 +136,28 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
     }
   }
 
-  /// The command line a user types: `swift build -c release …`, or `RUSTFLAGS='…' cargo build --release`.
+  /// The command line a user types: `swift build -c release …`, or `RUSTFLAGS='…' cargo
+  /// build --release …`.
   public var commandLine: String {
     switch language {
     case .c: return BuildFlags.shellLine(arguments)
     case .swift: return "swift build -c release " + BuildFlags.shellLine(arguments)
     case .rust:
       return "RUSTFLAGS=" + BuildFlags.shellQuote(arguments.joined(separator: " ")) + " cargo build --release"
+        + (cargoArguments.isEmpty ? "" : " " + BuildFlags.shellLine(cargoArguments))
     }
+  }
+
+  /// Adds the linker's `--emit-relocs`, which `orderfile bolt` needs.
+  public mutating func keepRelocations() {
+    arguments += Self.linkerArguments(language, ["--emit-relocs"])
+  }
+
+  /// The Rust target triple of this machine.
+  public static var hostTriple: String {
+    var name = utsname()
+    uname(&name)
+    let machine = withUnsafeBytes(of: name.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    return machine + "-unknown-linux-gnu"
   }
 }

@@ -37,19 +37,35 @@ public struct RuntimePackages: Sendable, Equatable, Codable {
   }
 
   /// The lines that link the runtime through pkg-config (Make) and through CMake's
-  /// find_package; the search paths are spelt out only for a prefix the tools do not
-  /// search by default.
-  public var snippet: String {
+  /// find_package, or those of one build system; the search paths are spelt out only for a
+  /// prefix the tools do not search by default.
+  public func snippet(for system: BuildSystem? = nil) -> String {
     let standard = ["/usr", "/usr/local"].contains(prefix)
     let pkgConfigPath = standard ? "" : "\n#   export PKG_CONFIG_PATH=\(BuildFlags.shellQuote(pkgConfigDirectory))"
     let cmakePrefix = standard ? "" : " (configure with -DCMAKE_PREFIX_PATH=\(BuildFlags.shellQuote(prefix)))"
-    return """
+    let make = """
       # Make, through pkg-config (the Cflags instrument and define ORDERFILE_INSTRUMENTED):\(pkgConfigPath)
       CFLAGS += $(shell pkg-config --cflags \(Self.pkgConfigName))
+      CXXFLAGS += $(shell pkg-config --cflags \(Self.pkgConfigName))
       LDLIBS += $(shell pkg-config --libs \(Self.pkgConfigName))
-      # CMake, through find_package\(cmakePrefix):
-      find_package(\(Self.cmakePackage) REQUIRED)
-      target_link_libraries(app PRIVATE \(Self.cmakeTarget))
       """
+    // link_libraries, not target_link_libraries: it reaches every target defined after it,
+    // the project's static and shared libraries too (whose code a launch mostly runs), and
+    // it cannot clash with a project that uses target_link_libraries' plain signature.
+    let cmake = """
+      # CMake, through find_package\(cmakePrefix):
+      # in the top-level CMakeLists.txt, before the targets; every target after it (the
+      # project's own libraries too) is instrumented and links the runtime.
+      find_package(\(Self.cmakePackage) REQUIRED)
+      link_libraries(\(Self.cmakeTarget))
+      """
+    switch system {
+    case .make: return make
+    case .cmake: return cmake
+    case nil, .swiftpm: return make + "\n" + cmake
+    }
   }
+
+  /// Both snippets, Make's and CMake's.
+  public var snippet: String { snippet(for: nil) }
 }

@@ -16,8 +16,9 @@ public struct FlagsRequest: Sendable {
     case snippet(BuildSystem)
     /// JSON: `compile` and `link` arrays.
     case json
-    /// The installed runtime's pkg-config and CMake packages, as a Make and a CMake snippet.
-    case packages
+    /// The installed runtime's pkg-config and CMake packages, as a Make and a CMake snippet,
+    /// or the one of the build system given.
+    case packages(BuildSystem?)
   }
 
   public var build: Build
@@ -49,8 +50,8 @@ public struct FlagsRequest: Sendable {
       output.print(BuildFlags.shellLine(flags.link) + "\n")
     case .snippet(let system):
       output.print(system.snippet(flags, for: build) + "\n")
-    case .packages:
-      output.print(try Self.installedPackages().snippet + "\n")
+    case .packages(let system):
+      output.print(try Self.installedPackages().snippet(for: system) + "\n")
     case .both:
       let what: String
       switch build {
@@ -86,7 +87,8 @@ public struct FlagsRequest: Sendable {
 
   /// Swift and Rust: the whole build command, or its arguments as JSON.
   private func runForLanguage() throws -> CommandOutput {
-    let arguments = try LanguageBuild.forBuild(build, language: language, environment: ProcessInfo.processInfo.environment)
+    var arguments = try LanguageBuild.forBuild(build, language: language, environment: ProcessInfo.processInfo.environment)
+    if keepRelocations { arguments.keepRelocations() }
     var output = CommandOutput()
     if shape == .json {
       output.print(try JSONRenderer().render(arguments))
@@ -94,9 +96,21 @@ public struct FlagsRequest: Sendable {
     }
     let what: String
     switch build {
-    case .recordable: what = "The release build, recorded as it is (orderfile record -- ./app)"
-    case .release: what = "The release build with the order applied"
-    case .instrumented: what = "The instrumented build (SanitizerCoverage trace-pc-guard); give it a build folder of its own"
+    case .recordable:
+      what =
+        language == .rust
+        ? "The release build, recorded as it is (orderfile record -- target/\(LanguageBuild.hostTriple)/release/app)"
+        : "The release build, recorded as it is (orderfile record -- ./app)"
+    case .release:
+      what =
+        language == .rust
+        ? "The release build with the order applied (the --cfg name follows the orderfile's contents, so cargo relinks when it changes: print this again after each generate)"
+        : "The release build with the order applied"
+    case .instrumented:
+      what =
+        language == .rust
+        ? "The instrumented build (SanitizerCoverage trace-pc-guard), in a folder of its own; build scripts and proc macros stay uninstrumented"
+        : "The instrumented build (SanitizerCoverage trace-pc-guard); give it a build folder of its own"
     }
     output.print("# \(what):\n\(arguments.commandLine)\n")
     return output

@@ -35,6 +35,9 @@ public struct GenerateRequest: Sendable {
       release: release, assessLayout: LayoutRegressionCheck().worseLayout(of:in:))
     generator.assessCodeWithoutSymbol = LayoutRegressionCheck().costOfCodeWithoutSymbol(_:in:)
     let generation = try generator.generate(trace)
+    // --min-match gates each module that gets an orderfile: a high overall rate can hide
+    // a module whose own order misses much of its launch.
+    let worst = generation.orders.min { $0.matchRate < $1.matchRate }
     let files = generation.orders.map {
       ModuleOrderfile(
         modulePath: $0.module.path, moduleIndex: $0.module.index,
@@ -46,7 +49,8 @@ public struct GenerateRequest: Sendable {
         var outputs: [String: String] = [:]
         for (order, path) in zip(generation.orders, written) { outputs[order.module.path] = path }
         return GenerationReport(generation, format: orderfiles.format, outputs: outputs, includeFunctions: list)
-      }, matchRate: generation.matchRate,
-      matchRateNote: orderfiles.releaseBinaries.isEmpty ? "" : " (against the release binaries)")
+      }, matchRate: worst?.matchRate ?? generation.matchRate,
+      matchRateNote: (worst.map { " of \(PathName.split($0.module.path).base)" } ?? "")
+        + (orderfiles.releaseBinaries.isEmpty ? "" : " (against the release binary)"))
   }
 }

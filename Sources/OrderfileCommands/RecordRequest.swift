@@ -26,10 +26,10 @@ public struct RecordRequest {
     if !quiet {
       let later = trace.records.count - trace.launchRecords.count
       output.note(
-        "recorded \(trace.launchRecords.count) launch functions (\(later) after the window) in \(trace.modules.count) modules to \(recording.tracePath)"
+        "recorded \(TextFormatting.count(trace.launchRecords.count, "launch function")) (\(later) after the window) in \(TextFormatting.count(trace.modules.count, "module")) to \(recording.tracePath)"
       )
       for child in recording.childTraces { output.note("another process's trace: \(child)") }
-      for image in recording.execTraces { output.note("a later image's trace (after exec): \(image)") }
+      for image in recording.execTraces { output.note("another image of the same process (exec): \(image)") }
       for note in recording.notes { output.note(note) }
     }
     for warning in recording.warnings { output.warning(warning) }

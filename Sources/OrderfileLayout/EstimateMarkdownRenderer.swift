@@ -49,7 +49,7 @@ public struct EstimateMarkdownRenderer: Renderer {
     if let releaseOnly = estimate.releaseOnly, !releaseOnly.names.isEmpty {
       lines.append("")
       lines.append(
-        "Also counted, launch code the trace does not name: \(releaseOnly.staticInitializers.count) static initializers, \(releaseOnly.pieces.count) pieces of recorded functions: "
+        "Also counted, \(ReleaseLaunchCode.countedSummary(releaseOnly)): "
           + releaseOnly.names.prefix(20).map(markdownFunction).joined(separator: ", "))
     }
     if let worse = estimate.worseThanDefault {

@@ -15,10 +15,8 @@ public struct EstimateTextRenderer: Renderer {
       "launch functions: \(estimate.matchedFunctions) of \(estimate.launchFunctions) found in the binary, \(formatBytes(estimate.launchBytes))"
     )
     if let releaseOnly = estimate.releaseOnly, !releaseOnly.names.isEmpty {
-      let shown = releaseOnly.names.prefix(6).map(Demangler.withLinkerName).joined(separator: ", ")
-      lines.append(
-        "  also counted, launch code the trace does not name: \(releaseOnly.staticInitializers.count) static initializers, \(releaseOnly.pieces.count) pieces of recorded functions (\(shown)\(releaseOnly.names.count > 6 ? ", …" : ""))"
-      )
+      let shown = TextFormatting.list(releaseOnly.names.map(Demangler.withLinkerName), limit: 6)
+      lines.append("  also counted, \(ReleaseLaunchCode.countedSummary(releaseOnly)) (\(shown))")
     }
     if let releaseOnly = estimate.releaseOnly, !releaseOnly.uncountedColdParts.isEmpty {
       lines.append(

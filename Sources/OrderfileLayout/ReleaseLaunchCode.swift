@@ -1,4 +1,5 @@
 import OrderfileOrdering
+import OrderfileSupport
 import OrderfileSymbolization
 
 /// Code of the estimated binary that runs at launch but that the trace's function names do
@@ -35,6 +36,13 @@ public struct ReleaseLaunchCode: Codable, Sendable, Equatable {
 
   /// Every counted name, initializers first.
   public var names: [String] { staticInitializers + pieces.map(\.name) }
+
+  /// What the counted code is, in the words `generate` uses for the same code: static
+  /// initializers the trace did not record, and pieces of recorded functions under names of
+  /// their own (copies, and cold parts the trace recorded).
+  public static func countedSummary(_ code: ReleaseLaunchCode) -> String {
+    "launch code under names the trace's order does not list: \(TextFormatting.count(code.staticInitializers.count, "static initializer")) the trace did not record, \(TextFormatting.count(code.pieces.count, "piece")) of recorded functions (copies, and cold parts the trace recorded)"
+  }
 
   /// - Parameters:
   ///   - launch: the recorded launch functions' names.

@@ -16,6 +16,9 @@ public struct Verification: Codable, Sendable, Equatable {
     case inlinedInRelease
     /// Entries are present but each source file's functions stayed together.
     case noFunctionSections
+    /// Entries are present and out of order although every compile unit had one section
+    /// per function (its DWARF producer says so): the link did not use this orderfile.
+    case notLinkedWithOrder
     /// Entries are present but out of order for a reason the binary does not show.
     case orderNotApplied
     /// An lld script's entries for code without a symbol are missing because the binary has
@@ -193,9 +196,28 @@ public struct LayoutVerifier {
         "\(missing.count) entries are not in the binary: its functions are named differently from the instrumented build's\(hint). Regenerate the orderfile from a trace of the same sources, and keep inlining and LTO settings the same in both builds"
       )
     }
-    // Present but out of order. Without -ffunction-sections a function can only move
-    // with the rest of its object file, so a misplaced entry keeps a neighbour from its
-    // own source file in front of it.
+    // Present but out of order. The DWARF producers may say how the code was compiled:
+    // with one section per function everywhere, the linker could have moved each entry,
+    // so it was not given this orderfile.
+    let producers = CompilerProducers(symbolizer.compilerProducers())
+    let compiler = producers.language == .rust ? "rustc" : producers.language == .swift ? "swiftc" : "the compiler"
+    switch producers.functionSections {
+    case .all:
+      return (
+        .notLinkedWithOrder,
+        "every compile unit has one section per function (\(producers.language == .rust ? "rustc makes them" : "its DWARF producer lists -ffunction-sections")), so the linker could move each entry but did not: this binary was not linked with this orderfile. Check that the link line has \(producers.orderingFlag), naming this file"
+      )
+    case .missing:
+      return (
+        .noFunctionSections,
+        "the DWARF producer of the binary's compile units lists their options without -ffunction-sections, so each object file's functions can only move together: compile the release build with \(producers.functionSectionsFlag)"
+      )
+    case .unknown:
+      break
+    }
+    // Without one section per function a function can only move with the rest of its
+    // object file, so a misplaced entry keeps a neighbour from its own source file in
+    // front of it.
     var known = 0
     var sameFile = 0
     for position in misplaced where position > 0 {
@@ -208,13 +230,13 @@ public struct LayoutVerifier {
     guard known > 0 else {
       return (
         .orderNotApplied,
-        "the entries are present but out of order, and the binary has no line information to tell why: check that the release build was compiled with -ffunction-sections and linked with the orderfile"
+        "the entries are present but out of order, and the binary has no line information to tell why: check that the release build was compiled with \(producers.functionSectionsFlag) and linked with \(producers.orderingFlag)"
       )
     }
     if sameFile * 2 >= known {
       return (
         .noFunctionSections,
-        "\(sameFile) of \(known) misplaced entries still follow a function of their own source file, so the linker moved whole object files, not functions: the release build was most likely compiled without -ffunction-sections (otherwise the orderfile did not reach the linker)"
+        "\(sameFile) of \(known) misplaced entries still follow a function of their own source file, so the linker moved whole object files, not functions: the release build was most likely compiled without \(producers.functionSectionsFlag), or not linked with this orderfile (\(compiler) did not record its options to tell)"
       )
     }
     return (

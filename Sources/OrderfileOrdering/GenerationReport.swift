@@ -15,6 +15,9 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     public var launchRecords: Int
     public var uncommittedRecords: Int
     public var droppedFirstCalls: UInt64
+    /// Whether the program's runtime wrote the trace (an instrumented build), not `record`
+    /// without a rebuild.
+    public var fromRuntime: Bool
   }
 
   public struct Entry: Codable, Sendable, Equatable {
@@ -42,6 +45,8 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     public var keptInOrderfile: Bool
     /// The release binary's copies of launch functions placed beside them (`foo.part.0`).
     public var placedCopies: [String]
+    /// Rust functions found in the release binary under another hash, entered under it.
+    public var rehashed: [ReleaseComparison.Rehash]
 
     public init(_ comparison: ReleaseComparison, present: Int) {
       binary = comparison.binaryPath
@@ -50,6 +55,7 @@ public struct GenerationReport: Codable, Sendable, Equatable {
       renamed = comparison.absent.filter { $0.reason == .renamed }
       keptInOrderfile = comparison.keptAbsent
       placedCopies = comparison.placedCopies
+      rehashed = comparison.rehashed
     }
   }
 
@@ -110,7 +116,7 @@ public struct GenerationReport: Codable, Sendable, Equatable {
       path: trace.path, pid: trace.header.pid, closed: trace.header.isClosed,
       windowReason: trace.header.windowReason, records: trace.records.count,
       launchRecords: trace.launchRecords.count, uncommittedRecords: trace.uncommittedRecords,
-      droppedFirstCalls: trace.header.droppedCount)
+      droppedFirstCalls: trace.header.droppedCount, fromRuntime: trace.header.isFromRuntime)
     self.format = format
     self.matchRate = generation.matchRate
     self.modules = generation.orders.map { order in

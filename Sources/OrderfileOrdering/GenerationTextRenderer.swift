@@ -29,13 +29,18 @@ public struct GenerationTextRenderer: Renderer {
       let against = module.release.map { " against the release binary \($0.binary)" } ?? ""
       // Lines, not functions: local functions sharing a name are one line.
       let functions = module.lines == module.entries ? "" : " for \(module.entries) functions"
-      lines.append(
-        "  \(module.lines) lines\(functions) from \(module.recordedFunctions) recorded functions (\(TextFormatting.percent(module.matchRate)) matched\(against))"
-      )
+      if module.recordedFunctions == 0 {
+        // Nothing recorded is nothing matched: no rate to speak of.
+        lines.append("  \(module.lines) lines: no launch function of this module was recorded")
+      } else {
+        lines.append(
+          "  \(module.lines) lines\(functions) from \(module.recordedFunctions) recorded functions (\(TextFormatting.percent(module.matchRate)) matched\(against))"
+        )
+      }
       if !module.staticInitializers.isEmpty {
         let unrecorded = module.unrecordedInitializers == 0 ? "" : ", \(module.unrecordedInitializers) not recorded"
         lines.append(
-          "  \(module.staticInitializers.count) static initializers placed first\(unrecorded): \(module.staticInitializers.prefix(5).map(Demangler.demangle).joined(separator: ", "))"
+          "  \(module.staticInitializers.count) static initializers placed first\(unrecorded): \(TextFormatting.list(module.staticInitializers.map(Demangler.demangle)))"
         )
       }
       if let worse = module.worseThanDefault { lines.append("  warning: " + worse.message) }
@@ -45,35 +50,35 @@ public struct GenerationTextRenderer: Renderer {
         lines.append("  \(module.duplicateRecords) records folded into functions already listed")
       }
       if !module.unresolvedAddresses.isEmpty {
-        let shown = module.unresolvedAddresses.prefix(5).joined(separator: ", ")
+        let shown = TextFormatting.list(module.unresolvedAddresses)
         lines.append("  \(module.unresolvedAddresses.count) addresses have no function symbol: \(shown)")
       }
       if !module.unplaceable.isEmpty {
         lines.append(
-          "  \(module.unplaceable.count) functions no orderfile can move (no size, or outside .text): \(module.unplaceable.prefix(5).joined(separator: ", "))")
+          "  \(module.unplaceable.count) functions no orderfile can move (no size, or outside .text): \(TextFormatting.list(module.unplaceable.map(Demangler.demangle)))")
       }
       if !module.refusedByLinker.isEmpty {
         lines.append(
-          "  \(module.refusedByLinker.count) left out that lld would refuse (they resolve to a shared library's symbol): \(module.refusedByLinker.prefix(5).joined(separator: ", "))"
+          "  \(module.refusedByLinker.count) left out that lld would refuse (they resolve to a shared library's symbol): \(TextFormatting.list(module.refusedByLinker.map(Demangler.demangle)))"
         )
       }
       if !module.coldParts.isEmpty {
-        lines.append("  \(module.coldParts.count) cold split parts kept out of the order: \(module.coldParts.prefix(5).joined(separator: ", "))")
+        lines.append("  \(module.coldParts.count) cold split parts kept out of the order: \(TextFormatting.list(module.coldParts.map(Demangler.demangle)))")
       }
       if !module.placedColdParts.isEmpty {
         lines.append(
-          "  \(module.placedColdParts.count) cold split parts ran and are placed after the launch functions: \(module.placedColdParts.prefix(5).joined(separator: ", "))")
+          "  \(module.placedColdParts.count) cold split parts ran and are placed after the launch functions: \(TextFormatting.list(module.placedColdParts.map(Demangler.demangle)))")
       }
       if !module.withoutSymbol.isEmpty {
         let cost = module.withoutSymbolCost.first { $0.pageSize == 4096 }.map {
           " (the launch touches \($0.ordered) pages of 4 KiB with them where they are, \($0.placed) with them placed)"
         } ?? ""
         lines.append(
-          "  warning: \(module.withoutSymbol.count) launch functions have no symbol (\(module.withoutSymbolBytes) bytes), so a symbol orderfile cannot place them\(cost): \(module.withoutSymbol.prefix(3).joined(separator: ", ")); --format lld-script places them, from the binary's link map")
+          "  warning: \(module.withoutSymbol.count) launch functions have no symbol (\(module.withoutSymbolBytes) bytes), so a symbol orderfile cannot place them\(cost): \(TextFormatting.list(module.withoutSymbol, limit: 3)); --format lld-script places them, from the binary's link map")
       }
       for ambiguous in module.ambiguousNames {
         lines.append(
-          "  note: \(ambiguous.addresses.count) local functions are named '\(ambiguous.name)'; the linker places all of them at this entry"
+          "  note: \(ambiguous.addresses.count) local functions are named '\(Demangler.demangle(ambiguous.name))'; the linker places all of them at this entry"
         )
       }
       if listFunctions, let functions = module.functions {
@@ -102,7 +107,9 @@ public struct GenerationTextRenderer: Renderer {
       "match rate \(TextFormatting.percent(report.matchRate))"
         + (checked
           ? " (against the release binaries)"
-          : " (against the instrumented binary: give --release-binary to match against the binary you link)"))
+          : report.trace.fromRuntime
+            ? " (against the instrumented binary: give --release-binary to match against the binary you link)"
+            : " (against the recorded binary, recorded without a rebuild)"))
     lines.append(
       "(the match rate answers: how many of the recorded launch functions became entries the linker will find? Whether a link followed the orderfile is 'orderfile verify'.)"
     )
@@ -115,17 +122,22 @@ public struct GenerationTextRenderer: Renderer {
     let fate = release.keptInOrderfile ? "kept in the orderfile (--keep-absent)" : "left out of the orderfile"
     if !release.inlined.isEmpty {
       lines.append(
-        "  \(release.inlined.count) recorded functions are not in the release binary, inlined in the release build (\(fate)): \(release.inlined.prefix(5).map(Demangler.demangle).joined(separator: ", "))"
+        "  \(release.inlined.count) recorded functions are not in the release binary, inlined in the release build (\(fate)): \(TextFormatting.list(release.inlined.map(Demangler.demangle)))"
       )
     }
     if !release.renamed.isEmpty {
-      let shown = release.renamed.prefix(5).map { "\($0.name) is \($0.releaseName ?? "?") there" }
+      let shown = release.renamed.map { "\(Demangler.demangle($0.name)) is \($0.releaseName ?? "?") there" }
       lines.append(
-        "  \(release.renamed.count) recorded functions are renamed in the release build (\(fate)): \(shown.joined(separator: ", "))")
+        "  \(release.renamed.count) recorded functions are renamed in the release build (\(fate)): \(TextFormatting.list(shown))")
+    }
+    if !release.rehashed.isEmpty {
+      lines.append(
+        "  \(release.rehashed.count) recorded Rust functions have another hash in the release build (built with other settings), entered under the release build's name: \(TextFormatting.list(release.rehashed.map { Demangler.demangle($0.release) }))"
+      )
     }
     if !release.placedCopies.isEmpty {
       lines.append(
-        "  \(release.placedCopies.count) release-only \(release.placedCopies.count == 1 ? "copy" : "copies") of launch functions placed beside them: \(release.placedCopies.prefix(5).map(Demangler.demangle).joined(separator: ", "))"
+        "  \(release.placedCopies.count) release-only \(release.placedCopies.count == 1 ? "copy" : "copies") of launch functions placed beside them: \(TextFormatting.list(release.placedCopies.map(Demangler.demangle)))"
       )
     }
     return lines

@@ -45,6 +45,32 @@ public struct ReleaseComparison: Sendable, Equatable {
   /// trace cannot name them (the recording build made other copies, or none), but they run
   /// when their function does. Entries, yet not matches of recorded functions.
   public var placedCopies: [String] = []
+  /// Recorded Rust functions the release binary has under the same path with another hash
+  /// (`_ZN…17h<hash>E`): the hash covers the crate's build settings, so a build with other
+  /// settings (the instrumented build's `--target`) names the same function differently.
+  /// Their entries carry the release binary's name.
+  public var rehashed: [Rehash] = []
+
+  /// A recorded name and the release binary's name of the same function.
+  public struct Rehash: Codable, Sendable, Equatable {
+    public var recorded: String
+    public var release: String
+
+    public init(recorded: String, release: String) {
+      self.recorded = recorded
+      self.release = release
+    }
+  }
+
+  /// A Rust legacy-mangled name without its hash: `_ZN7rustapp4main17h0123456789abcdefE`
+  /// gives `_ZN7rustapp4main`; nil for any other name.
+  static func rustPathWithoutHash(_ name: String) -> Substring? {
+    let suffixLength = "17h".count + 16 + 1
+    guard name.hasPrefix("_ZN"), name.hasSuffix("E"), name.utf8.count > suffixLength + 3 else { return nil }
+    let suffix = name.suffix(suffixLength)
+    guard suffix.hasPrefix("17h"), suffix.dropFirst(3).dropLast().allSatisfy(\.isHexDigit) else { return nil }
+    return name.dropLast(suffixLength)
+  }
 
   /// Splits `order`'s functions into those the release binary has and those it lacks; the
   /// lacking ones leave the order unless `keepAbsent`.
@@ -53,7 +79,10 @@ public struct ReleaseComparison: Sendable, Equatable {
     var cloneBases: [String: String] = [:]
     /// The release binary's placeable, non-cold copies of each function, in address order.
     var copies: [String: [FunctionSymbol]] = [:]
+    /// The release binary's Rust functions by path without the hash.
+    var rustPaths: [Substring: [FunctionSymbol]] = [:]
     for function in release.functions {
+      if let path = rustPathWithoutHash(function.name) { rustPaths[path, default: []].append(function) }
       for name in function.allNames {
         names.insert(name)
         if let clone = CloneName(name), !clone.isCold, cloneBases[clone.base] == nil { cloneBases[clone.base] = name }
@@ -67,6 +96,7 @@ public struct ReleaseComparison: Sendable, Equatable {
     var kept: [OrderedFunction] = []
     var absent: [AbsentFunction] = []
     var placedCopies: [String] = []
+    var rehashed: [Rehash] = []
     func placeCopies(of function: OrderedFunction) {
       let bases = Set(function.symbol.allNames.map { CloneName($0)?.base ?? $0 })
       for base in bases.sorted() {
@@ -85,6 +115,15 @@ public struct ReleaseComparison: Sendable, Equatable {
         placeCopies(of: function)
         continue
       }
+      if let path = rustPathWithoutHash(function.symbol.name), let same = rustPaths[path], same.count == 1,
+        placed.insert(same[0].name).inserted
+      {
+        var renamed = function
+        renamed.symbol = same[0]
+        kept.append(renamed)
+        rehashed.append(Rehash(recorded: function.symbol.name, release: same[0].name))
+        continue
+      }
       let base = CloneName(function.symbol.name)?.base ?? function.symbol.name
       if let now = cloneBases[base] {
         absent.append(AbsentFunction(name: function.symbol.name, reason: .renamed, releaseName: now))
@@ -97,7 +136,7 @@ public struct ReleaseComparison: Sendable, Equatable {
     var result = order
     result.functions = kept
     result.release = ReleaseComparison(
-      binaryPath: release.path, absent: absent, keptAbsent: keepAbsent, placedCopies: placedCopies)
+      binaryPath: release.path, absent: absent, keptAbsent: keepAbsent, placedCopies: placedCopies, rehashed: rehashed)
     return result
   }
 }

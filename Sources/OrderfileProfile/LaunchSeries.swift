@@ -69,7 +69,11 @@ public struct LaunchSeries: Codable, Sendable, Equatable {
       }
       if let preMain = profile.preMain {
         add(.beforeMain, "process start → main", preMain.mainNanoseconds)
-        add(.beforeMain, "process start → main, without the runtime", preMain.programNanoseconds)
+        // Only a runtime has a start-up of its own to leave out; a trace recorded without a
+        // rebuild would repeat the line above.
+        if preMain.runtimeStartupNanoseconds != nil {
+          add(.beforeMain, "process start → main, without the runtime", preMain.programNanoseconds)
+        }
         for part in preMain.parts { add(.beforeMain, part.name, part.durationNanoseconds, overhead: part.isOverhead) }
       }
     }

@@ -21,7 +21,13 @@ public struct ProfileBuilder {
     var preMain: StartupProfile.PreMain?
     var boundaries: [StartupProfile.Boundary] = [
       .init(kind: .processStart, name: "process start", timeNanoseconds: 0, thread: nil),
-      .init(kind: .firstHook, name: "first hook", timeNanoseconds: relative(trace.header.traceStartNanoseconds), thread: nil),
+      // A traced image inherits its parent's first calls from before the fork, earlier than
+      // its own trace started: the first hook is then the earliest call, so that no phase
+      // runs backwards ("main → first hook").
+      .init(
+        kind: .firstHook, name: "first hook",
+        timeNanoseconds: relative(min(trace.header.traceStartNanoseconds, trace.records.map(\.timeNanoseconds).min() ?? .max)),
+        thread: nil),
     ]
     if let mainModule,
       let main = trace.records.first(where: {
@@ -54,10 +60,15 @@ public struct ProfileBuilder {
         name: "\(start.name) → \(end.name)", startNanoseconds: start.timeNanoseconds,
         endNanoseconds: end.timeNanoseconds, firstCalls: 0, newPages: 0, functions: [])
     }
-    func phaseIndex(_ time: UInt64) -> Int {
+    // The phase that starts where the launch window ends, when it ends before exit.
+    let afterWindow = boundaries.firstIndex { $0.kind == .launchComplete }
+    func phaseIndex(_ time: UInt64, inWindow: Bool) -> Int {
       // The last phase that starts at or before `time`.
       var index = 0
       for (candidate, phase) in phases.enumerated() where phase.startNanoseconds <= time { index = candidate }
+      // The call that closes the window (--until) happens at the window's end: it belongs to
+      // the launch, as `record` counts it.
+      if inWindow, let afterWindow, index >= afterWindow { index = max(afterWindow - 1, 0) }
       return index
     }
 
@@ -70,7 +81,7 @@ public struct ProfileBuilder {
       let start = symbols.functionStart(module: record.module, address: record.address)
       guard seenFunctions.insert(FunctionKey(module: record.module, address: start)).inserted else { continue }
       let time = relative(record.timeNanoseconds)
-      let phase = phases.isEmpty ? 0 : phaseIndex(time)
+      let phase = phases.isEmpty ? 0 : phaseIndex(time, inWindow: record.phase == .launch)
       let name = symbols.name(module: record.module, address: record.address, in: trace)
       entries.append(
         .init(

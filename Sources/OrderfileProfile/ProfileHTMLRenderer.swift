@@ -122,7 +122,10 @@ public struct ProfileHTMLRenderer: Renderer {
   /// initializers and the functions they first called.
   func preMainSection(_ preMain: StartupProfile.PreMain) -> String {
     var html =
-      "<h2>Before main: \(milliseconds(preMain.mainNanoseconds))</h2>\n<p>The program's own: \(milliseconds(preMain.programNanoseconds)); the runtime's start-up is overhead, hatched.</p>\n"
+      "<h2>Before main: \(milliseconds(preMain.mainNanoseconds))</h2>\n"
+      + (preMain.runtimeStartupNanoseconds == nil
+        ? "<p>Recorded without the runtime: all of it is the program's own.</p>\n"
+        : "<p>The program's own: \(milliseconds(preMain.programNanoseconds)); the runtime's start-up is overhead, hatched.</p>\n")
     let total = max(preMain.mainNanoseconds, 1)
     var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"40\">\n"
     svg +=

@@ -83,7 +83,10 @@ public struct ProfileTextRenderer: Renderer {
   }
 
   func renderPreMain(_ preMain: StartupProfile.PreMain) -> [String] {
-    var lines = ["before main: \(milliseconds(preMain.mainNanoseconds)), the program's own \(milliseconds(preMain.programNanoseconds))"]
+    var lines = [
+      "before main: \(milliseconds(preMain.mainNanoseconds))"
+        + (preMain.runtimeStartupNanoseconds == nil ? "" : ", the program's own \(milliseconds(preMain.programNanoseconds))")
+    ]
     // First calls are counted in initializers only: without any, the column would be empty.
     let counted = preMain.parts.contains { $0.firstCalls != nil }
     var rows = [["part", "start", "duration"] + (counted ? ["first calls"] : [])]

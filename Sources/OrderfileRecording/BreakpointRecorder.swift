@@ -1,5 +1,6 @@
 import Foundation
 import OrderfileSupport
+import OrderfileSymbolization
 import OrderfileTrace
 import OrderfileTracer
 
@@ -11,6 +12,9 @@ public enum BreakpointRecordingError: LocalizedError, ExitStatusProviding, Equat
   /// The program ran but no trace came of it; `reasons` are the warnings that say why
   /// (its executable has no usable symbols).
   case nothingRecorded(program: String, reasons: [String])
+  /// A `--until` name matches no function of the program's executable or of the libraries
+  /// it links; `nearest` are names of functions like it.
+  case untilMatchesNothing(name: String, program: String, nearest: [String])
 
   public var errorDescription: String? {
     switch self {
@@ -19,6 +23,12 @@ public enum BreakpointRecordingError: LocalizedError, ExitStatusProviding, Equat
     case .nothingRecorded(let program, let reasons):
       let why = reasons.isEmpty ? "it exited before calling any of its functions" : reasons.joined(separator: "; ")
       return "\(program): no function of the program was recorded: \(why)"
+    case .untilMatchesNothing(let name, let program, let nearest):
+      let hint =
+        nearest.isEmpty
+        ? "give a linkage name or a demangled one, as report and symbolize print them"
+        : "nearest: " + nearest.map { "'\($0)'" }.joined(separator: ", ")
+      return "--until '\(name)' names no function of \(program) or of the libraries it links: \(hint)"
     }
   }
 
@@ -29,6 +39,7 @@ public enum BreakpointRecordingError: LocalizedError, ExitStatusProviding, Equat
       let launch = ExitStatus.ofLaunch(errno: error)
       return launch == .ioError ? .internalError : launch
     case .nothingRecorded: return .dataError
+    case .untilMatchesNothing: return .usage
     }
   }
 }
@@ -43,7 +54,8 @@ public enum BreakpointRecordingError: LocalizedError, ExitStatusProviding, Equat
 ///
 /// Traces: the program's first process writes `output` (its final image, when it execs);
 /// every other process image writes `output.<pid>`, and an image a process replaced by
-/// `execve` writes `output.<pid>.<n>` (n = 1 for its first image).
+/// `execve` writes `output.<pid>.exec<n>`, n the execs before it (exec0: the process's
+/// first image), the name the runtime gives a later image of a process too.
 public struct BreakpointRecorder: Recorder {
   public var output: String
   public var timeLimitMilliseconds: Int?
@@ -55,15 +67,18 @@ public struct BreakpointRecorder: Recorder {
   /// program is let go, sent the signal and waited for; the trace so far is written. For a
   /// command-line tool, which owns its process's signals; off by default.
   public var passesTerminationSignals = false
+  /// Modules to arm or leave alone by name or path (`--include-module`, `--exclude-module`).
+  public var modules: ModuleSelection
 
   public init(
     output: String, timeLimitMilliseconds: Int? = nil, untilFunctions: [String] = [],
-    includeSystemLibraries: Bool = false
+    includeSystemLibraries: Bool = false, modules: ModuleSelection = .init()
   ) {
     self.output = output
     self.timeLimitMilliseconds = timeLimitMilliseconds
     self.untilFunctions = untilFunctions
     self.includeSystemLibraries = includeSystemLibraries
+    self.modules = modules
   }
 
   /// What the recording saw beyond the traces themselves.
@@ -80,6 +95,8 @@ public struct BreakpointRecorder: Recorder {
     public var unmatchedUntil: [String]
     /// System libraries left unarmed.
     public var skippedSystemLibraries: [String]
+    /// Modules left unarmed because `--exclude-module` named them.
+    public var excludedModules: [String] = []
   }
 
   /// Runs the program once under the tracer; what it has to say comes back in the recording.
@@ -100,6 +117,10 @@ public struct BreakpointRecorder: Recorder {
       recording.notes.append(
         "\(summary.skippedSystemLibraries.count) system libraries not recorded (--system-libraries records them)")
     }
+    if !summary.excludedModules.isEmpty {
+      recording.notes.append(
+        "not recorded, as --exclude-module asked: \(TextFormatting.list(summary.excludedModules.map { PathName.split($0).base }))")
+    }
     for name in summary.unmatchedUntil {
       recording.warnings.append("--until '\(name)' named no function of the recorded modules; the window ended at exit")
     }
@@ -110,9 +131,11 @@ public struct BreakpointRecorder: Recorder {
   public func record(program: String, arguments: [String], warn: @escaping (String) -> Void) throws -> Summary {
     let path = ProcessRunner.resolve(program)
     if let warning = Self.privilegeWarning(path: path) { warn(warning) }
+    try checkUntilFunctions(in: path, program: program)
     let session = TracingSession(
       planner: ModulePlanner(
-        stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, program: path, warn: warn),
+        stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, program: path, selection: modules,
+        warn: warn),
       collector: TraceCollector(timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 }),
       warn: warn)
     session.planner.prepare(executable: path)
@@ -136,7 +159,38 @@ public struct BreakpointRecorder: Recorder {
     return Summary(
       recording: recording, armed: result.armed, races: result.races, armingMilliseconds: Double(result.arm_ns) / 1e6,
       unmatchedUntil: untilFunctions.filter { !session.planner.matchedStopNames.contains($0) },
-      skippedSystemLibraries: session.planner.skippedSystemLibraries.sorted())
+      skippedSystemLibraries: session.planner.skippedSystemLibraries.sorted(),
+      excludedModules: session.planner.excludedModules.sorted())
+  }
+
+  /// Fails before the program runs when a `--until` name matches no function of its
+  /// executable or of the libraries the loader resolves for it (those it would record):
+  /// a window that never ends would silently become the whole run. A library the program
+  /// loads itself (`dlopen`) is not seen here, nor a program that a script or a system
+  /// program (`sh -c`, `env`) starts: those are checked after the run.
+  func checkUntilFunctions(in path: String, program: String) throws {
+    guard !untilFunctions.isEmpty, !ModulePlanner.systemProgramDirectories.contains(where: path.hasPrefix),
+      let main = try? ELFSymbolizer(path: path)
+    else { return }
+    var files: [[FunctionSymbol]] = [main.functions]
+    for library in RuntimeRecorder.linkedLibraries(path) ?? []
+    where !modules.excludes(library)
+      && (includeSystemLibraries || modules.includes(library) || !TraceModule.isSystemLibrary(path: library))
+    {
+      if let symbols = try? ELFSymbolizer(path: library) { files.append(symbols.functions) }
+    }
+    for name in untilFunctions {
+      let found = files.contains { functions in functions.contains { ModulePlanner.name(of: $0, matches: name) } }
+      guard !found else { continue }
+      throw BreakpointRecordingError.untilMatchesNothing(
+        name: name, program: program, nearest: StopName(name).nearest(in: files.flatMap { $0 }))
+    }
+  }
+
+  /// Where the trace of an image that `execve` replaced goes: `<trace>.<pid>.exec<n>`, n
+  /// the execs before the image, as the runtime names a process's later images.
+  static func replacedImagePath(_ output: String, pid: Int32, image: Int) -> String {
+    "\(output).\(pid).exec\(image)"
   }
 
   /// The kernel does not honour setuid or setgid for a program an unprivileged process
@@ -178,7 +232,7 @@ public struct BreakpointRecorder: Recorder {
       } else if finished.isFinalImage {
         path = "\(output).\(finished.pid)"
       } else {
-        path = "\(output).\(finished.pid).\(finished.image + 1)"
+        path = Self.replacedImagePath(output, pid: finished.pid, image: finished.image)
       }
       var trace = finished.trace
       trace.path = path
@@ -186,7 +240,14 @@ public struct BreakpointRecorder: Recorder {
     }
     if main.trace.records.isEmpty { throw BreakpointRecordingError.nothingRecorded(program: program, reasons: []) }
     for file in files { try AtomicFile.write(file.bytes, to: file.path) }
-    return Recording(status: status, tracePath: output, childTraces: files.map(\.path).filter { $0 != output })
+    Recording.removeEarlierSiblings(of: output, keeping: files.map(\.path))
+    // An image a process replaced by execve is that process's, not another's.
+    let replaced = Set(
+      traces.filter { !$0.isFinalImage }.map { Self.replacedImagePath(output, pid: $0.pid, image: $0.image) })
+    let others = files.map(\.path).filter { $0 != output }
+    return Recording(
+      status: status, tracePath: output, childTraces: others.filter { !replaced.contains($0) },
+      execTraces: others.filter { replaced.contains($0) })
   }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import OrderfileSupport
 import OrderfileSymbolization
 import OrderfileTrace
 
@@ -38,6 +39,32 @@ final class ModulePlan {
   static var empty: ModulePlan { ModulePlan() }
 }
 
+/// Modules named on the command line to record or to leave alone, each by its file name
+/// (`libfoo.so`) or by a path or folder it lies in (`/opt/vendor/`).
+public struct ModuleSelection: Sendable, Equatable {
+  /// Armed even where they would not be (system and toolchain libraries).
+  public var include: [String]
+  /// Never armed (the main executable excepted: without it there is no launch).
+  public var exclude: [String]
+
+  public init(include: [String] = [], exclude: [String] = []) {
+    self.include = include
+    self.exclude = exclude
+  }
+
+  static func names(_ path: String, _ patterns: [String]) -> Bool {
+    let base = PathName.split(path).base
+    return patterns.contains { pattern in
+      pattern.contains("/")
+        ? path == pattern || path.hasPrefix(pattern.hasSuffix("/") ? pattern : pattern + "/")
+        : base == pattern
+    }
+  }
+
+  func includes(_ path: String) -> Bool { Self.names(path, include) }
+  func excludes(_ path: String) -> Bool { Self.names(path, exclude) }
+}
+
 /// Decides, once per module file, which function entries the breakpoint recorder arms.
 ///
 /// Every function of the program's own files is armed: the executable and the shared
@@ -59,26 +86,12 @@ final class ModulePlanner {
   /// beside the entries (see `ColdPartEntries`).
   private var coldPartEntries: [String: [UInt64]] = [:]
 
-  /// The program the user named, with its links resolved: it is warned about even when it
-  /// is a system program.
-  let program: String?
-
-  init(stopNames: [String], includeSystemLibraries: Bool, program: String? = nil, warn: @escaping (String) -> Void) {
-    self.stopNames = stopNames
-    self.includeSystemLibraries = includeSystemLibraries
-    self.program = program.map(Self.resolved)
-    self.warn = warn
-  }
-
   /// Finds where the executable at `path` jumps into its cold parts past their first byte.
   /// Call before the tracer starts: it runs the disassembler, a child process the tracer,
   /// which waits for any child, must not see.
   func prepare(executable path: String) {
     // The tracer names modules by the path the kernel maps, with every link resolved.
-    let mapped = realpath(path, nil).map { pointer in
-      defer { free(pointer) }
-      return String(cString: pointer)
-    } ?? path
+    let mapped = Self.resolved(path)
     guard let symbolizer = try? ELFSymbolizer(path: path) else { return }
     // Read once: planning the executable reuses it.
     prepared = (mapped, symbolizer)
@@ -95,6 +108,34 @@ final class ModulePlanner {
   /// The executable's symbols as `prepare` read them, by the path the tracer will name.
   private var prepared: (path: String, symbolizer: ELFSymbolizer)?
 
+  /// The program the user started, with its links resolved (the tracer names modules by
+  /// the path the kernel maps): its own executable is always theirs, even a system program.
+  let program: String?
+  let selection: ModuleSelection
+  /// Modules left unarmed because `--exclude-module` named them.
+  private(set) var excludedModules: Set<String> = []
+
+  init(
+    stopNames: [String], includeSystemLibraries: Bool, program: String? = nil, selection: ModuleSelection = .init(),
+    warn: @escaping (String) -> Void
+  ) {
+    self.stopNames = stopNames
+    self.includeSystemLibraries = includeSystemLibraries
+    self.program = program.map(Self.resolved)
+    self.selection = selection
+    self.warn = warn
+  }
+
+  /// Folders of programs the system ships (`/usr/bin/true`, `sleep`): a launch that runs
+  /// one has nothing of the user's in it to warn about.
+  static let systemProgramDirectories = ["/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/libexec/"]
+
+  /// Whether the executable at `path` is a system program other than the one the user
+  /// started.
+  func isOtherSystemProgram(_ path: String) -> Bool {
+    Self.resolved(path) != program && Self.systemProgramDirectories.contains { path.hasPrefix($0) }
+  }
+
   func plan(path: String, isMainExecutable: Bool, isInterpreter: Bool) -> ModulePlan {
     if let plan = plans[path] { return plan }
     let plan = makePlan(path: path, isMainExecutable: isMainExecutable, isInterpreter: isInterpreter)
@@ -104,10 +145,19 @@ final class ModulePlanner {
 
   private func makePlan(path: String, isMainExecutable: Bool, isInterpreter: Bool) -> ModulePlan {
     if isInterpreter { return loaderPlan(path: path) }
-    if !isMainExecutable && !includeSystemLibraries && TraceModule.isSystemLibrary(path: path) {
+    if !isMainExecutable && selection.excludes(path) {
+      excludedModules.insert(path)
+      return .empty
+    }
+    if !isMainExecutable && !includeSystemLibraries && !selection.includes(path)
+      && TraceModule.isSystemLibrary(path: path)
+    {
       skippedSystemLibraries.insert(path)
       return .empty
     }
+    // Another program the launch runs (a shell, `true`, `sleep`) is not the user's to
+    // relink: what it lacks is no warning, though it is recorded where it can be.
+    let warn: (String) -> Void = isMainExecutable && isOtherSystemProgram(path) ? { _ in } : self.warn
     let symbolizer: ELFSymbolizer
     do {
       if let prepared, prepared.path == path {
@@ -120,10 +170,6 @@ final class ModulePlanner {
       return .empty
     }
     switch symbolizer.symbolSource {
-    case .none where Self.isSystemProgram(path: path) && Self.resolved(path) != program:
-      // A system program the recorded one runs (the shell of every system()): stripped by
-      // its distribution, not the user's to relink; a warning each time would be noise.
-      return .empty
     case .none:
       warn(
         "\(path) has no symbol table, so none of its functions can be recorded: keep its symbols (strip with --strip-debug at most), or install its debug file (found by build-id under /usr/lib/debug/.build-id/)"
@@ -161,11 +207,6 @@ final class ModulePlanner {
     return String(cString: real)
   }
 
-  /// Programs and libraries the distribution installs.
-  static func isSystemProgram(path: String) -> Bool {
-    TraceModule.isSystemLibrary(path: path) || ["/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/"].contains { path.hasPrefix($0) }
-  }
-
   /// The loader's hook: glibc's and musl's loaders call `_dl_debug_state` after mapping
   /// libraries and before running their constructors, which is when to arm them.
   private func loaderPlan(path: String) -> ModulePlan {
@@ -181,18 +222,57 @@ final class ModulePlanner {
   /// without its parameter list and outer qualifiers (`App::firstFrameDrawn` matches
   /// `App::firstFrameDrawn()` and `ui::App::firstFrameDrawn()`; `App.launch` matches the
   /// Swift `Demo.App.launch() -> ()`; `handlers::editor_apply` matches the Rust
-  /// `rustapp::handlers::editor_apply`).
+  /// `rustapp::handlers::editor_apply`), or exactly as `report` and `symbolize` print it,
+  /// parameters included (`swift::performTypeChecking(swift::SourceFile&)`,
+  /// `App.serverIsUp(Swift.Int) -> ()`).
   static func name(of function: FunctionSymbol, matches wanted: String) -> Bool {
+    let pattern = StopName(wanted)
     // Demangling every symbol is slow; only names that contain the last word can match.
-    let lastWord = wanted.split(whereSeparator: { ":.".contains($0) }).last.map(String.init) ?? wanted
-    for name in function.allNames where name.contains(lastWord) {
-      if name == wanted { return true }
-      let readable = Demangler.demangle(name)
-      if readable == wanted || readable.hasPrefix(wanted + "(") { return true }
-      if readable.contains("::" + wanted + "(") || readable.contains("." + wanted + "(") { return true }
-      // Demangled Rust names have no parameter list: rustapp::handlers::editor_apply.
-      if readable.hasSuffix("::" + wanted) { return true }
+    for name in function.allNames where name.contains(pattern.lastWord) {
+      if pattern.matches(linkageName: name, demangled: Demangler.demangle(name)) { return true }
     }
     return false
+  }
+}
+
+/// A `--until` name, split for matching: the name before any parameter list, and its last
+/// word (the identifier a mangled name holds verbatim).
+struct StopName {
+  let wanted: String
+  /// `wanted` without its parameter list and what follows it (a Swift result type).
+  let base: String
+  let lastWord: String
+  var hasParameters: Bool { base != wanted }
+
+  init(_ wanted: String) {
+    self.wanted = wanted
+    base = wanted.firstIndex(of: "(").map { String(wanted[..<$0]) } ?? wanted
+    lastWord = base.split(whereSeparator: { ":.".contains($0) }).last.map(String.init) ?? base
+  }
+
+  func matches(linkageName name: String, demangled readable: String) -> Bool {
+    if name == wanted || readable == wanted { return true }
+    if hasParameters {
+      // As printed, with its outer qualifiers left off.
+      return readable.hasSuffix("::" + wanted) || readable.hasSuffix("." + wanted)
+    }
+    if readable.hasPrefix(wanted + "(") { return true }
+    if readable.contains("::" + wanted + "(") || readable.contains("." + wanted + "(") { return true }
+    // Demangled Rust names have no parameter list: rustapp::handlers::editor_apply.
+    return readable.hasSuffix("::" + wanted)
+  }
+
+  /// Up to `limit` demangled names of `functions` nearest to this one, for an error: those
+  /// that contain its last word (ignoring case), shortest first.
+  func nearest(in functions: [FunctionSymbol], limit: Int = 5) -> [String] {
+    let word = lastWord.lowercased()
+    guard word.count >= 3 else { return [] }
+    var found = Set<String>()
+    for function in functions {
+      for name in function.allNames where name.lowercased().contains(word) {
+        found.insert(Demangler.demangle(name))
+      }
+    }
+    return found.sorted { ($0.count, $0) < ($1.count, $1) }.prefix(limit).map { $0 }
   }
 }

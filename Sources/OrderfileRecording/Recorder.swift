@@ -1,6 +1,7 @@
 import Foundation
 import OrderfileSupport
 import OrderfileSymbolization
+import OrderfileTrace
 
 /// A way to run a program once and collect the trace of its launch.
 ///
@@ -19,6 +20,27 @@ public protocol Recorder {
 
 /// What one recording run left behind.
 public struct Recording: Sendable {
+  /// Removes the traces an earlier recording to `output` left beside it for other
+  /// processes and images (`<trace>.<pid>`, `<trace>[.<pid>].exec<n>`, and the older
+  /// `<trace>.<pid>.<n>`)
+  /// that this recording did not write (`kept`): a new recording replaces the whole set,
+  /// and an earlier run's child must not pass for one of this run. Only files that are
+  /// traces go; anything else of a similar name stays.
+  static func removeEarlierSiblings(of output: String, keeping kept: [String]) {
+    let (directory, base) = PathName.split(output)
+    let keep = Set(kept.map { PathName.split($0).base })
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    where name.hasPrefix(base + ".") && !keep.contains(name) {
+      let parts = name.dropFirst(base.count + 1).split(separator: ".", omittingEmptySubsequences: false)
+      let numbered = parts.allSatisfy { part in
+        let digits = part.hasPrefix("exec") ? part.dropFirst(4) : part
+        return !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber)
+      }
+      let path = directory + "/" + name
+      if numbered && !parts.isEmpty && TraceReader.startsWithMagic(path: path) { unlink(path) }
+    }
+  }
+
   /// The program's exit status (128 + signal when a signal ended it).
   public var status: Int32
   /// Where the program's own trace was written.

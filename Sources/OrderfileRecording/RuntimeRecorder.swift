@@ -61,6 +61,7 @@ public struct RuntimeRecorder: Recorder {
         children.append(destination)
       }
     }
+    Recording.removeEarlierSiblings(of: output, keeping: children + images.map(\.path))
     return Recording(
       status: status, tracePath: output, childTraces: children,
       execTraces: images.sorted { ($0.number, $0.path) < ($1.number, $1.path) }.map(\.path))
@@ -85,18 +86,24 @@ public struct RuntimeRecorder: Recorder {
   /// that cannot be told.
   static func instrumentedWithoutRuntime(_ path: String) -> [String] {
     let preload = ProcessInfo.processInfo.environment["LD_PRELOAD"] ?? ""
-    guard !preload.contains("libOrderfileRuntime"),
-      let listed = try? ProcessRunner.run(ProcessRunner.resolve("ldd"), [path]), listed.succeeded
-    else { return [] }
-    // "\tlibx.so => /path/libx.so (0x…)"; the loader and vdso lines have no "=> /".
-    let libraries = listed.standardOutput.split(separator: "\n").compactMap { line -> String? in
-      guard let arrow = line.range(of: "=> /") else { return nil }
-      return line[line.index(before: arrow.upperBound)...].split(separator: " ").first.map(String.init)
-    }
+    guard !preload.contains("libOrderfileRuntime"), let libraries = linkedLibraries(path) else { return [] }
     guard !libraries.contains(where: { $0.contains("libOrderfileRuntime") }) else { return [] }
     // glibc defines the no-op hooks: it mentions them without calling them.
     let candidates = [path] + libraries.filter { !($0 as NSString).lastPathComponent.hasPrefix("libc.so") }
     return candidates.filter { (try? BinaryLocator.isInstrumented(fileAt: $0)) == true }
+  }
+
+  /// The shared libraries the loader resolves for the program at `path`, as `ldd` lists
+  /// them; nil when that cannot be told.
+  static func linkedLibraries(_ path: String) -> [String]? {
+    guard let listed = try? ProcessRunner.run(ProcessRunner.resolve("ldd"), [path]), listed.succeeded else {
+      return nil
+    }
+    // "\tlibx.so => /path/libx.so (0x…)"; the loader and vdso lines have no "=> /".
+    return listed.standardOutput.split(separator: "\n").compactMap { line -> String? in
+      guard let arrow = line.range(of: "=> /") else { return nil }
+      return line[line.index(before: arrow.upperBound)...].split(separator: " ").first.map(String.init)
+    }
   }
 
   private func moveIntoPlace(_ source: String, _ destination: String) throws {

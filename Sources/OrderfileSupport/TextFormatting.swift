@@ -21,6 +21,18 @@ public enum TextFormatting {
     value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
   }
 
+  /// The first `limit` items joined by ", ", and how many more there are when the list is
+  /// cut: "a, b, c and 7 more".
+  public static func list(_ items: [String], limit: Int = 5) -> String {
+    let shown = items.prefix(limit).joined(separator: ", ")
+    return items.count > limit ? "\(shown) and \(items.count - limit) more" : shown
+  }
+
+  /// A count and a noun that agrees with it: "1 module", "2 modules".
+  public static func count(_ value: Int, _ singular: String, plural: String? = nil) -> String {
+    "\(value) " + (value == 1 ? singular : plural ?? singular + "s")
+  }
+
   /// A share of 0...1 as a percentage with one decimal: "95.0%".
   public static func percent(_ share: Double) -> String { String(format: "%.1f%%", share * 100) }
 

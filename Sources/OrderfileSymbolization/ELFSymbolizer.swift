@@ -200,6 +200,10 @@ public final class ELFSymbolizer: Symbolizer {
     return layout.units == 0 ? nil : layout
   }
 
+  public func compilerProducers() -> [String] {
+    loadedLineTable().producers
+  }
+
   private func loadedLineTable() -> LineTable {
     if let lineTable { return lineTable }
     let table = LineTable(module: module, bias: bias)

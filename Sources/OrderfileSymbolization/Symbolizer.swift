@@ -18,4 +18,11 @@ public protocol Symbolizer: AnyObject {
   func function(containing address: UInt64) -> FunctionSymbol?
   /// The source file and line of `address` from the DWARF line table; nil without line info.
   func sourceLocation(for address: UInt64) -> SourceLocation?
+  /// The compilers that made the binary's code, as its DWARF compile units name them
+  /// (`DW_AT_producer`: gcc lists its options there), once each; empty without DWARF.
+  func compilerProducers() -> [String]
+}
+
+extension Symbolizer {
+  public func compilerProducers() -> [String] { [] }
 }

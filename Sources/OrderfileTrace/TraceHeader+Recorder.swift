@@ -19,3 +19,10 @@ extension TraceHeader {
       endNanoseconds: endNanoseconds, minorFaults: nil, majorFaults: nil)
   }
 }
+
+extension TraceHeader {
+  /// Whether the program's own runtime wrote this trace (an instrumented build): only the
+  /// runtime notes when its start-up ended. A trace of `record` without a rebuild has none,
+  /// and its binary is the one that was run, release build and all.
+  public var isFromRuntime: Bool { startupEndNanoseconds != nil }
+}

@@ -2,9 +2,15 @@ extension TraceModule {
   /// The directories whose libraries belong to the system, not to the program being ordered.
   public static let systemLibraryDirectories = ["/lib/", "/lib32/", "/lib64/", "/usr/lib/", "/usr/lib32/", "/usr/lib64/"]
 
-  /// Whether `path` is in one of the system's library directories.
+  /// Folders of a toolchain's runtime libraries, wherever the toolchain is installed
+  /// (`/opt/swift/usr/lib/swift/linux/libswiftCore.so`, a rustup toolchain's `rustlib`):
+  /// shipped with the compiler, not built by the user.
+  public static let toolchainLibraryFolders = ["/usr/lib/swift/", "/usr/lib/swift_static/", "/lib/rustlib/"]
+
+  /// Whether `path` is in one of the system's library directories or a toolchain's
+  /// runtime folders.
   public static func isSystemLibrary(path: String) -> Bool {
-    systemLibraryDirectories.contains { path.hasPrefix($0) }
+    systemLibraryDirectories.contains { path.hasPrefix($0) } || toolchainLibraryFolders.contains { path.contains($0) }
   }
 
   /// Whether this is a shared library installed in the system's library directories, which

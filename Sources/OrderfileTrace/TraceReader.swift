@@ -589,3 +589,15 @@ private struct Parser {
         module: module, address: address, timeNanoseconds: time, threadID: bytes.u32(base + R.tid), phase: phase))
   }
 }
+
+extension TraceReader {
+  /// Whether the file at `path` begins with a trace's magic number (a cheap test of what a
+  /// file is, before removing it as a stale trace).
+  public static func startsWithMagic(path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    guard let data = try? handle.read(upToCount: 8), data.count == 8 else { return false }
+    let value = data.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+    return UInt64(littleEndian: value) == TraceLayout.magic
+  }
+}

@@ -35,6 +35,7 @@ struct FlagsCommand: ParsableCommand {
 
       An installed runtime also comes as packages (Scripts/install):
         orderfile flags --instrument --packages   # pkg-config and find_package
+        orderfile flags --instrument --packages --build-system cmake
 
       Swift and Rust (--language swift|rust) print the whole build command:
       'swift build' arguments, or RUSTFLAGS for cargo. Their instrumented
@@ -71,7 +72,7 @@ struct FlagsCommand: ParsableCommand {
   @Option(help: "The language of the program: \(Language.allCases.map(\.rawValue).joined(separator: ", ")) (swift and rust print the swift build or cargo command).")
   var language: Language = .c
 
-  @Flag(help: "With --instrument: link the installed runtime through its pkg-config or CMake package instead.")
+  @Flag(help: "With --instrument: link the installed runtime through its pkg-config or CMake package instead (--build-system make or cmake: that one alone).")
   var packages = false
 
   @Flag(help: "With --release: also keep relocations (-Wl,--emit-relocs), so 'orderfile bolt' can rewrite the binary.")
@@ -80,14 +81,23 @@ struct FlagsCommand: ParsableCommand {
   @OptionGroup var output: OutputFormatOptions<JSONFlag>
 
   func validate() throws {
-    if packages && (!instrument || cflags || ldflags || buildSystem != nil || language != .c || output.format == .json) {
-      throw ValidationError("--packages prints how to link the installed runtime: give it with --instrument alone")
+    if packages && (!instrument || cflags || ldflags || language != .c || output.format == .json) {
+      throw ValidationError(
+        "--packages prints how to link the installed runtime: give it with --instrument (and --build-system make or cmake) alone")
+    }
+    if packages && buildSystem == .swiftpm {
+      throw ValidationError(
+        "--packages has no SwiftPM package: use --instrument --build-system swiftpm, or --language swift --instrument")
     }
     if instrument && release != nil {
       throw ValidationError("give at most one of --instrument or --release <orderfile>")
     }
-    if emitRelocs && (release == nil || language != .c || format == .ld64) {
+    if emitRelocs && (release == nil || format == .ld64) {
       throw ValidationError("--emit-relocs is for the ordered release build of an ELF program: give it with --release and --format lld or gold")
+    }
+    if compiler != nil && language != .c {
+      throw ValidationError(
+        "--compiler picks the C compiler's hook flag: --language \(language.rawValue) builds with \(language == .rust ? "rustc" : "swiftc")")
     }
     if cflags && ldflags { throw ValidationError("--cflags and --ldflags print one line each: give one") }
     if language != .c {
@@ -112,7 +122,7 @@ struct FlagsCommand: ParsableCommand {
     if output.format == .json { return .json }
     if cflags { return .compile }
     if ldflags { return .link }
-    if packages { return .packages }
+    if packages { return .packages(buildSystem) }
     return buildSystem.map { .snippet($0) } ?? .both
   }
 

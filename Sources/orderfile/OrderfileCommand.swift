@@ -9,11 +9,17 @@ struct OrderfileCommand: ParsableCommand {
       An orderfile puts the code a program runs at startup side by side, so
       the launch touches fewer pages of the executable and takes fewer faults.
 
-      1. Build instrumented:  orderfile flags --instrument
+      1. Build the release:   orderfile flags   (one section per function)
       2. Record one launch:   orderfile record -o launch.trace -- ./app
       3. Write the orderfile: orderfile generate launch.trace -o app.order
       4. Relink for release:  orderfile flags --release app.order
+      5. Check the layout:    orderfile verify --binary ./app --order app.order
       Every day, all of it:   orderfile regenerate --config orderfile.yml
+
+      'record' traces the release binary itself, with no rebuild. A build
+      instrumented with 'orderfile flags --instrument' records through the
+      runtime instead ('record --instrumented'): full profiles, and where
+      ptrace is not allowed.
 
       Exit status: 0 success, 1 a gate failed (--min-match), 2 a command
       regenerate runs failed, 64 usage error,

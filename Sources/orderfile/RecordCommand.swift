@@ -1,6 +1,8 @@
 import ArgumentParser
+import Foundation
 import OrderfileCommands
 import OrderfileRecording
+import OrderfileSupport
 
 struct RecordCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -67,6 +69,20 @@ struct RecordCommand: ParsableCommand {
   @Flag(help: "Without a rebuild: record system libraries (libc, libstdc++) too.")
   var systemLibraries = false
 
+  @Option(
+    name: .customLong("include-module"),
+    help: ArgumentHelp(
+      "Without a rebuild: also record this library, by file name (libfoo.so) or by a path or folder it lies in; for system and toolchain libraries (repeatable).",
+      valueName: "name-or-path"))
+  var includeModules: [String] = []
+
+  @Option(
+    name: .customLong("exclude-module"),
+    help: ArgumentHelp(
+      "Without a rebuild: do not record this library, by file name or by a path or folder it lies in (repeatable).",
+      valueName: "name-or-path"))
+  var excludeModules: [String] = []
+
   @Flag(name: .shortAndLong, help: "Print only warnings and errors, not the summary of what was recorded.")
   var quiet = false
 
@@ -83,12 +99,15 @@ struct RecordCommand: ParsableCommand {
       throw ValidationError("give the program to run after '--', e.g. orderfile record -o launch.trace -- ./app")
     }
     if noRebuild && instrumented { throw ValidationError("give at most one of --no-rebuild and --instrumented") }
-    if instrumented && (!until.isEmpty || systemLibraries) {
+    if instrumented && (!until.isEmpty || systemLibraries || !includeModules.isEmpty || !excludeModules.isEmpty) {
       throw ValidationError(
-        "--until and --system-libraries record without a rebuild; an instrumented program ends its window with orderfile_startup_complete()")
+        "--until, --system-libraries, --include-module and --exclude-module record without a rebuild; an instrumented program ends its window with orderfile_startup_complete()")
     }
     if noRebuild && capacity != nil { throw ValidationError("--capacity is for --instrumented: without a rebuild every function is recorded") }
     if until.contains(where: \.isEmpty) { throw ValidationError("--until needs a function name") }
+    if includeModules.contains(where: \.isEmpty) || excludeModules.contains(where: \.isEmpty) {
+      throw ValidationError("--include-module and --exclude-module need a file name or a path")
+    }
   }
 
   func run() throws {
@@ -98,15 +117,27 @@ struct RecordCommand: ParsableCommand {
   }
 
   private func recorder() throws -> any Recorder {
-    let mode: RecordingMode =
-      noRebuild || !until.isEmpty || systemLibraries
-      ? .noRebuild : instrumented ? .instrumented : try RecordingMode.automatic(for: words[0])
+    let noRebuildOptions =
+      (until.isEmpty ? [] : ["--until"]) + (systemLibraries ? ["--system-libraries"] : [])
+      + (includeModules.isEmpty ? [] : ["--include-module"]) + (excludeModules.isEmpty ? [] : ["--exclude-module"])
+    var mode: RecordingMode =
+      noRebuild ? .noRebuild : instrumented ? .instrumented : try RecordingMode.automatic(for: words[0])
+    if !noRebuild && !instrumented && !noRebuildOptions.isEmpty {
+      // An instrumented build is recorded with its runtime unless asked otherwise: options
+      // of the other mode must not switch modes behind the user's back. (A name that is no
+      // executable is left to the breakpoint recorder, whose error says so.)
+      if mode == .instrumented && FileManager.default.isExecutableFile(atPath: ProcessRunner.resolve(words[0])) {
+        throw RecordingError.noRebuildOptionsForInstrumented(program: words[0], options: noRebuildOptions)
+      }
+      mode = .noRebuild
+    }
     switch mode {
     case .instrumented:
       return RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimit, capacity: capacity)
     case .noRebuild:
       var recorder = BreakpointRecorder(
-        output: output, timeLimitMilliseconds: timeLimit, untilFunctions: until, includeSystemLibraries: systemLibraries)
+        output: output, timeLimitMilliseconds: timeLimit, untilFunctions: until, includeSystemLibraries: systemLibraries,
+        modules: ModuleSelection(include: includeModules, exclude: excludeModules))
       recorder.passesTerminationSignals = true
       return recorder
     }

@@ -13,7 +13,7 @@ struct SymbolizeCommand: ParsableCommand {
 
         <address> TAB <function> [TAB <file>:<line>]
 
-      with '??' for what is not known. Names are demangled (C++ and Swift)
+      with '??' for what is not known. Names are demangled (C++, Rust and Swift)
       unless --no-demangle. The binary's function symbols are indexed once;
       --lines also reads its DWARF line tables. Blank lines are skipped; any
       other line that is not an address is an error (exit 65).

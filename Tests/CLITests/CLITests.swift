@@ -68,6 +68,18 @@ struct CLITests {
     }
   }
 
+  @Test("--help teaches the release binary first, as record's default and the README do")
+  func helpStartsWithReleaseBinary() throws {
+    let lines = try orderfile(["--help"]).standardOutput.split(separator: "\n").map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }
+    let steps = lines.filter { $0.first?.isNumber == true && $0.contains(". ") }
+    let first = try #require(steps.first, "no numbered steps in --help")
+    #expect(first.contains("release") && !first.contains("--instrument"), "\(first)")
+    let record = try #require(steps.first { $0.contains("orderfile record") })
+    #expect(!record.contains("--instrumented"), "\(record)")
+  }
+
   @Test("generate writes the orderfile in first-call order and is byte-identical on a second run")
   func generateIsDeterministic() throws {
     let fixture = try TracedBinary(called: ["main", "gamma_", "alpha"])
@@ -103,12 +115,51 @@ struct CLITests {
     try AtomicFile.write("kept\n", to: output)
     let failing = try orderfile(["generate", fixture.trace, "-o", output, "--min-match", "0.9"])
     #expect(failing.status == 1)
-    #expect(failing.standardError.contains("match rate 50.0% is below --min-match 90.0%"))
+    #expect(failing.standardError.contains("match rate 50.0% of tool is below --min-match 90.0%"))
     #expect(failing.standardError.contains("no orderfile written"))
     #expect(failing.standardOutput.contains("1 addresses have no function symbol: 0x10"))
     #expect(try String(contentsOfFile: output, encoding: .utf8) == "kept\n")
     // The report says which question the match rate answers.
     #expect(failing.standardOutput.contains("the match rate answers: how many of the recorded launch functions"))
+  }
+
+  @Test("the match rate of a trace recorded without a rebuild is against that binary, not an instrumented one")
+  func matchRateWording() throws {
+    let fixture = try TracedBinary(called: ["main", "alpha"])
+    let released = try orderfile(["generate", fixture.trace, "-o", fixture.directory.file("a.order")])
+    #expect(released.standardOutput.contains("(against the recorded binary, recorded without a rebuild)"), "\(released.standardOutput)")
+    #expect(!released.standardOutput.contains("instrumented"), "\(released.standardOutput)")
+    // The runtime notes when its start-up ended: its trace is of an instrumented build.
+    var trace = try TraceReader.read(path: fixture.trace)
+    trace.header.versionMinor = 2
+    trace.header.startupEndNanoseconds = trace.header.traceStartNanoseconds + 10
+    try AtomicFile.write(TraceEncoder.encode(trace), to: fixture.trace)
+    let instrumented = try orderfile(["generate", fixture.trace, "-o", fixture.directory.file("b.order")])
+    #expect(instrumented.standardOutput.contains("(against the instrumented binary: give --release-binary"))
+  }
+
+  @Test("--min-match gates each module that gets an orderfile, not the rate over all of them")
+  func minMatchPerModule() throws {
+    let fixture = try TracedBinary(called: ["main", "alpha", "beta", "gamma_"])
+    // A second module, a copy of the same binary, whose launch resolves one call in two.
+    let library = fixture.directory.file("libplugin.so")
+    try FileManager.default.copyItem(atPath: fixture.binary, toPath: library)
+    var trace = try TraceReader.read(path: fixture.trace)
+    trace.modules.append(
+      TraceModule(
+        index: 1, path: library, buildID: fixture.buildID, loadBase: 0x7f00_0000_0000, textRange: 0..<0x10_0000,
+        isMainExecutable: false))
+    let main = try #require(fixture.addresses["main"])
+    for (offset, address) in [main, 0x10].enumerated() {
+      trace.records.append(
+        FirstCall(module: 1, address: address, timeNanoseconds: 400 + UInt64(offset), threadID: 77, phase: .launch))
+    }
+    try AtomicFile.write(TraceEncoder.encode(trace), to: fixture.trace)
+    // 5 of 6 recorded functions resolve (83%), but the library's order has half of its own.
+    let result = try orderfile(
+      ["generate", fixture.trace, "--output-dir", fixture.directory.file("orders"), "--min-match", "0.8"])
+    #expect(result.status == 1, "\(result.standardOutput)")
+    #expect(result.standardError.contains("match rate 50.0% of libplugin.so is below --min-match 80.0%"), "\(result.standardError)")
   }
 
   @Test("a corrupt trace is one error line naming the file and offset, exit 65, nothing written")

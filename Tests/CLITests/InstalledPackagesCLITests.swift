@@ -22,4 +22,34 @@ struct InstalledPackagesCLITests {
     #expect(result.status == 64)
     #expect(result.standardError.contains("--packages"), "\(result.standardError)")
   }
+
+  @Test("--build-system make or cmake prints that system's lines alone; swiftpm has no package")
+  func oneBuildSystem() throws {
+    // A prefix laid out as Scripts/install lays it out, with empty files.
+    let prefix = try TemporaryDirectory("orderfile-prefix")
+    defer { prefix.remove() }
+    for directory in ["include", "lib/pkgconfig", "lib/cmake/OrderfileRuntime"] {
+      try FileManager.default.createDirectory(atPath: prefix.file(directory), withIntermediateDirectories: true)
+    }
+    for file in [
+      "include/orderfile.h", "lib/libOrderfileRuntime.so", "lib/pkgconfig/orderfile-runtime.pc",
+      "lib/cmake/OrderfileRuntime/OrderfileRuntimeConfig.cmake",
+    ] {
+      try AtomicFile.write("", to: prefix.file(file))
+    }
+    let environment = ["ORDERFILE_RUNTIME_DIR": prefix.file("lib"), "ORDERFILE_INCLUDE_DIR": prefix.file("include")]
+    let cmake = try orderfile(["flags", "--instrument", "--packages", "--build-system", "cmake"], environment: environment)
+    #expect(cmake.status == 0, "\(cmake.standardError)")
+    #expect(cmake.standardOutput.contains("find_package(OrderfileRuntime REQUIRED)"))
+    #expect(cmake.standardOutput.contains("link_libraries(OrderfileRuntime::OrderfileRuntime)"))
+    #expect(!cmake.standardOutput.contains("pkg-config"))
+    let make = try orderfile(["flags", "--instrument", "--packages", "--build-system", "make"], environment: environment)
+    #expect(make.status == 0, "\(make.standardError)")
+    #expect(make.standardOutput.contains("LDLIBS += $(shell pkg-config --libs orderfile-runtime)"))
+    #expect(!make.standardOutput.contains("find_package"))
+    let swiftpm = try orderfile(
+      ["flags", "--instrument", "--packages", "--build-system", "swiftpm"], environment: environment)
+    #expect(swiftpm.status == 64)
+    #expect(swiftpm.standardError.contains("--packages has no SwiftPM package"), "\(swiftpm.standardError)")
+  }
 }

@@ -16,6 +16,12 @@ private func symbolize(_ arguments: [String], input: String) throws -> ProcessRe
 
 @Suite("orderfile symbolize")
 struct SymbolizeCLITests {
+  @Test("--help names every language it demangles, Rust among them")
+  func helpNamesLanguages() throws {
+    let help = try orderfile(["symbolize", "--help"]).standardOutput.replacingOccurrences(of: "\n", with: " ")
+    for language in ["C++", "Rust", "Swift"] { #expect(help.contains(language), "\(help)") }
+  }
+
   @Test("one line per address in input order: function, and with --lines file:line; ?? for the unknown")
   func namesAndLines() throws {
     let fixture = try TracedBinary(called: [])

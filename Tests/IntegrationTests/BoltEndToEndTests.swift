@@ -26,6 +26,28 @@ private func linkRelease(_ output: String, order: String? = nil) throws {
   if !noSplit.succeeded { try runChecked(Toolchain.clang, flags) }
 }
 
+/// The address range of a binary's `.text`, from readelf.
+private func textRange(_ binary: String) throws -> Range<UInt64> {
+  let sections = try runChecked("readelf", ["-SW", binary]).standardOutput
+  for line in sections.split(separator: "\n") {
+    let fields = line.split(separator: " ").filter { !$0.isEmpty && $0 != "[" }
+    guard let name = fields.firstIndex(of: ".text"), fields.count > name + 4,
+      let start = UInt64(fields[name + 2], radix: 16), let size = UInt64(fields[name + 4], radix: 16)
+    else { continue }
+    return start..<(start + size)
+  }
+  throw TestSupportError("\(binary) has no .text")
+}
+
+/// The address of a function symbol, from nm.
+private func functionAddress(_ name: String, _ binary: String) throws -> UInt64? {
+  let symbols = try runChecked(Toolchain.nm, [binary]).standardOutput
+  return symbols.split(separator: "\n").compactMap { line -> UInt64? in
+    let fields = line.split(separator: " ")
+    return fields.count == 3 && fields[2] == name ? UInt64(fields[0], radix: 16) : nil
+  }.first
+}
+
 @Suite("End to end with BOLT: record, generate, relink, bolt, estimate", .serialized)
 struct BoltEndToEndTests {
   @Test(
@@ -81,6 +103,56 @@ struct BoltEndToEndTests {
     let inNewText = Set(touched.filter { $0 >= start / 4096 * 4096 && $0 < end })
     #expect(!touched.isEmpty)
     #expect(inNewText.count == current, "the probe saw \(inNewText.count) pages of the new text run")
+  }
+
+  @Test(
+    "one-letter names in the current directory, for the binary and the output, are rewritten like any other",
+    .enabled(if: installedBolt != nil, "llvm-bolt is not installed (apt-get install bolt-22): skipped"))
+  func oneLetterPaths() throws {
+    let work = try TemporaryDirectory("orderfile-bolt")
+    defer { work.remove() }
+    try linkRelease(work.file("t"))
+    try AtomicFile.write("main\n", to: work.file("t.order"))
+    let bolt = try ProcessRunner.run(
+      PackagePaths.orderfileExecutable, ["bolt", "--binary", "t", "--order", "t.order", "-o", "c", "--", "./t"],
+      currentDirectory: work.path)
+    #expect(bolt.status == 0, "\(bolt.standardError)")
+    let run = try runChecked(work.file("c"), [])
+    #expect(run.standardOutput == "launch value 4358\n")
+    // Nothing of the run is left beside the binary or the output.
+    let left = try FileManager.default.contentsOfDirectory(atPath: work.path).sorted()
+    #expect(left == ["c", "t", "t.order"])
+  }
+
+  @Test(
+    "the output stays near the binary's size, and --old-text reports whether the new code fit in the old text",
+    .enabled(if: installedBolt != nil, "llvm-bolt is not installed (apt-get install bolt-22): skipped"))
+  func outputSize() throws {
+    let work = try TemporaryDirectory("orderfile-bolt")
+    defer { work.remove() }
+    let app = work.file("app")
+    try linkRelease(app)
+    try AtomicFile.write("main\n", to: work.file("app.order"))
+    let bolt = try orderfile(["bolt", "--binary", app, "--order", work.file("app.order"), "-o", work.file("app.bolt")])
+    try #require(bolt.succeeded, "\(bolt.standardError)")
+    let input = try #require(try FileManager.default.attributesOfItem(atPath: app)[.size] as? Int)
+    let output = try #require(try FileManager.default.attributesOfItem(atPath: work.file("app.bolt"))[.size] as? Int)
+    // BOLT's default 2 MiB alignment made this 120 KB program 6.3 MB.
+    #expect(Double(output) < 1.5 * Double(input), "\(input) -> \(output) bytes")
+    #expect(bolt.standardOutput.contains("  size:     \(input) -> \(output) bytes"))
+    #expect(!bolt.standardError.contains("times the size of"))
+
+    let oldText = try orderfile([
+      "bolt", "--binary", app, "--order", work.file("app.order"), "-o", work.file("app.old"), "--old-text", "--json",
+    ])
+    try #require(oldText.succeeded, "\(oldText.standardError)")
+    let report = try json(oldText)
+    #expect((report["optimizeOptions"] as? [String] ?? []).contains("-use-old-text"))
+    // This program's split code is a little larger than its old text: BOLT says so and
+    // writes a new segment, and the report must not claim otherwise.
+    let oldTextRange = try textRange(app)
+    let main = try #require(try functionAddress("main", work.file("app.old")))
+    #expect(report["textInOldPlace"] as? Bool == oldTextRange.contains(main), "main at \(main), old text \(oldTextRange)")
   }
 
   @Test("a binary linked without --emit-relocs is refused in one line with the flag to add (exit 65)")

@@ -114,6 +114,40 @@ struct InstallTests {
       })
   }
 
+  @Test("CMake with the printed recipe: a static library's code is instrumented, and the plain signature works")
+  func cmakeRecipeReachesLibraries() throws {
+    let tree = try InstalledTree.shared.get()
+    guard ProcessRunner.resolve("cmake").hasPrefix("/") else {
+      print("skipped: cmake is not installed (Scripts/setup-deps installs it)")
+      return
+    }
+    let project = try SmallProject(tree: tree)
+    let path = project.directory.path
+    // The project's code in a static library, linked with target_link_libraries' plain
+    // signature, as older projects do; the recipe goes before the targets.
+    try tree.run("orderfile flags --instrument --packages --build-system cmake > orderfile.cmake", in: path)
+    try project.write(
+      "CMakeLists.txt",
+      """
+      cmake_minimum_required(VERSION 3.16)
+      project(app C)
+      include(${CMAKE_SOURCE_DIR}/orderfile.cmake)
+      add_library(core STATIC work.c)
+      add_executable(app main.c)
+      target_link_libraries(app core)
+
+      """)
+    try tree.run(
+      "cmake -S . -B build -DCMAKE_C_COMPILER=gcc -DCMAKE_PREFIX_PATH=\"$ORDERFILE_PREFIX\" && cmake --build build",
+      in: path)
+    try tree.run("orderfile record --instrumented -o launch.trace -- build/app", in: path)
+    try tree.run("orderfile generate launch.trace -o app.order", in: path)
+    let order = try String(contentsOfFile: project.directory.file("app.order"), encoding: .utf8)
+    // main is the executable's; the rest is the library's, which only a recipe that
+    // reaches every target records.
+    #expect(order.split(separator: "\n").prefix(4) == ["main", "parse_config", "open_window", "render_frame"], "\(order)")
+  }
+
   @Test("CMake with OrderfileRuntime::Static: the runtime linked in, and a launch recorded")
   func cmakeWithStaticRuntime() throws {
     let tree = try InstalledTree.shared.get()

@@ -131,6 +131,24 @@ struct LayoutChecksTests {
     #expect((report["diagnosis"] as? String)?.contains("-ffunction-sections") == true)
   }
 
+  @Test("verify tells a binary never linked with the order from one without function sections, by gcc's producer")
+  func verifyNotLinkedWithOrder() throws {
+    let fixture = try RecordedFixture()
+    // gcc records its options in DW_AT_producer: with -ffunction-sections and no
+    // orderfile, the linker could have moved every entry.
+    let unordered = try fixture.release("gcc-sections", compiler: "gcc")
+    let result = try orderfile(["verify", "--binary", unordered, "--order", fixture.appOrder, "--json"])
+    #expect(result.status == 1)
+    let report = try json(result)
+    #expect(report["cause"] as? String == "notLinkedWithOrder", "\(report["diagnosis"] ?? "")")
+    #expect((report["diagnosis"] as? String)?.contains("not linked with this orderfile") == true)
+    // Without the flag, gcc's producer says so.
+    let whole = try fixture.release("gcc-no-sections", functionSections: false, orderfile: fixture.appOrder, compiler: "gcc")
+    let missing = try json(try orderfile(["verify", "--binary", whole, "--order", fixture.appOrder, "--json"]))
+    #expect(missing["cause"] as? String == "noFunctionSections", "\(missing["diagnosis"] ?? "")")
+    #expect((missing["diagnosis"] as? String)?.contains("without -ffunction-sections") == true)
+  }
+
   @Test("verify names the format when a gold orderfile was given to lld")
   func verifyGoldFormatWithLLD() throws {
     let fixture = try RecordedFixture()

@@ -85,34 +85,57 @@ struct RustExample: ExampleProject {
     try languageArguments("rust", build, runtime: runtime)
   }
 
-  private func build(target: String, _ flags: [String]) throws -> (binary: String, output: String) {
+  /// Builds into `target` (a folder of `work`) with `flags` as RUSTFLAGS and `--target`
+  /// when given: the printed instrumented build names the host.
+  private func build(target: String, _ flags: [String], triple: String? = nil) throws -> (binary: String, output: String) {
     let cargoBin = (cargo as NSString).deletingLastPathComponent
     let path = cargoBin + ":" + Toolchain.llvmBin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
     let result = try runChecked(
       cargo,
       ["build", "--release", "--offline", "--locked", "--manifest-path", PackagePaths.root + "/Examples/rust-app/Cargo.toml",
-       "--target-dir", work.file(target)],
+       "--target-dir", work.file(target)] + (triple.map { ["--target", $0] } ?? []),
       environment: ["CARGO_ENCODED_RUSTFLAGS": flags.joined(separator: "\u{1F}"), "PATH": path])
-    return (work.file(target) + "/release/" + executable, result.standardOutput + result.standardError)
+    let folder = work.file(target) + (triple.map { "/" + $0 } ?? "")
+    return (folder + "/release/" + executable, result.standardOutput + result.standardError)
   }
 
   func release(orderfile: String?) throws -> (binary: String, output: String) {
-    try build(target: "target-release", Self.flags(orderfile.map { ["--release", $0] } ?? []))
+    let printed = try printedBuild("rust", orderfile.map { ["--release", $0] } ?? [], runtime: nil)
+    return try build(target: "target-release", printed.arguments, triple: Self.triple(printed))
   }
 
   func instrumented(runtime: String) throws -> String {
-    try build(target: "target-instrumented", Self.flags(["--instrument"], runtime: runtime)).binary
+    let printed = try printedBuild("rust", ["--instrument"], runtime: runtime)
+    #expect(printed.cargoArguments.contains("--target-dir"), "\(printed.cargoArguments)")
+    return try build(target: "target-instrumented", printed.arguments, triple: Self.triple(printed)).binary
+  }
+
+  /// The `--target` every printed Rust build names: RUSTFLAGS then stay off the build
+  /// script, which the example has.
+  static func triple(_ printed: PrintedBuild) throws -> String {
+    let index = try #require(printed.cargoArguments.firstIndex(of: "--target"), "\(printed.cargoArguments)")
+    return printed.cargoArguments[index + 1]
   }
 }
 
 /// `orderfile flags --language LANGUAGE BUILD... --json`: the build's arguments.
 private func languageArguments(_ language: String, _ build: [String], runtime: String?) throws -> [String] {
-  struct Printed: Decodable { var arguments: [String] }
+  try printedBuild(language, build, runtime: runtime).arguments
+}
+
+/// What `orderfile flags --language LANGUAGE BUILD... --json` prints.
+struct PrintedBuild: Decodable {
+  var arguments: [String]
+  /// cargo's own arguments: `--target HOST --target-dir …` for the instrumented build.
+  var cargoArguments: [String]
+}
+
+func printedBuild(_ language: String, _ build: [String], runtime: String?) throws -> PrintedBuild {
   let result = try orderfile(
     ["flags", "--language", language, "--json"] + build,
     environment: runtime.map { ["ORDERFILE_RUNTIME_DIR": $0] } ?? [:])
   guard result.succeeded else { throw TestSupportError("orderfile flags failed: \(result.standardError)") }
-  return try JSONDecoder().decode(Printed.self, from: Data(result.standardOutput.utf8)).arguments
+  return try JSONDecoder().decode(PrintedBuild.self, from: Data(result.standardOutput.utf8))
 }
 
 /// Whether `entries` lie in `binary` in this order, by the addresses `nm` gives them.
@@ -133,6 +156,15 @@ struct SwiftRustEndToEndTests {
   func swiftPackage() throws {
     let work = try TemporaryDirectory("orderfile-swift-example")
     try endToEnd(SwiftExample(swift: try #require(ExampleTools.swift), work: work), work: work)
+    // The package's C target runs at launch: its function is ordered with the Swift code,
+    // which takes -Xcc -ffunction-sections (endToEnd checks that it lies in order).
+    let entries = try FileReading.text(atPath: work.file("release.order")).split(separator: "\n").map(String.init)
+    let seed = try #require(entries.firstIndex(of: "swiftapp_seed"), "\(entries.prefix(8))")
+    // Moved as a function of its own, not with the rest of its object file: the entry
+    // before it in the order is right before it in the binary.
+    let symbols = try textSymbolsInAddressOrder(work.file("ordered-release/swiftapp"))
+    let placed = try #require(symbols.firstIndex(of: "swiftapp_seed"))
+    #expect(seed > 0 && placed > 0 && symbols[placed - 1] == entries[seed - 1], "\(symbols[max(placed - 2, 0)...placed])")
   }
 
   @Test(
@@ -152,6 +184,29 @@ struct SwiftRustEndToEndTests {
     #expect(try orderfile(["generate", trace, "-o", order]).succeeded)
     let entries = try FileReading.text(atPath: order).split(separator: "\n")
     #expect(entries.last?.hasPrefix("_ZN7rustapp8handlers12editor_apply") == true, "\(entries.suffix(3))")
+
+    // The build script ran during the instrumented build: uninstrumented, it recorded
+    // nothing and wrote no trace into the source tree.
+    let scripts = try FileManager.default.subpathsOfDirectory(atPath: work.file("target-instrumented"))
+      .filter { $0.hasSuffix("/build-script-build") }
+    #expect(!scripts.isEmpty, "the example's build script was not built")
+    for script in scripts {
+      let undefined = try runChecked(Toolchain.nm, ["-u", work.file("target-instrumented/" + script)]).standardOutput
+      #expect(!undefined.contains("__sanitizer_cov"), "\(script) is instrumented")
+    }
+    let source = try FileManager.default.contentsOfDirectory(atPath: PackagePaths.root + "/Examples/rust-app")
+    #expect(!source.contains { $0.hasSuffix(".trace") }, "\(source)")
+
+    // Only the orderfile's contents change, under the same name: cargo relinks.
+    let sameName = work.file("release.order")
+    let reversed = Array(try FileReading.text(atPath: sameName).split(separator: "\n").map(String.init).reversed())
+    try AtomicFile.write(reversed.joined(separator: "\n") + "\n", to: sameName)
+    let relinked = try example.release(orderfile: sameName)
+    #expect(try liesInOrder(reversed, in: relinked.binary), "cargo kept the old order")
+    // A name lld cannot find is a warning the build shows.
+    try AtomicFile.write((reversed + ["no_such_function_anywhere"]).joined(separator: "\n") + "\n", to: sameName)
+    let warned = try example.release(orderfile: sameName)
+    #expect(warned.output.contains("no_such_function_anywhere"), "\(warned.output)")
   }
 
   @Test("the examples' generated handlers are what Examples/tools/gen-handlers.py writes", arguments: [
@@ -210,7 +265,10 @@ struct SwiftRustEndToEndTests {
     #expect(!run.standardError.contains("without a rebuild") && !run.standardError.contains("warning"),
             "\(run.standardError)")
     let instrumentedOrder = work.file("instrumented.order")
-    let fromInstrumented = try orderfile(["generate", instrumentedTrace, "-o", instrumentedOrder, "--min-match", "1.0"])
+    // Against the release binary: a Rust build with other settings (the instrumented one's
+    // --target) hashes its symbols differently, and generate enters the release build's names.
+    let fromInstrumented = try orderfile(
+      ["generate", instrumentedTrace, "-o", instrumentedOrder, "--min-match", "1.0", "--release-binary", program])
     #expect(fromInstrumented.succeeded, "\(fromInstrumented.standardOutput)\(fromInstrumented.standardError)")
     let instrumentedEntries = try FileReading.text(atPath: instrumentedOrder).split(separator: "\n").map(String.init)
     #expect(instrumentedEntries.count > 36, "the 36 launch handlers and what calls them")
@@ -228,7 +286,9 @@ struct SwiftRustEndToEndTests {
     work: TemporaryDirectory
   ) throws {
     let relinked = try example.release(orderfile: order)
-    #expect(!relinked.output.contains("warning"), "\(relinked.output)")
+    // cargo shows lld's lines (-W linker-messages) under one "warning: linker stderr".
+    let warnings = relinked.output.split(separator: "\n").filter { $0.contains("warning") || $0.contains("lld:") }
+    #expect(warnings.isEmpty, "\(warnings.prefix(5))")
     try FileManager.default.createDirectory(atPath: work.file(label), withIntermediateDirectories: true)
     let ordered = work.file(label + "/" + example.executable)
     try FileManager.default.copyItem(atPath: relinked.binary, toPath: ordered)

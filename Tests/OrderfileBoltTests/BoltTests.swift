@@ -113,6 +113,12 @@ struct BoltTests {
     #expect(summary.hotBytes == 155)
     #expect(summary.coldBytes == 106)
     #expect(summary.warnings == ["function order file entry not found: gone"])
+    #expect(!summary.oldTextFailed)
+    let fallback = BoltSummary(
+      log:
+        "BOLT-WARNING: --use-old-text failed. The original .text too small to fit the new code using 0x1000 alignment. 32692 bytes needed, have 30534 bytes available."
+    )
+    #expect(fallback.oldTextFailed)
     #expect(BoltSummary(log: "BOLT-INFO: something else").hotBytes == nil)
   }
 

@@ -44,10 +44,14 @@ struct BuildFlagsTests {
     try "main\n".write(toFile: order, atomically: true, encoding: .utf8)
     let swift = try LanguageBuild.forBuild(.release(orderfile: order, format: .lld), language: .swift)
     #expect(swift.arguments.starts(with: ["-Xswiftc", "-Xfrontend", "-Xswiftc", "-function-sections"]))
+    // A package's C targets need their own sections too.
+    #expect(swift.arguments.indices.contains { swift.arguments[$0...].starts(with: ["-Xcc", "-ffunction-sections"]) })
     #expect(swift.arguments.suffix(2) == ["-Xlinker", "--symbol-ordering-file=\(order)"])
     let rust = try LanguageBuild.forBuild(.recordable(format: .lld), language: .rust)
     #expect(rust.arguments.contains("codegen-units=1"))
-    #expect(rust.commandLine.hasPrefix("RUSTFLAGS='-C codegen-units=1 ") && rust.commandLine.hasSuffix(" cargo build --release"))
+    #expect(rust.commandLine.hasPrefix("RUSTFLAGS='-C codegen-units=1 ") && rust.commandLine.hasSuffix(" cargo build --release --target x86_64-unknown-linux-gnu"))
+    // The host as --target keeps RUSTFLAGS off build scripts and proc macros.
+    #expect(rust.cargoArguments.starts(with: ["--target"]))
     // A runtime directory of its own, so the lookup cannot fall back to the one beside the tool.
     let runtime = directory.file("runtime")
     try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)

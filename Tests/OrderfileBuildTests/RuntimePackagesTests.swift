@@ -31,7 +31,8 @@ struct RuntimePackagesTests {
     #expect(packages.snippet.contains("export PKG_CONFIG_PATH=\(prefix.file("lib/pkgconfig"))"))
     #expect(packages.snippet.contains("-DCMAKE_PREFIX_PATH=\(prefix.path)"))
     #expect(packages.snippet.contains("find_package(OrderfileRuntime REQUIRED)"))
-    #expect(packages.snippet.contains("target_link_libraries(app PRIVATE OrderfileRuntime::OrderfileRuntime)"))
+    #expect(packages.snippet.contains("link_libraries(OrderfileRuntime::OrderfileRuntime)"))
+    #expect(!packages.snippet.contains("target_link_libraries"), "the plain signature clashes with a keyword one")
   }
 
   @Test("a standard prefix needs no search path in the snippet")
@@ -41,6 +42,17 @@ struct RuntimePackagesTests {
     #expect(!packages.snippet.contains("PKG_CONFIG_PATH"))
     #expect(!packages.snippet.contains("CMAKE_PREFIX_PATH"))
     #expect(packages.snippet.contains("$(shell pkg-config --libs orderfile-runtime)"))
+  }
+
+  @Test("the README shows every line --packages prints for an installed prefix")
+  func readmeShowsPackages() throws {
+    let packages = RuntimePackages(
+      prefix: "/usr/local", pkgConfigDirectory: "/usr/local/lib/pkgconfig",
+      cmakeDirectory: "/usr/local/lib/cmake/OrderfileRuntime")
+    let readme = try String(contentsOfFile: PackagePaths.root + "/README.md", encoding: .utf8)
+    for line in packages.snippet.split(separator: "\n") where !line.hasPrefix("# Make") {
+      #expect(readme.contains(line), "README lacks the printed line: \(line)")
+    }
   }
 
   @Test("a runtime without both package files has no packages")

@@ -49,7 +49,7 @@ struct RequestTests {
     #expect(output.standardOutput.isEmpty)
     #expect(
       output.standardError == """
-        orderfile: recorded 1 launch functions (1 after the window) in 1 modules to \(trace)
+        orderfile: recorded 1 launch function (1 after the window) in 1 module to \(trace)
         orderfile: another process's trace: \(trace).8
         orderfile: recorded without a rebuild
         orderfile: warning: ./lib.so has no symbol table

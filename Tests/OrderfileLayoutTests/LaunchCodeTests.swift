@@ -37,6 +37,17 @@ struct LaunchCodeTests {
     #expect(code.uncountedColdParts.map(\.name) == ["parse.cold"])
     #expect(code.staticInitializers == ["_GLOBAL__sub_I_a.cpp"])
     #expect(code.names == ["_GLOBAL__sub_I_a.cpp", "parse.constprop.0", "draw.part.0", "draw.cold"])
+
+    // The report tells the same account as generate: the cold part was recorded, the
+    // initializer was not.
+    var estimate = Estimator(pageSizes: [4096]).estimate(
+      launch: ["main", "parse", "draw"], functions: functions, order: nil, binary: "app", trace: nil, orderPath: nil,
+      measured: nil)
+    estimate.releaseOnly = code
+    let text = EstimateTextRenderer().render(estimate)
+    #expect(!text.contains("the trace does not name"), "\(text)")
+    #expect(text.contains("1 static initializer the trace did not record"), "\(text)")
+    #expect(text.contains("cold parts the trace recorded"), "\(text)")
   }
 
   @Test("additional launch code counts in pages and bytes, not in the launch functions")

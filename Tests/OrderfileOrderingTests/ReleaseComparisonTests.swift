@@ -42,6 +42,32 @@ struct ReleaseComparisonTests {
     #expect(compared.matchRate == 1.0 / 3.0)
   }
 
+  @Test("a Rust function with another hash in the release build is entered under the release name, and matched")
+  func rustHashChanged() {
+    let recorded = FakeSymbolizer(
+      path: "/build/instrumented/app",
+      functions: [
+        symbol("_ZN2rg4main17h0123456789abcdefE", 0x1000), symbol("_ZN2rg4args17haaaaaaaaaaaaaaaaE", 0x1100),
+        symbol("_ZN2rg6inline17hbbbbbbbbbbbbbbbbE", 0x1200),
+      ])
+    let shipped = FakeSymbolizer(
+      path: "/build/release/app",
+      functions: [
+        symbol("_ZN2rg4main17hfedcba9876543210E", 0x1000), symbol("_ZN2rg4args17haaaaaaaaaaaaaaaaE", 0x1040),
+      ])
+    let order = OrderBuilder().order(trace: launchTrace([0x1000, 0x1100, 0x1200]), module: 0, symbolizer: recorded)
+    let compared = ReleaseComparison.apply(to: order, release: shipped, keepAbsent: false)
+    #expect(
+      compared.functions.map(\.symbol.name) == ["_ZN2rg4main17hfedcba9876543210E", "_ZN2rg4args17haaaaaaaaaaaaaaaaE"])
+    #expect(
+      compared.release?.rehashed == [
+        ReleaseComparison.Rehash(
+          recorded: "_ZN2rg4main17h0123456789abcdefE", release: "_ZN2rg4main17hfedcba9876543210E")
+      ])
+    #expect(compared.release?.absent == [AbsentFunction(name: "_ZN2rg6inline17hbbbbbbbbbbbbbbbbE", reason: .inlined)])
+    #expect(compared.matchRate == 2.0 / 3.0)
+  }
+
   @Test("kept absent entries stay in the order but still count as unmatched")
   func kept() {
     let order = OrderBuilder().order(trace: launchTrace([0x1000, 0x1100, 0x1200]), module: 0, symbolizer: instrumented)

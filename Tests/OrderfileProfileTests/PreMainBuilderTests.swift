@@ -80,6 +80,23 @@ struct PreMainBuilderTests {
     #expect(preMain.programNanoseconds == preMain.mainNanoseconds)
   }
 
+  @Test("a trace recorded without the runtime has no runtime start-up to leave out, in any report")
+  func noRuntimeReports() throws {
+    let launches = (0..<2).map { index -> (trace: Trace, profile: StartupProfile) in
+      var trace = clangTrace(startupEnd: nil)
+      trace.path = "launch\(index).trace"
+      return (trace, ProfileBuilder().build(trace: trace, symbols: symbols()))
+    }
+    let series = try LaunchSeries(profiles: launches)
+    #expect(!series.statistics.contains { $0.name.contains("without the runtime") })
+    let profile = launches[0].profile
+    let text = ProfileTextRenderer().render(profile)
+    #expect(text.contains("before main: ") && !text.contains("the program's own"), "\(text)")
+    let html = ProfileHTMLRenderer().render(profile)
+    #expect(!html.contains("hatched"))
+    #expect(html.contains("Recorded without the runtime"))
+  }
+
   @Test("without main there is no split; the text names the start's source")
   func sourcesAndText() throws {
     var trace = clangTrace(source: .procStat)

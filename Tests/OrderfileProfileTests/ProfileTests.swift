@@ -65,6 +65,17 @@ struct ProfileTests {
     #expect(profile.phases.map(\.durationNanoseconds) == [5 * ms, 1 * ms, 2 * ms, 4 * ms, 3 * ms, 5 * ms])
   }
 
+  @Test("an image whose first calls came before its trace started (a forked child's) keeps its phases in order")
+  func phasesInOrderForInheritedCalls() {
+    var trace = launchTrace()
+    // The trace of this image started after main was first called.
+    trace.header.traceStartNanoseconds = start + 6 * ms + 500_000
+    let phases = ProfileBuilder().build(trace: trace, symbols: SymbolTable(symbolizers: [0: table])).phases
+    #expect(phases.first?.name == "process start → first hook", "\(phases.map(\.name))")
+    #expect(!phases.contains { $0.name == "main → first hook" }, "\(phases.map(\.name))")
+    #expect(zip(phases, phases.dropFirst()).allSatisfy { $0.endNanoseconds == $1.startNanoseconds })
+  }
+
   @Test("each first call lands in its phase, on its thread")
   func attribution() {
     #expect(profile.phases.map(\.functions) == [[], ["ctor"], ["main", "load_config"], ["parse", "worker"], ["draw"], ["after"]])

@@ -72,9 +72,8 @@ struct BreakpointRecorderTests {
     let work = try TemporaryDirectory("orderfile-bp-until")
     let binary = try build(["sequence.c"], in: work, output: "sequence")
     let trace = work.file("launch.trace")
-    let recorded = try record(
-      binary, output: trace, programOutput: work.file("out"), until: ["marker", "no_such_function"])
-    #expect(recorded.summary.unmatchedUntil == ["no_such_function"])
+    let recorded = try record(binary, output: trace, programOutput: work.file("out"), until: ["marker"])
+    #expect(recorded.summary.unmatchedUntil == [])
     let read = try TraceReader.read(path: trace)
     let launch = try names(in: read, module: "/sequence", phase: .launch)
     let after = try names(in: read, module: "/sequence", phase: .postWindow)
@@ -113,15 +112,20 @@ struct BreakpointRecorderTests {
     let recorded = try record(binary, output: trace, programOutput: work.file("out"))
     #expect(recorded.summary.recording.status == 0)
     #expect(try FileReading.text(atPath: work.file("out")) == "child said 4, parent 5\nsecond image 5\n")
-    // The shell's image, the program's first image and its forked child.
-    let others = recorded.summary.recording.childTraces
-    #expect(others.count == 3, "\(others)")
+    // The shell's image and the program's first image are images of the main process,
+    // replaced by exec; the forked child is another process.
+    let images = recorded.summary.recording.execTraces
+    #expect(images.count == 2, "\(images)")
+    #expect(recorded.summary.recording.childTraces.count == 1, "\(recorded.summary.recording.childTraces)")
+    let others = images + recorded.summary.recording.childTraces
     // The final image is the main trace.
     let final = try TraceReader.read(path: trace)
     #expect(try names(in: final, module: "/lineage").contains("second_image"))
     #expect(try !names(in: final, module: "/lineage").contains("first_image"))
-    // The images exec replaced: <trace>.<pid>.1 (the shell), <trace>.<pid>.2.
-    let firstImagePath = try #require(others.first { $0.hasSuffix(".\(final.header.pid).2") })
+    // The images exec replaced, named as the runtime names a process's images:
+    // <trace>.<pid>.exec0 (the shell), <trace>.<pid>.exec1.
+    #expect(Set(images) == [trace + ".\(final.header.pid).exec0", trace + ".\(final.header.pid).exec1"], "\(images)")
+    let firstImagePath = try #require(others.first { $0.hasSuffix(".\(final.header.pid).exec1") })
     let firstImage = try names(in: try TraceReader.read(path: firstImagePath), module: "/lineage")
     #expect(firstImage.contains("first_image") && firstImage.contains("parent_after_fork"))
     #expect(!firstImage.contains("child_only"))
@@ -133,6 +137,15 @@ struct BreakpointRecorderTests {
     let own = childNames[(child.header.forkRecordIndex ?? 0)...]
     #expect(own.contains("child_only"), "\(childNames)")
     #expect(!own.contains("first_image"))
+
+    // A second recording replaces the whole set: a child trace of an earlier run that this
+    // one does not write goes; a file that is not a trace stays.
+    let stale = trace + ".99999"
+    try FileManager.default.copyItem(atPath: childPath, toPath: stale)
+    try AtomicFile.write("notes\n", to: trace + ".12345")
+    _ = try record(binary, output: trace, programOutput: work.file("out"))
+    #expect(!FileManager.default.fileExists(atPath: stale))
+    #expect(FileManager.default.fileExists(atPath: trace + ".12345"))
   }
 
   @Test("a forked child outlives the first process: 50 launches with threads mid-first-call, 5 with a thread held in vfork, no child lost")

@@ -43,7 +43,8 @@ MIN_RUNS = 20
 # What both BOLT layouts are told besides their function order: the options of
 # `orderfile bolt` (Sources/OrderfileBolt/BoltOptimizer.swift), so that they differ only
 # in the order.
-SPLIT_OPTIONS = ["-reorder-blocks=ext-tsp", "-split-functions", "-split-all-cold", "-split-eh", "-lite=0"]
+SPLIT_OPTIONS = ["-reorder-blocks=ext-tsp", "-split-functions", "-split-all-cold", "-split-eh", "-lite=0",
+                 "-no-huge-pages"]
 EXAMPLE = os.path.join(ROOT, "Examples", "launchpad")
 
 

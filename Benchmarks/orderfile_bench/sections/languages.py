@@ -37,9 +37,14 @@ class LanguagesResult:
 
 
 def _flags(ctx, language, build):
+    """The printed build: its compiler arguments, and cargo's own `--target` when it names one
+    (every Rust build does, which keeps RUSTFLAGS off build scripts)."""
     out = run_checked([ctx.orderfile, "flags", "--language", language, "--json"] + build,
                       f"orderfile flags --language {language}", env=ctx.env({"ORDERFILE_RUNTIME_DIR": ctx.runtime.dir}))
-    return json.loads(out)["arguments"]
+    printed = json.loads(out)
+    cargo = printed.get("cargoArguments", [])
+    triple = cargo[cargo.index("--target") + 1] if "--target" in cargo else None
+    return printed["arguments"], triple
 
 
 class _Swift:
@@ -49,7 +54,8 @@ class _Swift:
         self.ctx, self.work = ctx, work
         self.swift = shutil.which("swift", path=ctx.environ.get("PATH")) or "/opt/swift/usr/bin/swift"
 
-    def build(self, scratch, flags):
+    def build(self, scratch, printed):
+        flags, _ = printed
         args = [self.swift, "build", "-c", "release", "--package-path", os.path.join(ROOT, "Examples", "swift-app"),
                 "--scratch-path", os.path.join(self.work, scratch)] + flags
         _, _, out, err = run_measured(args, f"swift build ({scratch})", env=self.ctx.env())
@@ -63,14 +69,17 @@ class _Rust:
     def __init__(self, ctx, work, cargo):
         self.ctx, self.work, self.cargo = ctx, work, cargo
 
-    def build(self, target, flags):
+    def build(self, target, printed):
+        flags, triple = printed
         env = self.ctx.env({"CARGO_ENCODED_RUSTFLAGS": "\x1f".join(flags),
                             "PATH": os.path.dirname(self.cargo) + os.pathsep + os.path.dirname(self.ctx.lld)
                             + os.pathsep + self.ctx.environ.get("PATH", "")})
         _, _, out, err = run_measured([self.cargo, "build", "--release", "--offline", "--locked", "--manifest-path",
                                        os.path.join(ROOT, "Examples", "rust-app", "Cargo.toml"), "--target-dir",
-                                       os.path.join(self.work, target)], f"cargo build ({target})", env=env)
-        return os.path.join(self.work, target, "release", self.executable), out + err
+                                       os.path.join(self.work, target)] + (["--target", triple] if triple else []),
+                                      f"cargo build ({target})", env=env)
+        folder = os.path.join(self.work, target, triple) if triple else os.path.join(self.work, target)
+        return os.path.join(folder, "release", self.executable), out + err
 
 
 def _cargo(environ):

@@ -13,6 +13,9 @@ public struct MergeReport: Codable, Sendable, Equatable {
     public var windowReason: WindowReason
     public var launchRecords: Int
     public var droppedFirstCalls: UInt64
+    /// Whether the program's runtime wrote the trace (an instrumented build), not `record`
+    /// without a rebuild.
+    public var fromRuntime: Bool
   }
 
   public struct ModuleRun: Codable, Sendable, Equatable {
@@ -103,7 +106,8 @@ public struct MergeReport: Codable, Sendable, Equatable {
       Run(
         trace: run.input.path, weight: run.input.weight, pid: run.trace.header.pid,
         closed: run.trace.header.isClosed, windowReason: run.trace.header.windowReason,
-        launchRecords: run.trace.launchRecords.count, droppedFirstCalls: run.trace.header.droppedCount)
+        launchRecords: run.trace.launchRecords.count, droppedFirstCalls: run.trace.header.droppedCount,
+        fromRuntime: run.trace.header.isFromRuntime)
     }
     self.modules = merge.modules.map { module in
       Module(

@@ -69,9 +69,11 @@ public struct MergeTextRenderer: Renderer {
       lines.append("not emitted: \(skipped.path) (\(skipped.launchRecords) launch records over all runs) \(why)")
     }
     let against =
-      report.releaseBinaries.isEmpty
-      ? "against the instrumented binaries: give --release-binary to match against the binaries you link"
-      : "against the release binaries"
+      !report.releaseBinaries.isEmpty
+      ? "against the release binaries"
+      : report.runs.contains(where: \.fromRuntime)
+        ? "against the instrumented binaries: give --release-binary to match against the binaries you link"
+        : "against the recorded binaries, recorded without a rebuild"
     lines.append("match rate \(TextFormatting.percent(report.matchRate)) (the lowest of any run, \(against))")
     return lines.joined(separator: "\n") + "\n"
   }

@@ -26,6 +26,8 @@ final class LineTable {
   private let reach: [Dwarf_Addr]
   /// ELF virtual address + this = DWARF address.
   private let adjustment: UInt64
+  /// The `DW_AT_producer` of every unit with code, once each, in unit order.
+  let producers: [String]
 
   /// Reads the unit ranges of `module`; an empty table when it has no DWARF.
   ///
@@ -36,11 +38,13 @@ final class LineTable {
       ranges = []
       reach = []
       adjustment = 0
+      producers = []
       return
     }
     // module address = ELF address + bias; DWARF address = module address - DWARF bias.
     adjustment = bias &- dwarfBias
     var collected = [UnitRange]()
+    var producers: [String] = []
     var unitNumber = 0
     var unit: OpaquePointer?
     while true {
@@ -54,6 +58,9 @@ final class LineTable {
       unit = next
       if Int32(unitType) == DW_UT_type || Int32(unitType) == DW_UT_split_type { continue }
       let directory = Self.compilationDirectory(of: &unitDie)
+      if let producer = Self.stringAttribute(UInt32(DW_AT_producer), of: &unitDie), !producers.contains(producer) {
+        producers.append(producer)
+      }
       unitNumber += 1
       var offset = 0
       var base: Dwarf_Addr = 0
@@ -70,6 +77,7 @@ final class LineTable {
     }
     collected.sort { $0.start < $1.start }
     ranges = collected
+    self.producers = producers
     var running: Dwarf_Addr = 0
     reach = collected.map { range in
       running = max(running, range.end)
@@ -128,10 +136,12 @@ final class LineTable {
   }
 
   private static func compilationDirectory(of unit: inout Dwarf_Die) -> String? {
+    stringAttribute(UInt32(DW_AT_comp_dir), of: &unit)
+  }
+
+  private static func stringAttribute(_ name: UInt32, of unit: inout Dwarf_Die) -> String? {
     var attribute = Dwarf_Attribute()
-    guard dwarf_attr(&unit, UInt32(DW_AT_comp_dir), &attribute) != nil,
-      let directory = dwarf_formstring(&attribute)
-    else { return nil }
-    return String(cString: directory)
+    guard dwarf_attr(&unit, name, &attribute) != nil, let text = dwarf_formstring(&attribute) else { return nil }
+    return String(cString: text)
   }
 }

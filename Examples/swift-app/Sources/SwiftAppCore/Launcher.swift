@@ -1,3 +1,5 @@
+import CSwiftAppSupport
+
 /// What the handlers work on: the state a launch builds up.
 struct Context: Sendable {
   var words: [String] = []
@@ -23,6 +25,7 @@ public final class Launcher {
 
   public func launch() -> LaunchSummary {
     context.words = ["swiftapp", "launch"]
+    context.total = swiftapp_seed("swiftapp")
     for (_, handler) in launchHandlers {
       handler(&context)
     }
