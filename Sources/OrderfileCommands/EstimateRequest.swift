@@ -23,7 +23,7 @@ public struct MeasureRequest {
   }
 
   /// The probe beside the runtime the running tool finds.
-  static func defaultProbeLibrary() -> String {
+  public static func defaultProbeLibrary() -> String {
     let environment = ProcessInfo.processInfo.environment
     let directory =
       RuntimeLocation.find(executablePath: RuntimeLocation.runningTool, environment: environment)?.libraryDirectory
@@ -33,18 +33,8 @@ public struct MeasureRequest {
 
   /// Runs the program; `--until` names are looked up in `binary`, the module the estimate is about.
   func measure(binary: String, pageSizes: [UInt64]) throws -> (MeasuredLaunch, unmatchedUntil: [String]) {
-    var until: PageProbe.Until?
-    var unmatched: [String] = []
-    if !self.until.isEmpty {
-      let functions = try ELFSymbolizer.withSymbols(path: binary).functions
-      var addresses: [UInt64] = []
-      for name in self.until {
-        let found = functions.filter { UntilFunction.matches($0, name) }.map(\.address)
-        if found.isEmpty { unmatched.append(name) }
-        addresses += found
-      }
-      until = PageProbe.Until(module: binary, addresses: addresses)
-    }
+    let (addresses, unmatched) = try UntilFunction.entries(self.until, binary: binary)
+    let until = self.until.isEmpty ? nil : PageProbe.Until(module: binary, addresses: addresses)
     let probe = PageProbe(library: probeLibrary ?? Self.defaultProbeLibrary(), pageSizes: pageSizes)
     let launch = try probe.measure(
       program: command[0], arguments: Array(command.dropFirst()), until: until,

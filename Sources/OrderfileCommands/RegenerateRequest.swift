@@ -1,3 +1,4 @@
+import Foundation
 import OrderfileRegeneration
 import OrderfileSupport
 
@@ -24,6 +25,12 @@ public struct RegenerateRequest {
   public func run() throws -> CommandOutput {
     // The whole file is checked before any command runs.
     let configuration = try ConfigurationReader().read(path: configuration)
+    var options = options
+    if options.pageProbe == nil {
+      // The probe installed beside the runtime measures pages when it is there.
+      let probe = MeasureRequest.defaultProbeLibrary()
+      if FileManager.default.fileExists(atPath: probe) { options.pageProbe = probe }
+    }
     let result = try Regeneration(configuration: configuration, options: options).run(progress: progress)
     var output = CommandOutput()
     let renderer = reportFormat.renderer(text: RegenerationTextRenderer(), markdown: RegenerationMarkdownRenderer())

@@ -28,12 +28,16 @@ public struct RegenerationOptions: Sendable {
   /// The scratch directory instead of the configured `work` (the report goes there too
   /// unless `report` is given).
   public var workDirectory: String?
+  /// The page probe (`libOrderfilePageProbe.so`) that counts the pages the first scenario
+  /// really touches in the shipped and the relinked executable; nil measures nothing.
+  public var pageProbe: String?
 
   public init(
     runs: Int? = nil, report: String? = nil, timings: Bool = false, orderfileDirectory: String? = nil, check: Bool = false,
-    workDirectory: String? = nil
+    workDirectory: String? = nil, pageProbe: String? = nil
   ) {
     self.workDirectory = workDirectory
+    self.pageProbe = pageProbe
     self.runs = runs
     self.report = report
     self.timings = timings
@@ -52,15 +56,11 @@ public struct RegenerationOptions: Sendable {
 ///
 /// Pages: the shipped binary (built with the committed orderfiles) and the relinked one are
 /// each estimated as they are laid out, with the first run's launch; neither inherits the
-/// other's order. A measured page count (the page-touch probe) has its place beside them
-/// in `RegenerationReport.Module.measuredPages`, filled by `measurePages` when set.
+/// other's order. With `RegenerationOptions.pageProbe`, both are also run under the page
+/// probe (`RegenerationReport.Module.measuredPages`): pages really touched, not simulated.
 public struct Regeneration {
   public var configuration: RegenerationConfiguration
   public var options: RegenerationOptions
-  /// Measures the launch pages of `binary` for `scenario` when such a measurement exists;
-  /// nil leaves `measuredPages` empty.
-  public var measurePages:
-    ((_ binary: String, _ module: String, _ scenario: RegenerationConfiguration.Scenario) throws -> [RegenerationReport.Pages]?)?
 
   public init(configuration: RegenerationConfiguration, options: RegenerationOptions = RegenerationOptions()) {
     var configuration = configuration
@@ -198,7 +198,7 @@ public struct Regeneration {
         && diff.summary.churn * 100 < configuration.ignoreChurnBelow.value
       let releasePath = configuration.binaries.first { $0.module == name }?.path ?? ""
       let pages = try comparePages(trace: firstTrace, module: name, shipped: shipped[name] ?? "", relinked: releasePath, work: work)
-      let measured = try measurePages.flatMap { measure in try measure(releasePath, name, configuration.scenarios[0]) }
+      let measured = try measuredPages(module: name, shipped: shipped[name], relinked: releasePath, simulated: pages, work: work)
       let verification = verifications[name]
       let verified = RegenerationReport.Verified(
         entries: verification?.entries ?? 0, present: verification?.present ?? 0, inOrder: verification?.inOrder ?? 0,
@@ -298,6 +298,37 @@ public struct Regeneration {
       guard let base = before.pages.first(where: { $0.pageSize == size }), let head = after.pages.first(where: { $0.pageSize == size })
       else { return nil }
       return .init(pageSize: size, lowerBound: head.lowerBound, pages: .init(base: base.current, head: head.current))
+    }
+  }
+
+  /// The pages the first scenario really touches in the shipped and in the relinked binary,
+  /// counted by the page probe, with the simulated lower bound beside them. Only for the
+  /// scenario's own program: a shared library's shipped copy cannot be run in its place.
+  func measuredPages(
+    module: String, shipped: String?, relinked: String, simulated: [RegenerationReport.Pages], work: Work
+  ) throws -> [RegenerationReport.Pages]? {
+    guard let library = options.pageProbe, let scenario = configuration.scenarios.first, scenario.program == module,
+      let shipped
+    else { return nil }
+    let probe = PageProbe(library: library, pageSizes: simulated.map(\.pageSize))
+    func measure(_ binary: String) throws -> MeasuredModule? {
+      let (addresses, _) = try UntilFunction.entries(scenario.until, binary: binary)
+      let until = scenario.until.isEmpty ? nil : PageProbe.Until(module: binary, addresses: addresses)
+      let launch = try ProgramSurroundings(
+        environment: scenario.environment, directory: configuration.projectDirectory, log: work.log("measure")
+      ).with {
+        try probe.measure(
+          program: binary, arguments: scenario.arguments, until: until,
+          timeLimitMilliseconds: scenario.timeLimitMilliseconds)
+      }
+      return launch.module(for: binary)
+    }
+    guard let before = try measure(shipped), let after = try measure(relinked) else { return nil }
+    return simulated.compactMap { row in
+      guard let base = before.pages.first(where: { $0.pageSize == row.pageSize }),
+        let head = after.pages.first(where: { $0.pageSize == row.pageSize })
+      else { return nil }
+      return .init(pageSize: row.pageSize, lowerBound: row.lowerBound, pages: .init(base: base.pages, head: head.pages))
     }
   }
 

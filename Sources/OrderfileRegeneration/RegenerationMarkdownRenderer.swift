@@ -48,6 +48,21 @@ public struct RegenerationMarkdownRenderer: Renderer {
     lines.append("")
     lines.append(
       "Launch pages are simulated for the first run's launch on the binary as it shipped (with the committed orderfile) and as relinked with the regenerated one; a negative change is fewer pages. Previous entries gone: entries of the committed orderfile that the shipped binary no longer has.")
+    let measured = report.modules.filter { $0.measuredPages != nil }
+    if !measured.isEmpty {
+      lines.append("")
+      lines.append("Measured: pages the first scenario really touched, counted by the page probe in each binary as it runs.")
+      lines.append("")
+      lines.append("| module | measured pages 4 KiB | 16 KiB | simulated 4 KiB | 16 KiB |")
+      lines.append("| --- | ---: | ---: | ---: | ---: |")
+      for module in measured {
+        func cell(_ rows: [RegenerationReport.Pages]?, _ size: UInt64) -> String {
+          rows?.first { $0.pageSize == size }.map { Self.delta($0.pages) } ?? "–"
+        }
+        lines.append(
+          "| `\(module.module)` | \(cell(module.measuredPages, 4096)) | \(cell(module.measuredPages, 16384)) | \(cell(module.pages, 4096)) | \(cell(module.pages, 16384)) |")
+      }
+    }
     for module in report.modules where module.keptCommitted {
       lines.append("")
       lines.append("`\(module.module)`: a reordering below the configured `ignore-churn-below`: the committed orderfile is kept.")
@@ -97,6 +112,9 @@ public struct RegenerationTextRenderer: Renderer {
         "  \(module.module): \(summary.headEntries) entries, \(summary.added) added, \(summary.removed) removed, \(summary.moved) moved, churn \(TextFormatting.percent(summary.churn)); match \(TextFormatting.percent(module.matchRate)); relinked \(module.verified.inOrder)/\(module.verified.entries) in order"
       for row in module.pages {
         line += "; pages \(formatBytes(row.pageSize)) \(RegenerationMarkdownRenderer.delta(row.pages))"
+      }
+      for row in module.measuredPages ?? [] {
+        line += "; measured \(formatBytes(row.pageSize)) \(RegenerationMarkdownRenderer.delta(row.pages))"
       }
       if let decay = module.decay {
         line += "; previous entries gone \(decay.goneEntries)/\(decay.previousEntries)"

@@ -70,8 +70,9 @@ public struct RegenerationReport: Codable, Sendable, Equatable {
     /// Simulated launch pages (4 KiB and 16 KiB) of the first run's launch, on the binary
     /// as it shipped and as relinked: both real layouts, no orderfile simulated.
     public var pages: [Pages]
-    /// Measured launch pages, where a page-touch measurement is available (nil otherwise):
-    /// see `RegenerationOptions.measurePages`.
+    /// Launch pages the first scenario really touched in the shipped and the relinked
+    /// executable, counted by the page probe (nil without one, or for a shared library):
+    /// see `RegenerationOptions.pageProbe`.
     public var measuredPages: [Pages]?
     /// Present when there was a committed orderfile.
     public var decay: Decay?

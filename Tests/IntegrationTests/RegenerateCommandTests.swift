@@ -58,6 +58,7 @@ struct RegenerateCommandTests {
     #expect(!order.contains("cold_path") && !order.contains { $0.hasPrefix("filler_") }, "\(order)")
     let body = try project.read(".orderfile/report.md")
     #expect(body.hasPrefix("## Launch orderfile refresh\n\nThe launch order changed"), "\(body)")
+    #expect(body.contains("| module | measured pages 4 KiB | 16 KiB | simulated 4 KiB | 16 KiB |"), "\(body)")
     let firstModule = try #require((first["modules"] as? [[String: Any]])?.first)
     // The relinked binary follows the new order, and it needs fewer launch pages than the
     // binary linked in link order, where a page of filler sits between launch functions.
@@ -65,6 +66,13 @@ struct RegenerateCommandTests {
     #expect(verified["passed"] as? Bool == true)
     let pages = try #require((firstModule["pages"] as? [[String: Any]])?.first?["pages"] as? [String: Any])
     #expect((pages["delta"] as? Int ?? 0) < 0, "\(pages)")
+    // The page probe installed beside the tool ran both binaries: the relinked one really
+    // touches fewer pages, and about as many as simulated.
+    let measured = try #require(
+      (firstModule["measuredPages"] as? [[String: Any]])?.first?["pages"] as? [String: Any], "\(firstModule)")
+    let (measuredBase, measuredHead) = (measured["base"] as? Int ?? 0, measured["head"] as? Int ?? 0)
+    #expect(measuredHead > 0 && measuredHead < measuredBase, "\(measured)")
+    #expect(abs(measuredHead - (pages["head"] as? Int ?? 0)) <= 3, "measured \(measured), simulated \(pages)")
     try project.git("add", "orderfiles")
     try project.git("commit", "-q", "-m", "Launch orderfile")
 
