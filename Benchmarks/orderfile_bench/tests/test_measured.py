@@ -3,8 +3,8 @@
 import unittest
 
 from orderfile_bench.model import from_json, to_json
-from orderfile_bench.sections.measured import (Cold, Layout, MeasuredResult, Program, _rows, render_markdown,
-                                               render_text, tolerance)
+from orderfile_bench.sections.measured import (Cold, Layout, MeasuredResult, Program, _rows, bound_limit, goals,
+                                               render_markdown, render_text, tolerance)
 
 
 def _program(measured_4k, warnings=0):
@@ -51,6 +51,43 @@ class MeasuredTests(unittest.TestCase):
                                                     passed=False)))
         self.assertIn("ld.lld: warning: x", text)
         self.assertIn("FAIL", text)
+
+    def test_bound_limit_is_five_pages_plus_ten_percent(self):
+        self.assertEqual(bound_limit(0), 5)
+        self.assertEqual(bound_limit(10), 16)
+        self.assertEqual(bound_limit(29), 37)  # 10% rounded up: 2.9 -> 3
+
+    def _with_script_layout(self, measured_4k, warnings):
+        program = _program(100)
+        program.layouts.append(Layout("ordered (lld-script)", {"4096": 41, "16384": 11},
+                                      {"4096": measured_4k, "16384": 11}, {"4096": 40, "16384": 10},
+                                      {"4096": 44, "16384": 12}, passed=True, entries=320, lld_warnings=warnings))
+        return MeasuredResult(goal="g", programs=[program], skipped=[], passed=False)
+
+    def test_each_ordered_layout_shows_its_own_warnings(self):
+        rows = _rows(self._with_script_layout(41, 2))
+        self.assertEqual([(r[1], r[7]) for r in rows[::2]],
+                         [("default", ""), ("ordered", "0"), ("ordered (lld-script)", "2")])
+        self.assertEqual(from_json(MeasuredResult, to_json(self._with_script_layout(41, 2))),
+                         self._with_script_layout(41, 2))
+
+    def test_goals_say_met_or_missed_with_the_figures(self):
+        met = goals(self._with_script_layout(41, 0))
+        self.assertEqual(len(met), 4)
+        self.assertIn("met on all 6 rows", met[0])
+        self.assertIn("met on all 4 rows", met[2])
+        self.assertIn("met on all 2 relinks", met[3])
+        missed = goals(self._with_script_layout(60, 2))
+        self.assertIn("missed on 1 of 6 rows: ninja, g++, ordered (lld-script), 4 KiB: estimate 41, measured 60",
+                      missed[0])
+        self.assertIn("measured 60, at most 49 (lower bound 40)", missed[2])
+        self.assertIn("missed on 1 of 2 relinks: ninja, g++, ordered (lld-script): 2 warnings", missed[3])
+        self.assertIn("- " + missed[2], render_markdown(self._with_script_layout(60, 2), _Report())["measured"])
+
+
+class _Report:
+    def provenance(self):
+        return "run"
 
 
 if __name__ == "__main__":
