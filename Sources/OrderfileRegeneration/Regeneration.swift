@@ -211,7 +211,10 @@ public struct Regeneration {
           previousEntries: committedNames.count, goneEntries: gone.count,
           goneShare: committedNames.isEmpty ? 0 : Double(gone.count) / Double(committedNames.count), gone: Array(gone.prefix(10)))
       }
-      failures += gateFailures(module: name, matchRate: module.matchRate, pages: pages, verification: verification)
+      // The page gate trusts what the binaries really touched where the probe measured it.
+      failures += gateFailures(
+        module: name, matchRate: module.matchRate, pages: measured ?? pages, pagesMeasured: measured != nil,
+        verification: verification)
       results.append(
         RegenerationReport.Module(
           module: name, orderfile: display(committedPath), hadCommitted: hadCommitted, changed: changed && !kept,
@@ -256,9 +259,10 @@ public struct Regeneration {
     return PreviousOrder(source: path, names: try Orderfile.read(path: path).names)
   }
 
-  func gateFailures(module: String, matchRate: Double, pages: [RegenerationReport.Pages], verification: Verification?)
-    -> [RegenerationReport.GateFailure]
-  {
+  func gateFailures(
+    module: String, matchRate: Double, pages: [RegenerationReport.Pages], pagesMeasured: Bool = false,
+    verification: Verification?
+  ) -> [RegenerationReport.GateFailure] {
     var failures: [RegenerationReport.GateFailure] = []
     if let minMatch = configuration.gates.minMatch, matchRate < minMatch.value {
       failures.append(
@@ -272,7 +276,7 @@ public struct Regeneration {
           failures.append(
             .init(
               module: module, gate: .maxPageGrowth,
-              message: "launch pages grow \(String(format: "%+.1f%%", growth)) at \(formatBytes(row.pageSize)) pages (\(row.pages.base) → \(row.pages.head)), more than max-page-growth \(limit)"
+              message: "\(pagesMeasured ? "measured" : "simulated") launch pages grow \(String(format: "%+.1f%%", growth)) at \(formatBytes(row.pageSize)) pages (\(row.pages.base) → \(row.pages.head)), more than max-page-growth \(limit)"
             ))
           break
         }

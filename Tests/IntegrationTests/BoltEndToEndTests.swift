@@ -90,14 +90,7 @@ struct BoltEndToEndTests {
     #expect(current < pages(relinked, 4096, "current") ?? 0)
 
     // Independent of symbols and the trace: the pages of the new text the launch executes.
-    let touchedFile = work.file("touched.txt")
-    try runChecked(bolted, [], environment: ["LD_PRELOAD": PackagePaths.pageProbe, "ORDERFILE_PAGE_PROBE_OUTPUT": touchedFile])
-    // "page 0 ADDRESS": pages of the main executable (the format is in page_probe.c).
-    let touched = try String(contentsOfFile: touchedFile, encoding: .utf8).split(separator: "\n")
-      .compactMap { line -> UInt64? in
-        let words = line.split(separator: " ")
-        return words.count == 3 && words[0] == "page" && words[1] == "0" ? UInt64(words[2], radix: 16) : nil
-      }
+    let touched = try TouchedPages.ofMainExecutable(running: bolted, in: work)
     let start = try #require(fragments["hotSpanStart"] as? UInt64)
     let end = try #require(estimate["textEnd"] as? UInt64)
     let inNewText = Set(touched.filter { $0 >= start / 4096 * 4096 && $0 < end })

@@ -3,24 +3,9 @@ import OrderfileSupport
 import Testing
 import _OrderfileTestSupport
 
-/// The page-touch probe (Benchmarks/programs/page_touch_probe.c), built once per test.
-private struct PageProbe {
-  let library: String
-
-  init(in work: TemporaryDirectory) throws {
-    library = work.file("page_touch_probe.so")
-    try runChecked(
-      Toolchain.clang,
-      ["-O2", "-fPIC", "-shared", PackagePaths.root + "/Benchmarks/programs/page_touch_probe.c", "-o", library])
-  }
-
-  /// The distinct 4 KiB pages of `binary`'s code that one run executes.
-  func pages(_ binary: String, in work: TemporaryDirectory) throws -> Int {
-    let output = work.file("touched-\((binary as NSString).lastPathComponent)")
-    try runChecked(binary, [], environment: ["LD_PRELOAD": library, "PAGE_PROBE_OUTPUT": output])
-    let pages = try FileReading.text(atPath: output).split(separator: "\n").filter { $0 != "overflow" }
-    return Set(pages).count
-  }
+/// The distinct 4 KiB pages of `binary`'s code that one run executes, counted by the page probe.
+private func touchedPages(_ binary: String, in work: TemporaryDirectory) throws -> Int {
+  try TouchedPages.ofMainExecutable(running: binary, in: work).count
 }
 
 /// `orderfile flags --language swift … --json`: the `swift build` arguments.
@@ -138,10 +123,9 @@ struct LaunchCodeWithoutSymbolTests {
 
     // 5. Measured: the script's launch touches fewer pages than the default layout and than
     // the symbol order, within two pages of estimate's lower bound, which counts them.
-    let probe = try PageProbe(in: work)
-    let defaultPages = try probe.pages(shipped, in: work)
-    let symbolPages = try probe.pages(withSymbols.binary, in: work)
-    let scriptPages = try probe.pages(withScript.binary, in: work)
+    let defaultPages = try touchedPages(shipped, in: work)
+    let symbolPages = try touchedPages(withSymbols.binary, in: work)
+    let scriptPages = try touchedPages(withScript.binary, in: work)
     let estimate = try json(try orderfile(["estimate", "--trace", trace, "--binary", shipped, "--order", script, "--json"]))
     let lowerBound = try #require(pages(estimate, 4096, "lowerBound"))
     let launchFunctions = estimate["launchFunctions"] as? Int ?? 0
@@ -211,10 +195,9 @@ struct LaunchCodeWithoutSymbolTests {
     try AtomicFile.write(entries.filter { !$0.hasSuffix(".cold") }.map { $0 + "\n" }.joined(), to: withoutCold)
     let hotOnly = try link("hot-only", ["-Wl,--symbol-ordering-file=" + withoutCold])
 
-    let probe = try PageProbe(in: work)
-    let defaultPages = try probe.pages(shipped, in: work)
-    let hotOnlyPages = try probe.pages(hotOnly.binary, in: work)
-    let orderedPages = try probe.pages(ordered.binary, in: work)
+    let defaultPages = try touchedPages(shipped, in: work)
+    let hotOnlyPages = try touchedPages(hotOnly.binary, in: work)
+    let orderedPages = try touchedPages(ordered.binary, in: work)
     #expect(orderedPages < hotOnlyPages && orderedPages < defaultPages,
             "default \(defaultPages), without cold parts \(hotOnlyPages), with them \(orderedPages)")
     let estimate = try json(try orderfile(["estimate", "--trace", trace, "--binary", shipped, "--order", order, "--json"]))

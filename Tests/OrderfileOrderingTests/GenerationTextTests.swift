@@ -37,7 +37,8 @@ struct GenerationTextTests {
        "modules": [{"path": "/opt/x/libempty.so", "binary": "/opt/x/libempty.so", "buildID": "", "recordedFunctions": 0,
                     "entries": 0, "lines": 0, "matchRate": 1, "staticInitializers": [], "unrecordedInitializers": 0,
                     "duplicateRecords": 0, "foldedAliases": 0, "unresolvedAddresses": [], "coldParts": [],
-                    "unplaceable": [], "ambiguousNames": []}],
+                    "placedColdParts": [], "unplaceable": [], "refusedByLinker": [], "withoutSymbol": [],
+                    "withoutSymbolBytes": 0, "withoutSymbolCost": [], "ambiguousNames": []}],
        "skippedModules": []}
       """
     let report = try JSONDecoder().decode(GenerationReport.self, from: Data(json.utf8))

@@ -1,0 +1,22 @@
+import Foundation
+import OrderfileSupport
+
+/// The page probe the product ships (`libOrderfilePageProbe.so`, built by
+/// `Scripts/build-runtime`), run directly: a referee that shares no assumption with the
+/// estimate (no symbols, no trace).
+public enum TouchedPages {
+  /// The 4 KiB pages of the main executable's code that one run of `binary` executes, as
+  /// ELF virtual addresses (the probe's `page 0 ADDRESS` lines; format in page_probe.c).
+  public static func ofMainExecutable(
+    running binary: String, arguments: [String] = [], in work: TemporaryDirectory
+  ) throws -> Set<UInt64> {
+    let output = work.file("touched-\(PathName.split(binary).base)-\(UUID().uuidString.prefix(8))")
+    try runChecked(
+      binary, arguments, environment: ["LD_PRELOAD": PackagePaths.pageProbe, "ORDERFILE_PAGE_PROBE_OUTPUT": output])
+    return Set(
+      try FileReading.text(atPath: output).split(separator: "\n").compactMap { line -> UInt64? in
+        let words = line.split(separator: " ")
+        return words.count == 3 && words[0] == "page" && words[1] == "0" ? UInt64(words[2], radix: 16) : nil
+      })
+  }
+}
