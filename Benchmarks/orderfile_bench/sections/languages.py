@@ -74,11 +74,14 @@ class _Rust:
         env = self.ctx.env({"CARGO_ENCODED_RUSTFLAGS": "\x1f".join(flags),
                             "PATH": os.path.dirname(self.cargo) + os.pathsep + os.path.dirname(self.ctx.lld)
                             + os.pathsep + self.ctx.environ.get("PATH", "")})
+        # A folder of cargo's own: SwiftPM leaves a `release` link to `<triple>/release` in its
+        # scratch folder, and cargo with --target locks both paths, the same file, and waits on itself.
+        target_dir = os.path.join(self.work, "cargo-" + target)
         _, _, out, err = run_measured([self.cargo, "build", "--release", "--offline", "--locked", "--manifest-path",
                                        os.path.join(ROOT, "Examples", "rust-app", "Cargo.toml"), "--target-dir",
-                                       os.path.join(self.work, target)] + (["--target", triple] if triple else []),
+                                       target_dir] + (["--target", triple] if triple else []),
                                       f"cargo build ({target})", env=env)
-        folder = os.path.join(self.work, target, triple) if triple else os.path.join(self.work, target)
+        folder = os.path.join(target_dir, triple) if triple else target_dir
         return os.path.join(folder, "release", self.executable), out + err
 
 
