@@ -93,6 +93,21 @@ extension ProcessStartSource: Codable {
   }
 }
 
+/// The time a recorder spent on itself, on the program's clock's behalf: times after the
+/// process start are `CLOCK_MONOTONIC` minus the recorder time spent before them
+/// (`OFT_FLAG_PROGRAM_CLOCK`).
+public struct RecorderTime: Sendable, Equatable {
+  /// All of it: arming, trap handling, threads held stopped.
+  public var totalNanoseconds: UInt64
+  /// The part spent before the program's first own instruction.
+  public var armingNanoseconds: UInt64
+
+  public init(totalNanoseconds: UInt64, armingNanoseconds: UInt64) {
+    self.totalNanoseconds = totalNanoseconds
+    self.armingNanoseconds = armingNanoseconds
+  }
+}
+
 /// Facts from the trace header. Times are `CLOCK_MONOTONIC` nanoseconds.
 public struct TraceHeader: Sendable, Equatable {
   public var versionMajor: UInt16
@@ -114,6 +129,10 @@ public struct TraceHeader: Sendable, Equatable {
   /// When the runtime's own start-up (from `traceStartNanoseconds`) ended; nil when not
   /// recorded (traces before 1.2, recorders outside the process).
   public var startupEndNanoseconds: UInt64?
+  /// The recorder's own time (arming, trap handling, threads held stopped), already taken
+  /// out of every later time in the trace (version 1.3); nil when the trace's times are the
+  /// wall clock's.
+  public var recorderTime: RecorderTime?
   /// The window's time limit, measured from process start, if one was set.
   public var timeLimitNanoseconds: UInt64?
   /// First calls the runtime could not record (capacity or table full).
@@ -142,6 +161,7 @@ public struct TraceHeader: Sendable, Equatable {
     processStartSource: ProcessStartSource = .procStat,
     traceStartNanoseconds: UInt64,
     startupEndNanoseconds: UInt64? = nil,
+    recorderTime: RecorderTime? = nil,
     timeLimitNanoseconds: UInt64?,
     droppedCount: UInt64,
     unbufferedEvents: UInt64 = 0,
@@ -164,6 +184,7 @@ public struct TraceHeader: Sendable, Equatable {
     self.processStartSource = processStartSource
     self.traceStartNanoseconds = traceStartNanoseconds
     self.startupEndNanoseconds = startupEndNanoseconds
+    self.recorderTime = recorderTime
     self.timeLimitNanoseconds = timeLimitNanoseconds
     self.droppedCount = droppedCount
     self.unbufferedEvents = unbufferedEvents

@@ -59,6 +59,7 @@ public enum TraceEncoder {
       if header.windowEndNanoseconds != nil { flags |= TraceLayout.Flag.windowClosed }
       if header.parentPID != nil { flags |= TraceLayout.Flag.forked }
       if header.minorFaults != nil || header.majorFaults != nil { flags |= TraceLayout.Flag.metrics }
+      if header.versionMinor >= 3, header.recorderTime != nil { flags |= TraceLayout.Flag.programClock }
       put(flags, H.flags)
       put(header.windowReason.rawValue, H.windowReason)
       put(header.windowEndNanoseconds ?? 0, H.windowEnd)
@@ -66,6 +67,10 @@ public enum TraceEncoder {
       put(header.minorFaults ?? 0, H.minorFaults)
       put(header.majorFaults ?? 0, H.majorFaults)
       if header.versionMinor >= 2 { put(header.startupEndNanoseconds ?? 0, H.startupEnd) }
+      if header.versionMinor >= 3, let recorder = header.recorderTime {
+        put(recorder.totalNanoseconds, H.recorder)
+        put(recorder.armingNanoseconds, H.arming)
+      }
 
       if hasExtension {
         put(UInt64(marksOffset), H.marksOffset)

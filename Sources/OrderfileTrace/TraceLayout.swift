@@ -57,6 +57,9 @@ enum TraceLayout {
     static var majorFaults: Int { offset(\oft_header.major_faults) }
     // Version 1.2: the runtime's start-up end.
     static var startupEnd: Int { offset(\oft_header.startup_end_ns) }
+    // Version 1.3: the recorder's own time, out of the program's clock.
+    static var recorder: Int { offset(\oft_header.recorder_ns) }
+    static var arming: Int { offset(\oft_header.arming_ns) }
     // Version 1.1: marks and full-mode event buffers.
     static var marksOffset: Int { offset(\oft_header.marks_offset) }
     static var eventsOffset: Int { offset(\oft_header.events_offset) }
@@ -119,6 +122,7 @@ enum TraceLayout {
     static let windowClosed: UInt32 = OFT_FLAG_WINDOW_CLOSED
     static let forked: UInt32 = OFT_FLAG_FORKED
     static let metrics: UInt32 = OFT_FLAG_METRICS
+    static let programClock: UInt32 = OFT_FLAG_PROGRAM_CLOCK
   }
 
   enum ModuleFlag {

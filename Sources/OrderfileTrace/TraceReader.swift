@@ -211,6 +211,7 @@ private struct Parser {
     }
     let startSource: ProcessStartSource
     var startupEnd: UInt64?
+    var recorderTime: RecorderTime?
     if minor >= 2 {
       guard let source = ProcessStartSource(rawValue: head.u32(H.processStartSource)) else {
         throw TraceError.corruptHeader(
@@ -220,6 +221,13 @@ private struct Parser {
       startSource = source
       try expectTime(head.u64(H.startupEnd), H.startupEnd)
       startupEnd = nonzero(head.u64(H.startupEnd))
+      if minor >= 3, flags & TraceLayout.Flag.programClock != 0 {
+        try expectTime(head.u64(H.recorder), H.recorder)
+        try expect(
+          head.u64(H.arming) <= head.u64(H.recorder), H.arming,
+          "arming time \(head.u64(H.arming)) ns above the recorder's \(head.u64(H.recorder)) ns")
+        recorderTime = RecorderTime(totalNanoseconds: head.u64(H.recorder), armingNanoseconds: head.u64(H.arming))
+      }
     } else {
       // Before 1.2 the resolution told it: 0 when the runtime fell back on its own start, a
       // microsecond from a recorder that spawned the process, a clock tick from /proc.
@@ -300,6 +308,7 @@ private struct Parser {
       processStartSource: startSource,
       traceStartNanoseconds: head.u64(H.traceStart),
       startupEndNanoseconds: startupEnd,
+      recorderTime: recorderTime,
       timeLimitNanoseconds: nonzero(head.u64(H.timeLimit)),
       droppedCount: head.u64(H.droppedCount),
       unbufferedEvents: unbufferedEvents,

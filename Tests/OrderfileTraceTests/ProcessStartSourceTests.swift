@@ -43,3 +43,33 @@ struct ProcessStartSourceTests {
       seal: { $0.sealHeader() })
   }
 }
+
+@Suite("The recorder's own time (format 1.3)")
+struct RecorderTimeTests {
+  @Test("a 1.3 trace keeps the recorder's time and sets the program-clock flag; without it, neither")
+  func roundTrip() throws {
+    var trace = sampleTrace()
+    trace.header.versionMinor = 3
+    trace.header.recorderTime = RecorderTime(totalNanoseconds: 9_000_000, armingNanoseconds: 4_000_000)
+    let bytes = TraceBytes(trace)
+    #expect(bytes.header.flags & OFT_FLAG_PROGRAM_CLOCK != 0)
+    #expect(bytes.header.recorder_ns == 9_000_000)
+    #expect(bytes.header.arming_ns == 4_000_000)
+    #expect(try bytes.parse().header.recorderTime == trace.header.recorderTime)
+
+    trace.header.recorderTime = nil
+    let plain = TraceBytes(trace)
+    #expect(plain.header.flags & OFT_FLAG_PROGRAM_CLOCK == 0)
+    #expect(try plain.parse().header.recorderTime == nil)
+  }
+
+  @Test("arming longer than the recorder's whole time is refused at its offset")
+  func armingAboveTotal() {
+    var trace = sampleTrace()
+    trace.header.versionMinor = 3
+    trace.header.recorderTime = RecorderTime(totalNanoseconds: 1_000, armingNanoseconds: 1_000)
+    expectHeaderRefused(
+      trace, UInt64(2_000), at: field(\oft_header.arming_ns), "impossible arming time 2000 ns above the recorder's 1000 ns",
+      seal: { $0.sealHeader() })
+  }
+}

@@ -59,7 +59,7 @@ extern "C" {
 /* "ORDTRACE" read as a little-endian u64. */
 #define OFT_MAGIC 0x454341525444524FULL
 #define OFT_VERSION_MAJOR 1 /* a reader refuses any other major version */
-#define OFT_VERSION_MINOR 2 /* a reader accepts newer minors, skipping unknown record kinds */
+#define OFT_VERSION_MINOR 3 /* a reader accepts newer minors, skipping unknown record kinds */
 
 #define OFT_HEADER_SIZE 4096u
 #define OFT_MODULE_SIZE 4096u
@@ -80,6 +80,11 @@ extern "C" {
 #define OFT_FLAG_WINDOW_CLOSED 0x2u   /* the launch window ended before exit */
 #define OFT_FLAG_FORKED 0x4u          /* this trace continues a parent's trace after fork() */
 #define OFT_FLAG_METRICS 0x8u         /* minor/major fault counts at window end are valid */
+#define OFT_FLAG_PROGRAM_CLOCK 0x10u  /* 1.3: every time after process start (records, marks, events,
+                                       * window_end_ns, end_ns, startup_end_ns) is on the program's
+                                       * clock: CLOCK_MONOTONIC minus the recorder's own time
+                                       * (recorder_ns) spent before it, so that a recorder that stops
+                                       * or interrupts the program does not count as the program */
 
 /* Why the launch window closed (header.window_reason). */
 #define OFT_WINDOW_OPEN 0u            /* still open when the trace ended */
@@ -142,7 +147,12 @@ typedef struct oft_header {
   uint64_t major_faults;          /* getrusage(RUSAGE_SELF).ru_majflt at window end (OFT_FLAG_METRICS) */
   uint64_t startup_end_ns;        /* CLOCK_MONOTONIC ns when the runtime's start-up (from
                                    * trace_start_ns) ended; 0 = not known (1.2) */
-  uint8_t reserved3[OFT_HEADER_EXTENSION_OFFSET - 184]; /* 0 */
+  uint64_t recorder_ns;           /* 1.3: the recorder's own time inside the recording (arming, trap
+                                   * handling, threads held stopped), taken out of the program's clock
+                                   * (OFT_FLAG_PROGRAM_CLOCK); 0 = none or not known */
+  uint64_t arming_ns;             /* 1.3: the part of recorder_ns spent before the program's first own
+                                   * instruction (planting breakpoints); 0 = none */
+  uint8_t reserved3[OFT_HEADER_EXTENSION_OFFSET - 200]; /* 0 */
 
   /* Version 1.1 extension. Written once when the file is created, covered by
    * extension_checksum; 0 there means the file has no extension (1.0). */
@@ -268,7 +278,9 @@ typedef struct oft_record {
   F(oft_header, minor_faults, 160)                \
   F(oft_header, major_faults, 168)                \
   F(oft_header, startup_end_ns, 176)              \
-  F(oft_header, reserved3, 184)                   \
+  F(oft_header, recorder_ns, 184)                 \
+  F(oft_header, arming_ns, 192)                   \
+  F(oft_header, reserved3, 200)                   \
   F(oft_header, marks_offset, 256)                \
   F(oft_header, events_offset, 264)               \
   F(oft_header, event_capacity, 272)              \
