@@ -98,17 +98,11 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     public var functions: [Entry]?
   }
 
-  public struct Skipped: Codable, Sendable, Equatable {
-    public var path: String
-    public var launchRecords: Int
-    public var reason: SkippedModule.Reason
-  }
-
   public var trace: TraceSummary
   public var format: OrderfileFormat
   public var matchRate: Double
   public var modules: [Module]
-  public var skippedModules: [Skipped]
+  public var skippedModules: [SkippedModule]
 
   public init(_ generation: Generation, format: OrderfileFormat, outputs: [String: String], includeFunctions: Bool) {
     let trace = generation.trace
@@ -144,8 +138,6 @@ public struct GenerationReport: Codable, Sendable, Equatable {
               thread: function.threadID, source: function.source.map { "\($0.file):\($0.line)" })
           } : nil)
     }
-    self.skippedModules = generation.skipped.map {
-      Skipped(path: $0.path, launchRecords: $0.launchRecords, reason: $0.reason)
-    }
+    self.skippedModules = generation.skipped
   }
 }

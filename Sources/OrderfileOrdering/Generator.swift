@@ -29,22 +29,6 @@ extension TraceModule {
   }
 }
 
-/// A module that was recorded but is outside the requested selection.
-public struct SkippedModule: Sendable, Equatable {
-  /// Why it gets no orderfile.
-  public enum Reason: String, Sendable, Codable {
-    /// Another module was asked for.
-    case notSelected
-    /// An installed system library: the user's build does not link it, so an orderfile
-    /// for it would apply to nothing.
-    case systemLibrary
-  }
-
-  public var path: String
-  public var launchRecords: Int
-  public var reason: Reason = .notSelected
-}
-
 /// The result of turning a trace into launch orders.
 public struct Generation: Sendable {
   public var trace: Trace

@@ -72,16 +72,8 @@ public struct Merge: Sendable {
   public var runs: [Run]
   /// Merged modules: the main executable first, then by name.
   public var modules: [Module]
-  /// A recorded module outside the selection.
-  public struct Skipped: Sendable, Equatable {
-    public var path: String
-    /// Launch records summed over the runs.
-    public var launchRecords: Int
-    public var reason: SkippedModule.Reason
-  }
-
-  /// Recorded modules outside the selection, by name.
-  public var skipped: [Skipped]
+  /// Recorded modules outside the selection, by name; launch records summed over the runs.
+  public var skipped: [SkippedModule]
 
   /// The lowest match rate of any run in any merged module.
   public var matchRate: Double { modules.map(\.matchRate).min() ?? 1 }

@@ -80,12 +80,6 @@ public struct MergeReport: Codable, Sendable, Equatable {
     public var functions: [Entry]?
   }
 
-  public struct Skipped: Codable, Sendable, Equatable {
-    public var path: String
-    public var launchRecords: Int
-    public var reason: SkippedModule.Reason
-  }
-
   public var format: OrderfileFormat
   /// The lowest match rate of any run in any merged module; `--min-match` gates on it.
   public var matchRate: Double
@@ -93,7 +87,7 @@ public struct MergeReport: Codable, Sendable, Equatable {
   public var releaseBinaries: [String]
   public var runs: [Run]
   public var modules: [Module]
-  public var skippedModules: [Skipped]
+  public var skippedModules: [SkippedModule]
 
   public init(
     _ merge: Merge, format: OrderfileFormat, outputs: [String: String], includeFunctions: Bool,
@@ -129,6 +123,6 @@ public struct MergeReport: Codable, Sendable, Equatable {
             Entry(rank: rank + 1, statistics: entry)
           } : nil)
     }
-    self.skippedModules = merge.skipped.map { Skipped(path: $0.path, launchRecords: $0.launchRecords, reason: $0.reason) }
+    self.skippedModules = merge.skipped
   }
 }

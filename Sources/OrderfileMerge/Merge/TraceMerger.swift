@@ -97,7 +97,7 @@ public struct TraceMerger {
     let skippedModules = skipped.keys.filter { grouped[$0] == nil }
       .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
       .map {
-        Merge.Skipped(
+        SkippedModule(
           path: skippedPaths[$0] ?? $0, launchRecords: skipped[$0] ?? 0, reason: skippedReasons[$0] ?? .notSelected)
       }
     return Merge(runs: runs, modules: modules, skipped: skippedModules)
