@@ -1,3 +1,4 @@
+import OrderfileLayout
 import OrderfileSymbolization
 import OrderfileTrace
 
@@ -94,7 +95,7 @@ public struct ProfileBuilder {
       }
       let size = symbols.function(module: record.module, address: record.address)?.size ?? 1
       var newPages = 0
-      for page in (start / pageSize)...((start + max(size, 1) - 1) / pageSize)
+      for page in Span(address: start, size: size).pages(pageSize)
       where pagesSeen.insert(PageKey(module: record.module, page: page)).inserted {
         newPages += 1
       }
