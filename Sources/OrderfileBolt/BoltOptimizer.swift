@@ -63,7 +63,7 @@ public struct BoltOptimizer {
   var layoutOptions: [String] { Self.splitOptions + (oldText ? [Self.oldTextOption] : []) }
 
   public func run() throws -> BoltReport {
-    if Self.sameFile(binary, output) { throw BoltError.outputIsInput(path: output) }
+    if FileIdentity.same(binary, output) { throw BoltError.outputIsInput(path: output) }
     let tool = try BoltTool.locate(explicit: boltPath)
     let sections = Set(try BinaryLocator.sectionNames(ofFileAt: binary))
     if sections.contains(".bolt.org.text") { throw BoltError.alreadyRewritten(binary: binary) }
@@ -73,7 +73,7 @@ public struct BoltOptimizer {
     var functionOrder = BoltFunctionOrder(order: orderfile, functions: functions)
     guard !functionOrder.names.isEmpty else { throw BoltError.noOrderedFunction(order: order, binary: binary) }
     let launch = command.isEmpty ? [binary] : command
-    guard Self.sameFile(ProcessRunner.resolve(launch[0]), binary) else {
+    guard FileIdentity.same(ProcessRunner.resolve(launch[0]), binary) else {
       throw BoltError.commandRunsOtherProgram(program: launch[0], binary: binary)
     }
 
@@ -173,13 +173,6 @@ public struct BoltOptimizer {
     let path = directory + "/merged.fdata"
     try AtomicFile.write(merged.standardOutput, to: path)
     return path
-  }
-
-  static func sameFile(_ first: String, _ second: String) -> Bool {
-    var a = stat()
-    var b = stat()
-    guard stat(first, &a) == 0, stat(second, &b) == 0 else { return false }
-    return a.st_dev == b.st_dev && a.st_ino == b.st_ino
   }
 
   static func size(_ path: String) -> UInt64 {

@@ -1,4 +1,5 @@
 import CLibdw
+import OrderfileSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -36,7 +37,7 @@ enum DebugInfoFinder {
     let candidates = self.candidates(
       buildID: wanted, binary: mainFile, debuglink: debuglink.map { String(cString: $0) })
     for candidate in candidates {
-      if let mainFile, isSameFile(candidate, mainFile) { continue }
+      if let mainFile, FileIdentity.same(candidate, mainFile) { continue }
       guard let file = try? ELFFile(path: candidate) else { continue }
       if let wanted, (try? file.buildID()) != wanted { continue }
       let descriptor = Glibc.open(candidate, O_RDONLY | O_CLOEXEC)
@@ -55,23 +56,11 @@ enum DebugInfoFinder {
       result.append(stem + ".debug")
     }
     if let debuglink, !debuglink.isEmpty, !debuglink.contains("/"), let binary {
-      let directory: String
-      if let slash = binary.lastIndex(of: "/") {
-        directory = String(binary[..<slash])
-      } else {
-        directory = "."
-      }
+      let directory = PathName.directory(of: binary)
       result.append("\(directory)/\(debuglink)")
       result.append("\(directory)/.debug/\(debuglink)")
       if directory.hasPrefix("/") { result.append("\(debugRoot)\(directory)/\(debuglink)") }
     }
     return result
-  }
-
-  private static func isSameFile(_ lhs: String, _ rhs: String) -> Bool {
-    var left = stat()
-    var right = stat()
-    guard stat(lhs, &left) == 0, stat(rhs, &right) == 0 else { return false }
-    return left.st_dev == right.st_dev && left.st_ino == right.st_ino
   }
 }

@@ -1,5 +1,6 @@
 import CLibdw
 import Foundation
+import OrderfileSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -68,7 +69,7 @@ public struct SharedLibrarySymbols: Sendable {
   public init(binary path: String) throws {
     let file = try ELFFile(path: path)
     let (needed, runPaths) = file.dynamicDependencies()
-    let origin = (path as NSString).deletingLastPathComponent
+    let origin = PathName.directory(of: path)
     let directories =
       runPaths.map { $0.replacingOccurrences(of: "$ORIGIN", with: origin) } + [
         "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
