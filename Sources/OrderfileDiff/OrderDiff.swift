@@ -1,4 +1,5 @@
 import OrderfileOrdering
+import OrderfileSupport
 
 /// What changed between two orders of function names.
 ///
@@ -91,12 +92,7 @@ public struct OrderDiff: Sendable, Equatable {
     var tails: [Int] = []
     var previous = [Int](repeating: -1, count: values.count)
     for (position, value) in values.enumerated() {
-      var low = 0
-      var high = tails.count
-      while low < high {
-        let middle = (low + high) / 2
-        if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
-      }
+      let low = tails.partitioningIndex { values[$0] >= value }
       if low > 0 { previous[position] = tails[low - 1] }
       if low == tails.count { tails.append(position) } else { tails[low] = position }
     }

@@ -1,3 +1,5 @@
+import OrderfileSupport
+
 /// One function symbol as the symbol table lists it, before symbols at one address are folded.
 struct RawFunctionSymbol: Hashable, Sendable {
   var name: String
@@ -60,13 +62,7 @@ struct FunctionIndex: Sendable {
   /// The innermost function holding `address`, if any.
   func function(containing address: UInt64) -> FunctionSymbol? {
     // The last function that starts at or before `address`.
-    var low = 0
-    var high = starts.count
-    while low < high {
-      let middle = low + (high - low) / 2
-      if starts[middle] <= address { low = middle + 1 } else { high = middle }
-    }
-    var index = low - 1
+    var index = starts.partitioningIndex { $0 > address } - 1
     while index >= 0 {
       if functions[index].contains(address) { return functions[index] }
       // Walk back only while an earlier function still reaches past `address`.
@@ -78,12 +74,7 @@ struct FunctionIndex: Sendable {
 
   /// The last function with a symbol that starts before `address`.
   func function(before address: UInt64) -> FunctionSymbol? {
-    var low = 0
-    var high = starts.count
-    while low < high {
-      let middle = low + (high - low) / 2
-      if starts[middle] < address { low = middle + 1 } else { high = middle }
-    }
+    let low = starts.partitioningIndex { $0 >= address }
     return functions[..<low].last { $0.hasSymbol }
   }
 

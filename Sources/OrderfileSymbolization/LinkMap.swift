@@ -111,12 +111,7 @@ public struct LinkMap: Sendable {
 
   /// The placement of the input section that holds `address`.
   public func placement(containing address: UInt64) -> Placement? {
-    var low = 0
-    var high = placements.count
-    while low < high {
-      let middle = low + (high - low) / 2
-      if placements[middle].address <= address { low = middle + 1 } else { high = middle }
-    }
+    let low = placements.partitioningIndex { $0.address > address }
     guard low > 0 else { return nil }
     let placement = placements[low - 1]
     return address - placement.address < placement.size ? placement : nil

@@ -1,4 +1,5 @@
 import CLibdw
+import OrderfileSupport
 
 /// Address ranges of the compile units of a module's DWARF, to find line info without
 /// `.debug_aranges`.
@@ -104,13 +105,7 @@ final class LineTable {
   /// The line-table row for `address` (an ELF virtual address), if a unit covers it.
   func location(for address: UInt64) -> SourceLocation? {
     let target = address &+ adjustment
-    var low = 0
-    var high = ranges.count
-    while low < high {
-      let middle = low + (high - low) / 2
-      if ranges[middle].start <= target { low = middle + 1 } else { high = middle }
-    }
-    var index = low - 1
+    var index = ranges.partitioningIndex { $0.start > target } - 1
     while index >= 0 {
       if target < ranges[index].end, let location = Self.lookUp(target, in: ranges[index]) {
         return location
