@@ -12,13 +12,13 @@ let package = Package(
     .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
   ],
   targets: [
-    // The C runtime linked into instrumented programs. SwiftPM compiles it so that every
-    // build checks it; the shared library programs link is built by Scripts/build-runtime
-    // with a plain C compiler, since a SwiftPM dynamic library would pull in libswiftCore.
+    // The C runtime linked into instrumented programs. SwiftPM only compiles it, so that
+    // every build checks it, and links it into nothing; what programs link (and the tests
+    // run) is built by Scripts/build-runtime with a plain C compiler, the one place its flags
+    // are written, since a SwiftPM dynamic library would pull in libswiftCore.
     .target(
       name: "OrderfileRuntime",
       dependencies: ["OrderfileTraceFormat"],
-      cSettings: [.unsafeFlags(["-O2"])],
       linkerSettings: [.linkedLibrary("pthread")]
     ),
     // The trace format: one C header that the runtime compiles and Swift imports.

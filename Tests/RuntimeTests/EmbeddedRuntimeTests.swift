@@ -11,7 +11,7 @@ import _OrderfileTestSupport
 struct EmbeddedRuntimeTests {
   /// Builds `lib<name>.so` from the plugin fixture, with the embedded runtime linked in.
   private func plugin(_ name: String, compiler: Compiler, in directory: TemporaryDirectory) throws -> String {
-    let archive = try RuntimeBuilder.scriptBuildDirectory() + "/libOrderfileRuntimeEmbedded.a"
+    let archive = try RuntimeBuilder.libraryDirectory() + "/libOrderfileRuntimeEmbedded.a"
     let output = directory.file("lib\(name).so")
     // The project's own --as-needed must not matter: the runtime is inside the library.
     try runChecked(
@@ -63,7 +63,7 @@ struct EmbeddedRuntimeTests {
     let directory = try TemporaryDirectory("runtime-embedded")
     defer { directory.remove() }
     let library = try plugin("gamma", compiler: .clang, in: directory)
-    let runtime = try RuntimeBuilder.scriptBuildDirectory()
+    let runtime = try RuntimeBuilder.libraryDirectory()
     let host = try RuntimeFixture.program("plugin_host.c", compiler: .clang, in: directory, runtimeDirectory: runtime)
     let trace = directory.file("mixed.trace")
     let run = try RuntimeFixture.run(host, [library, "gamma_entry"], environment: ["ORDERFILE_OUTPUT": trace])
