@@ -4,12 +4,17 @@
 Scripts/demo --update-readme calls it after a run. Each block sits between
 <!-- demo:NAME --> and <!-- /demo:NAME --> lines and becomes a text block: the command as
 a reader would type it in out/demo, then what the tool printed, with the run's absolute
-paths made relative to out/demo. A README without a block named here is an error.
+paths made relative to out/demo. A README without a block named here is an error, and
+the README is then left as it was. The blocks are replaced by the bench's README updater
+(Benchmarks/orderfile_bench/markdown.py), the one that writes the `bench:` blocks.
 """
 
 import os
-import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Benchmarks"))
+from orderfile_bench.common import BadInput  # noqa: E402
+from orderfile_bench.markdown import update_file  # noqa: E402
 
 # name -> (the command shown, or None for a table the demo prints itself; its output file in OUT)
 BLOCKS = {
@@ -45,18 +50,12 @@ def main(argv):
         print(__doc__.strip().splitlines()[0], file=sys.stderr)
         return 64
     out, readme = os.path.abspath(argv[0]), argv[1]
-    with open(readme) as f:
-        text = f.read()
-    for name, (command, output) in BLOCKS.items():
-        pattern = re.compile(rf"(<!-- demo:{re.escape(name)} -->\n)(?:.*?\n)?(<!-- /demo:{re.escape(name)} -->)", re.S)
-        if not pattern.search(text):
-            print(f"readme-blocks: error: {readme} has no <!-- demo:{name} --> block", file=sys.stderr)
-            return 65
-        text = pattern.sub(lambda m: m.group(1) + block(out, command, output) + "\n" + m.group(2), text)
-    temporary = readme + ".tmp"
-    with open(temporary, "w") as f:
-        f.write(text)
-    os.replace(temporary, readme)
+    try:
+        blocks = {name: block(out, command, output) for name, (command, output) in BLOCKS.items()}
+        update_file(readme, blocks, kind="demo", require_all=True)
+    except (BadInput, OSError) as e:
+        print(f"readme-blocks: error: {e}", file=sys.stderr)
+        return 65
     print(f"updated {len(BLOCKS)} blocks in {readme}")
     return 0
 

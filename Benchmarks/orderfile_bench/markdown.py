@@ -1,8 +1,10 @@
 """The Markdown exporter: tables, and README blocks between marker comments.
 
-A block is the text between a line `<!-- bench:NAME -->` and a line `<!-- /bench:NAME -->`;
-the bench replaces what is between them and leaves everything else as it is, so the prose
-around a table is written by hand and the figures in it by a run.
+A block is the text between a line `<!-- KIND:NAME -->` and a line `<!-- /KIND:NAME -->`;
+the bench (kind `bench`) and Scripts/demo (kind `demo`, through Scripts/readme-blocks.py)
+replace what is between them and leave everything else as it is, so the prose around a
+table is written by hand and the figures in it by a run. This is the one README block
+updater: each writer only says which kind of block it owns.
 """
 
 import os
@@ -12,7 +14,9 @@ import textwrap
 
 from .common import BadInput
 
-_MARKER = re.compile(r"^<!-- (/?)bench:([A-Za-z0-9_-]+) -->$")
+
+def _marker(kind):
+    return re.compile(rf"^<!-- (/?){re.escape(kind)}:([A-Za-z0-9_-]+) -->$")
 
 
 def cell(text):
@@ -46,8 +50,8 @@ def wrap_prose(text, width=90):
     return "\n".join(out)
 
 
-def markers(name):
-    return f"<!-- bench:{name} -->", f"<!-- /bench:{name} -->"
+def markers(name, kind="bench"):
+    return f"<!-- {kind}:{name} -->", f"<!-- /{kind}:{name} -->"
 
 
 def render_blocks(blocks):
@@ -59,22 +63,23 @@ def render_blocks(blocks):
     return "\n\n".join(parts)
 
 
-def replace_blocks(text, blocks, path):
+def replace_blocks(text, blocks, path, kind="bench"):
     """Returns (new text, names of blocks replaced, names of blocks the text has no markers for).
 
-    Raises BadInput, naming `path` and the line, on a marker that is opened twice, closed
-    without being opened, or never closed.
+    Only blocks of `kind` are touched. Raises BadInput, naming `path` and the line, on a
+    marker that is opened twice, closed without being opened, or never closed.
     """
+    marker = _marker(kind)
     lines = text.split("\n")
     out, replaced, open_name, open_line = [], [], None, 0
     for number, line in enumerate(lines, 1):
-        m = _MARKER.match(line.strip())
+        m = marker.match(line.strip())
         if m and not m.group(1):
             if open_name is not None:
-                raise BadInput(f"{path}:{number}: block 'bench:{m.group(2)}' opens inside 'bench:{open_name}' "
+                raise BadInput(f"{path}:{number}: block '{kind}:{m.group(2)}' opens inside '{kind}:{open_name}' "
                                f"(opened on line {open_line})")
             if m.group(2) in replaced:
-                raise BadInput(f"{path}:{number}: block 'bench:{m.group(2)}' appears twice")
+                raise BadInput(f"{path}:{number}: block '{kind}:{m.group(2)}' appears twice")
             open_name, open_line = m.group(2), number
             out.append(line)
             if open_name in blocks:
@@ -82,7 +87,7 @@ def replace_blocks(text, blocks, path):
             continue
         if m:
             if m.group(2) != open_name:
-                raise BadInput(f"{path}:{number}: '/bench:{m.group(2)}' closes a block that is not open")
+                raise BadInput(f"{path}:{number}: '/{kind}:{m.group(2)}' closes a block that is not open")
             if open_name in blocks:
                 replaced.append(open_name)
             open_name = None
@@ -91,23 +96,27 @@ def replace_blocks(text, blocks, path):
         if open_name is None or open_name not in blocks:
             out.append(line)
     if open_name is not None:
-        raise BadInput(f"{path}:{open_line}: block 'bench:{open_name}' is never closed")
+        raise BadInput(f"{path}:{open_line}: block '{kind}:{open_name}' is never closed")
     missing = [name for name in blocks if name not in replaced]
     return "\n".join(out), replaced, missing
 
 
-def update_file(path, blocks):
+def update_file(path, blocks, kind="bench", require_all=False):
     """Replaces the blocks in the file at `path` (written to a temporary file, then renamed).
-    Returns (replaced, missing) as replace_blocks does."""
+    Returns (replaced, missing) as replace_blocks does. With `require_all`, a block the file
+    has no markers for is a BadInput naming the first, and the file is left as it was."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except OSError as e:
         raise BadInput(f"{path}: cannot read: {e.strerror}")
-    new, replaced, missing = replace_blocks(text, blocks, path)
+    new, replaced, missing = replace_blocks(text, blocks, path, kind)
+    if require_all and missing:
+        start, _ = markers(missing[0], kind)
+        raise BadInput(f"{path} has no {start} block")
     if new != text:
         directory = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(prefix=".bench-", dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix=f".{kind}-", dir=directory)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(new)

@@ -66,6 +66,24 @@ class ReplaceBlocksTests(unittest.TestCase):
             self.assertEqual(replaced, ["alpha"])
             self.assertEqual(os.listdir(d), ["README.md"])
 
+    def test_a_demo_block_is_replaced_and_bench_blocks_are_left_alone(self):
+        text = README + "<!-- demo:alpha -->\nold demo\n<!-- /demo:alpha -->\n"
+        new, replaced, missing = markdown.replace_blocks(text, {"alpha": "fresh"}, "R.md", kind="demo")
+        self.assertEqual((replaced, missing), (["alpha"], []))
+        self.assertIn("<!-- demo:alpha -->\nfresh\n<!-- /demo:alpha -->", new)
+        self.assertIn("<!-- bench:alpha -->\nold alpha\n<!-- /bench:alpha -->", new)
+
+    def test_require_all_names_the_missing_block_and_writes_nothing(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "README.md")
+            with open(path, "w") as f:
+                f.write(README)
+            with self.assertRaisesRegex(BadInput, r"README.md has no <!-- demo:alpha --> block$"):
+                markdown.update_file(path, {"alpha": "fresh"}, kind="demo", require_all=True)
+            with open(path) as f:
+                self.assertEqual(f.read(), README)
+            self.assertEqual(os.listdir(d), ["README.md"])
+
 
 class WrapTests(unittest.TestCase):
     def test_wraps_prose_but_not_table_rows(self):
