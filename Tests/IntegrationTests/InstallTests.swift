@@ -10,6 +10,10 @@ import _OrderfileTestSupport
 /// Cost: the install is a release build with the Swift runtime linked statically, in its
 /// own scratch folder (.build-install). It runs once per test run (`InstalledTree.shared`);
 /// from scratch it takes several minutes on 2 cores, then seconds while nothing changed.
+/// Whether cmake is on PATH, for the CMake tests' `.enabled(if:)`.
+private let hasCMake = ProcessRunner.resolve("cmake").hasPrefix("/")
+private let noCMake: Comment = "cmake is not installed (Scripts/setup-deps installs it)"
+
 @Suite("Scripts/install", .serialized)
 struct InstallTests {
   @Test("the tree holds the tool, the runtime both ways, headers, pkg-config, CMake, completions, man pages, docs")
@@ -77,13 +81,8 @@ struct InstallTests {
       release: { ldflags in "make clean && make CFLAGS='-O2 -g -ffunction-sections' LDFLAGS=\"\(ldflags)\"" })
   }
 
-  /// A CMake project that links `target` when configured with -DINSTRUMENT=ON, or nil
-  /// (with a message) where cmake is missing.
-  private func cmakeProject(_ tree: InstalledTree, linking target: String) throws -> SmallProject? {
-    guard ProcessRunner.resolve("cmake").hasPrefix("/") else {
-      print("skipped: cmake is not installed (Scripts/setup-deps installs it)")
-      return nil
-    }
+  /// A CMake project that links `target` when configured with -DINSTRUMENT=ON.
+  private func cmakeProject(_ tree: InstalledTree, linking target: String) throws -> SmallProject {
     let project = try SmallProject(tree: tree)
     try project.write(
       "CMakeLists.txt",
@@ -101,10 +100,10 @@ struct InstallTests {
     return project
   }
 
-  @Test("CMake with find_package: instrumented build, record, generate, relink")
+  @Test("CMake with find_package: instrumented build, record, generate, relink", .enabled(if: hasCMake, noCMake))
   func cmakeWithFindPackage() throws {
     let tree = try InstalledTree.shared.get()
-    guard let project = try cmakeProject(tree, linking: "OrderfileRuntime::OrderfileRuntime") else { return }
+    let project = try cmakeProject(tree, linking: "OrderfileRuntime::OrderfileRuntime")
     let configure = "cmake -S . -B build -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo"
     try project.roundTrip(
       instrumented: "\(configure) -DINSTRUMENT=ON -DCMAKE_PREFIX_PATH=\"$ORDERFILE_PREFIX\" && cmake --build build && cp build/app app",
@@ -114,13 +113,11 @@ struct InstallTests {
       })
   }
 
-  @Test("CMake with the printed recipe: a static library's code is instrumented, and the plain signature works")
+  @Test(
+    "CMake with the printed recipe: a static library's code is instrumented, and the plain signature works",
+    .enabled(if: hasCMake, noCMake))
   func cmakeRecipeReachesLibraries() throws {
     let tree = try InstalledTree.shared.get()
-    guard ProcessRunner.resolve("cmake").hasPrefix("/") else {
-      print("skipped: cmake is not installed (Scripts/setup-deps installs it)")
-      return
-    }
     let project = try SmallProject(tree: tree)
     let path = project.directory.path
     // The project's code in a static library, linked with target_link_libraries' plain
@@ -148,10 +145,10 @@ struct InstallTests {
     #expect(order.split(separator: "\n").prefix(4) == ["main", "parse_config", "open_window", "render_frame"], "\(order)")
   }
 
-  @Test("CMake with OrderfileRuntime::Static: the runtime linked in, and a launch recorded")
+  @Test("CMake with OrderfileRuntime::Static: the runtime linked in, and a launch recorded", .enabled(if: hasCMake, noCMake))
   func cmakeWithStaticRuntime() throws {
     let tree = try InstalledTree.shared.get()
-    guard let project = try cmakeProject(tree, linking: "OrderfileRuntime::Static") else { return }
+    let project = try cmakeProject(tree, linking: "OrderfileRuntime::Static")
     let path = project.directory.path
     try tree.run(
       "cmake -S . -B build -DCMAKE_C_COMPILER=gcc -DINSTRUMENT=ON -DCMAKE_PREFIX_PATH=\"$ORDERFILE_PREFIX\""
@@ -182,14 +179,14 @@ struct InstallTests {
 /// so the test needs no root and changes nothing on the machine.
 @Suite("Scripts/package-deb")
 struct DebianPackageTests {
-  @Test("the .deb has the right control fields and files, and its orderfile runs without /opt/swift")
+  @Test(
+    "the .deb has the right control fields and files, and its orderfile runs without /opt/swift",
+    .enabled(
+      if: ProcessRunner.resolve("dpkg-shlibdeps").hasPrefix("/"),
+      "dpkg-shlibdeps is not installed (Scripts/setup-deps installs dpkg-dev)"))
   func debianPackage() throws {
     // The release build the install tests made; the package reuses it.
     _ = try InstalledTree.shared.get()
-    guard ProcessRunner.resolve("dpkg-shlibdeps").hasPrefix("/") else {
-      print("skipped: dpkg-shlibdeps is not installed (Scripts/setup-deps installs dpkg-dev)")
-      return
-    }
     let work = try TemporaryDirectory("orderfile-deb")
     defer { work.remove() }
     let built = try ProcessRunner.run(PackagePaths.root + "/Scripts/package-deb", [work.file("out")])

@@ -35,9 +35,10 @@ struct RealProgramsNoRebuildTests {
     arguments: ["lua", "sqlite3"])
   func realProgram(name: String) throws {
     let work = try TemporaryDirectory("orderfile-real-\(name)")
+    // Whether the source can be fetched is known only by trying: the test is then cancelled,
+    // which the run reports as skipped with this reason, never as a pass.
     guard let program = try RealProgram.build(name, in: work.file("build")) else {
-      print("skipped: the Debian source of \(name) cannot be fetched here (Scripts/real-program exited 69)")
-      return
+      try Test.cancel("the Debian source of \(name) cannot be fetched here (Scripts/real-program exited 69)")
     }
     let trace = work.file("launch.trace")
     let recorded = try orderfile(["record", "-q", "-o", trace, "--", program.executable] + program.launch)
