@@ -7,44 +7,6 @@ import OrderfileTrace
 import Testing
 import _OrderfileTestSupport
 
-/// Tests/Fixtures/premain: a library whose constructor sleeps 5 ms and an executable whose
-/// constructor sleeps 3 ms, built with the runtime (`instrumented`) or as a release build,
-/// by clang or gcc.
-private func buildPreMainProgram(in directory: TemporaryDirectory, instrumented: Bool, gcc: Bool = false) throws
-  -> String
-{
-  let sources = PackagePaths.fixtures + "/premain"
-  let compiler = gcc ? Toolchain.gcc : Toolchain.clang
-  let instrumentation =
-    instrumented ? [gcc ? "-finstrument-functions" : "-finstrument-functions-after-inlining"] : []
-  let runtime = try RuntimeBuilder.libraryDirectory()
-  let link = instrumented ? ["-L", runtime, "-lOrderfileRuntime", "-Wl,-rpath," + runtime] : []
-  try runChecked(
-    compiler,
-    ["-O2", "-g", "-fPIC", "-shared"] + instrumentation + [sources + "/premain_lib.c", "-o", directory.file("libpremain.so")]
-      + link)
-  let program = directory.file("premain")
-  try runChecked(
-    compiler,
-    ["-O2", "-g", "-fPIE", "-pie"] + instrumentation + [
-      sources + "/premain_main.c", "-o", program, "-L", directory.path, "-lpremain", "-Wl,-rpath," + directory.path,
-    ] + link)
-  return program
-}
-
-/// What the program measured itself: each constructor's sleep, CLOCK_MONOTONIC ns.
-private struct Sleeps {
-  var library: Range<UInt64>
-  var executable: Range<UInt64>
-
-  init(path: String) throws {
-    let numbers = try FileReading.text(atPath: path).split(whereSeparator: \.isWhitespace).compactMap { UInt64($0) }
-    try #require(numbers.count == 4 && numbers[0] <= numbers[1] && numbers[2] <= numbers[3])
-    library = numbers[0]..<numbers[1]
-    executable = numbers[2]..<numbers[3]
-  }
-}
-
 private let millisecond: Int64 = 1_000_000
 
 /// Checks the profile's split of the time before main against the program's own sleeps. Only
@@ -56,7 +18,7 @@ private let millisecond: Int64 = 1_000_000
 /// tracer, which the recorded times cannot tell apart from the program's own time, so there
 /// a module's time must hold its sleep and may exceed it by the stops.
 private func expectAttributed(
-  _ profile: StartupProfile, sleeps: Sleeps, runtime: Bool, slack: Int64 = millisecond
+  _ profile: StartupProfile, sleeps: PreMainProgram.Sleeps, runtime: Bool, slack: Int64 = millisecond
 ) throws {
   let preMain = try #require(profile.preMain)
   let library = preMain.modules.filter { $0.module.hasSuffix("/libpremain.so") }
@@ -98,7 +60,7 @@ struct PreMainTests {
     arguments: ["clang", "gcc"])
   func instrumented(compiler: String) throws {
     let directory = try TemporaryDirectory("orderfile-premain")
-    let program = try buildPreMainProgram(in: directory, instrumented: true, gcc: compiler == "gcc")
+    let program = try PreMainProgram.build(in: directory, instrumented: true, gcc: compiler == "gcc")
     let output = directory.file("launch.trace")
     let recording = try RuntimeRecorder(output: output).record(program: program, arguments: [directory.file("sleeps")])
     #expect(recording.status == 0)
@@ -108,7 +70,7 @@ struct PreMainTests {
     let startupEnd = try #require(trace.header.startupEndNanoseconds)
     #expect(trace.header.processStartNanoseconds < trace.header.traceStartNanoseconds)
     #expect(trace.header.traceStartNanoseconds <= startupEnd)
-    let sleeps = try Sleeps(path: directory.file("sleeps"))
+    let sleeps = try PreMainProgram.Sleeps(path: directory.file("sleeps"))
     #expect(trace.header.processStartNanoseconds < sleeps.library.lowerBound)
     let profile = ProfileBuilder().build(trace: trace, symbols: SymbolTable(trace: trace, binaries: BinaryResolver()))
     #expect(profile.processStartSource == .spawn)
@@ -118,7 +80,7 @@ struct PreMainTests {
   @Test("a process the recorder did not start keeps the estimate from /proc, and says so")
   func startedOtherwise() throws {
     let directory = try TemporaryDirectory("orderfile-premain")
-    let program = try buildPreMainProgram(in: directory, instrumented: true)
+    let program = try PreMainProgram.build(in: directory, instrumented: true)
     let output = directory.file("launch.trace")
     // The recorder's variable reaches the program through a shell, whose child it is not.
     let result = try ProcessRunner.run(
@@ -134,7 +96,7 @@ struct PreMainTests {
   @Test("release binary under breakpoints: each module's initializers hold its sleep, no runtime start-up")
   func breakpoints() throws {
     let directory = try TemporaryDirectory("orderfile-premain")
-    let program = try buildPreMainProgram(in: directory, instrumented: false)
+    let program = try PreMainProgram.build(in: directory, instrumented: false)
     let output = directory.file("launch.trace")
     let summary = try BreakpointRecorder(output: output).record(
       program: program, arguments: [directory.file("sleeps")], warn: { _ in })
@@ -144,46 +106,9 @@ struct PreMainTests {
     #expect(trace.header.startupEndNanoseconds == nil)
     let profile = ProfileBuilder().build(trace: trace, symbols: SymbolTable(trace: trace, binaries: BinaryResolver()))
     try expectAttributed(
-      profile, sleeps: Sleeps(path: directory.file("sleeps")), runtime: false, slack: 10 * millisecond)
+      profile, sleeps: PreMainProgram.Sleeps(path: directory.file("sleeps")), runtime: false, slack: 10 * millisecond)
     // The executable's initializers start with the first call of its own start code.
     let executable = try #require(profile.preMain?.modules.last)
     #expect(executable.module.hasSuffix("/premain"))
-  }
-}
-
-@Suite("orderfile report over several launches", .serialized)
-struct SeveralLaunchesTests {
-  @Test("ten recorded launches: each part's median, with the library's initializers at the median sleep")
-  func tenLaunches() throws {
-    let directory = try TemporaryDirectory("orderfile-premain-series")
-    let program = try buildPreMainProgram(in: directory, instrumented: true)
-    var traces: [String] = []
-    var librarySleeps: [Int64] = []
-    for launch in 0..<10 {
-      let trace = directory.file("launch\(launch).trace")
-      let recorded = try ProcessRunner.run(
-        PackagePaths.orderfileExecutable, ["record", "-q", "-o", trace, "--", program, directory.file("sleeps")])
-      #expect(recorded.succeeded, "\(recorded.standardError)")
-      librarySleeps.append(Int64(try Sleeps(path: directory.file("sleeps")).library.count))
-      traces.append(trace)
-    }
-    let text = try ProcessRunner.run(PackagePaths.orderfileExecutable, ["report"] + traces)
-    #expect(text.succeeded, "\(text.standardError)")
-    #expect(text.standardOutput.hasPrefix("10 launches of \(program); process start from 10 spawn\n"))
-    let row = text.standardOutput.split(separator: "\n").first { $0.contains("initializers of libpremain.so") }
-    #expect(row?.split(separator: " ").dropFirst(3).first == "10", "\(text.standardOutput)")
-
-    let json = try ProcessRunner.run(PackagePaths.orderfileExecutable, ["report", "--json"] + traces)
-    let series = try JSONDecoder().decode(LaunchSeries.self, from: Data(json.standardOutput.utf8))
-    let library = try #require(series.statistics.first { $0.name == "initializers of libpremain.so" })
-    let sorted = librarySleeps.sorted()
-    let medianSleep = (sorted[4] + sorted[5]) / 2
-    #expect(abs(Int64(library.medianNanoseconds) - medianSleep) < millisecond, "\(library) against \(sorted)")
-    #expect(series.statistics.contains { $0.name == "runtime start-up (overhead)" && $0.isOverhead && $0.launches == 10 })
-
-    let refused = try ProcessRunner.run(
-      PackagePaths.orderfileExecutable, ["report", "--html", directory.file("x.html")] + traces)
-    #expect(refused.status == 64)
-    #expect(refused.standardError.contains("--html exports one launch: give one trace, not 10"))
   }
 }
