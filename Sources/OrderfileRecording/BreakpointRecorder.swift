@@ -325,7 +325,7 @@ private final class TracingSession {
 
   private func plan(pid: Int32, module: oftr_module, into plan: UnsafeMutablePointer<oftr_plan>) {
     let path = module.path.map { String(cString: $0) } ?? ""
-    let buildID = module.build_id.map { Array(UnsafeBufferPointer(start: $0, count: Int(module.build_id_length))) }
+    let buildID = BuildID(module.build_id, count: Int(module.build_id_length))?.bytes
     collector.moduleMapped(
       pid: pid, index: Int(module.index),
       module: TraceModule(

@@ -36,6 +36,18 @@ public enum TextFormatting {
   /// A share of 0...1 as a percentage with one decimal: "95.0%".
   public static func percent(_ share: Double) -> String { String(format: "%.1f%%", share * 100) }
 
+  /// Lowercase hex, two digits per byte, as `readelf -n` and `file` print a build-id.
+  public static func hex(_ bytes: some Sequence<UInt8>) -> String {
+    let alphabet = Array("0123456789abcdef".utf8)
+    var text = [UInt8]()
+    text.reserveCapacity(bytes.underestimatedCount * 2)
+    for byte in bytes {
+      text.append(alphabet[Int(byte >> 4)])
+      text.append(alphabet[Int(byte & 0xf)])
+    }
+    return String(decoding: text, as: UTF8.self)
+  }
+
   /// The style rules the self-contained HTML reports share: their fonts, tables, and SVG
   /// pictures that scale down to the window instead of running off its edge.
   public static let htmlReportStyle = """

@@ -1,3 +1,5 @@
+import OrderfileSupport
+
 /// The GNU build-id of an ELF file: the bytes of its `NT_GNU_BUILD_ID` note.
 ///
 /// Two files with the same build-id come from the same link; the runtime
@@ -7,6 +9,13 @@ public struct BuildID: Hashable, Sendable, CustomStringConvertible, Comparable {
 
   public init(_ bytes: [UInt8]) {
     self.bytes = bytes
+  }
+
+  /// The note's descriptor as libdw and the tracer hand it over, a pointer and a length;
+  /// nil when there is none (no pointer, or no bytes).
+  public init?(_ start: UnsafeRawPointer?, count: Int) {
+    guard let start, count > 0 else { return nil }
+    bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
   }
 
   /// Parses lowercase or uppercase hex digits, two per byte.
@@ -29,16 +38,7 @@ public struct BuildID: Hashable, Sendable, CustomStringConvertible, Comparable {
   }
 
   /// Lowercase hex, two digits per byte, as `readelf -n` and `file` print it.
-  public var description: String {
-    let alphabet = Array("0123456789abcdef".utf8)
-    var text = [UInt8]()
-    text.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-      text.append(alphabet[Int(byte >> 4)])
-      text.append(alphabet[Int(byte & 0xf)])
-    }
-    return String(decoding: text, as: UTF8.self)
-  }
+  public var description: String { TextFormatting.hex(bytes) }
 
   /// Orders by bytes, lexicographically (which is also the order of the hex strings).
   public static func < (lhs: BuildID, rhs: BuildID) -> Bool {

@@ -1,3 +1,5 @@
+import OrderfileSupport
+
 /// A launch trace as the runtime wrote it: header facts, the modules that own
 /// recorded functions, and the first calls in global first-call order.
 public struct Trace: Sendable {
@@ -233,7 +235,7 @@ public struct TraceModule: Sendable, Equatable {
 
   /// The build-id as lowercase hex, or "none".
   public var buildIDHex: String {
-    buildID.isEmpty ? "none" : buildID.map { String(format: "%02x", $0) }.joined()
+    buildID.isEmpty ? "none" : TextFormatting.hex(buildID)
   }
 }
 

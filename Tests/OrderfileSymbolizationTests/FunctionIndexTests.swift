@@ -103,6 +103,16 @@ struct BuildIDTests {
     #expect(BuildID(hex: text) == nil)
   }
 
+  @Test("a note's descriptor is copied; no pointer or no bytes is no build-id")
+  func descriptor() {
+    let bytes: [UInt8] = [0xde, 0xad, 0xbe, 0xef]
+    bytes.withUnsafeBytes { raw in
+      #expect(BuildID(raw.baseAddress, count: 4)?.description == "deadbeef")
+      #expect(BuildID(raw.baseAddress, count: 0) == nil)
+    }
+    #expect(BuildID(nil, count: 4) == nil)
+  }
+
   @Test("ordering follows the bytes")
   func ordering() {
     #expect(BuildID([0x01, 0xff]) < BuildID([0x02]))

@@ -29,9 +29,7 @@ enum DebugInfoFinder {
       var bits: UnsafePointer<UInt8>?
       var vaddr: GElf_Addr = 0
       let length = dwfl_module_build_id(module, &bits, &vaddr)
-      if length > 0, let bits {
-        wanted = BuildID(Array(UnsafeBufferPointer(start: bits, count: Int(length))))
-      }
+      wanted = BuildID(bits, count: Int(length))
     }
     let mainFile = fileName.map { String(cString: $0) }
     let candidates = self.candidates(

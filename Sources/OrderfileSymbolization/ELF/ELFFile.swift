@@ -63,8 +63,7 @@ final class ELFFile {
       throw SymbolizationError.malformedELF(
         path: path, reason: "cannot read its notes: \(Self.libelfMessage())")
     }
-    guard length > 0, let bits else { return nil }
-    return BuildID(Array(UnsafeRawBufferPointer(start: bits, count: length)))
+    return BuildID(bits, count: length)
   }
 
   /// The NUL-separated strings of the `.comment` section, where compilers and linkers sign
