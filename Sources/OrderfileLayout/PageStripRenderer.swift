@@ -38,9 +38,11 @@ public struct PageStripRenderer: Renderer {
   }
 
   public func render(_ estimate: Estimate) -> String {
-    let firstPage = estimate.textStart / pageSize
-    let lastPage = (max(estimate.textEnd, estimate.textStart + 1) - 1) / pageSize
-    let pageCount = Int(lastPage - firstPage + 1)
+    let text = Span(
+      address: estimate.textStart, size: estimate.textEnd - min(estimate.textEnd, estimate.textStart)
+    ).pages(pageSize)
+    let firstPage = text.lowerBound
+    let pageCount = text.count
     let cell = cellSize(pages: pageCount)
     let columns = min(self.columns, pageCount)
     let rows = (pageCount + columns - 1) / columns
