@@ -183,10 +183,10 @@ public struct BoltOptimizer {
 
 /// Seconds between laps of a monotonic clock.
 struct Stopwatch {
-  private var last = DispatchTime.now().uptimeNanoseconds
+  private var last = MonotonicClock.nanoseconds()
 
   mutating func lap() -> Double {
-    let now = DispatchTime.now().uptimeNanoseconds
+    let now = MonotonicClock.nanoseconds()
     defer { last = now }
     return Double(now - last) / 1e9
   }
