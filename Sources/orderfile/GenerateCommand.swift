@@ -1,6 +1,5 @@
 import ArgumentParser
 import OrderfileCommands
-import OrderfileMerge
 
 struct GenerateCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

@@ -1,8 +1,5 @@
 import ArgumentParser
-import OrderfileBuild
 import OrderfileCommands
-import OrderfileOrdering
-import OrderfileSupport
 
 // Library values that parse themselves from an argument.
 extension OrderfileFormat: ExpressibleByArgument {}
@@ -96,6 +93,11 @@ struct TraceModuleOptions: ParsableArguments {
     help: ArgumentHelp(
       "Where to find the instrumented binary the trace recorded, if it moved (repeatable).", valueName: "path"))
   var instrumented: [String] = []
+
+  /// The estimate's inputs, for `trace` and `binary`.
+  func layout(trace: String, binary: String) -> LaunchLayoutInputs {
+    LaunchLayoutInputs(trace: trace, binary: binary, traceModule: module, searchPaths: instrumented)
+  }
 }
 
 /// A report format a command offers besides its default one, as a flag.
