@@ -90,11 +90,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "orderfile",
-      dependencies: [
-        "OrderfileCommands", "OrderfileOrdering", "OrderfileLayout", "OrderfileMerge", "OrderfileDiff",
-        "OrderfileBolt", "OrderfileBuild", "OrderfileRecording", "OrderfileSymbolization", "OrderfileSupport",
-        "OrderfileRegeneration", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ]
+      dependencies: ["OrderfileCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
     .target(
       name: "_OrderfileTestSupport",

@@ -4,13 +4,37 @@ import OrderfileSupport
 /// `orderfile bolt`: rewrite a release binary with BOLT, in the orderfile's order, with
 /// the blocks its launch never ran split out.
 public struct BoltRequest {
-  public var optimizer: BoltOptimizer
+  /// The release binary, linked with `-Wl,--emit-relocs`.
+  public var binary: String
+  /// The orderfile that decides the function order.
+  public var order: String
+  /// Where the rewritten binary goes.
+  public var output: String
+  /// The llvm-bolt to run; nil finds llvm-bolt-22 or llvm-bolt on PATH.
+  public var boltPath: String?
+  /// The launch to profile: the program and its arguments (empty: the binary alone).
+  public var command: [String]
+  /// Ask BOLT to put the new code where the old text was, when it fits.
+  public var oldText: Bool
   /// Text or JSON.
   public var reportFormat: ReportFormat
 
-  public init(optimizer: BoltOptimizer, reportFormat: ReportFormat = .text) {
-    self.optimizer = optimizer
+  public init(
+    binary: String, order: String, output: String, boltPath: String? = nil, command: [String] = [],
+    oldText: Bool = false, reportFormat: ReportFormat = .text
+  ) {
+    self.binary = binary
+    self.order = order
+    self.output = output
+    self.boltPath = boltPath
+    self.command = command
+    self.oldText = oldText
     self.reportFormat = reportFormat
+  }
+
+  /// The optimizer the request describes.
+  var optimizer: BoltOptimizer {
+    BoltOptimizer(binary: binary, order: order, output: output, boltPath: boltPath, command: command, oldText: oldText)
   }
 
   public func run() throws -> CommandOutput {

@@ -5,7 +5,17 @@ import OrderfileSupport
 
 /// `orderfile diff`: what changed between two orderfiles, and what it costs in launch pages.
 public struct DiffRequest {
-  public var comparison: OrderfileComparison
+  /// The orderfile before (an empty file is fine).
+  public var base: String
+  /// The orderfile after.
+  public var head: String
+  /// How to name each in the report (default: its path).
+  public var baseLabel: String?
+  public var headLabel: String?
+  /// Also estimate the launch pages under each orderfile, for this trace and binary.
+  public var pages: LaunchLayoutInputs?
+  /// Fail (exit 1) when the head needs more than this many percent more pages than the base.
+  public var failIfPagesRegress: Percentage?
   /// Markdown, JSON or CSV.
   public var reportFormat: ReportFormat
   /// Changes listed in the Markdown before the rest are folded into one row.
@@ -29,13 +39,29 @@ public struct DiffRequest {
   }
 
   public init(
-    comparison: OrderfileComparison, reportFormat: ReportFormat = .markdown, limit: Int = 20,
+    base: String, head: String, baseLabel: String? = nil, headLabel: String? = nil, pages: LaunchLayoutInputs? = nil,
+    failIfPagesRegress: Percentage? = nil, reportFormat: ReportFormat = .markdown, limit: Int = 20,
     measure: MeasuredBinaries? = nil
   ) {
-    self.comparison = comparison
+    self.base = base
+    self.head = head
+    self.baseLabel = baseLabel
+    self.headLabel = headLabel
+    self.pages = pages
+    self.failIfPagesRegress = failIfPagesRegress
     self.reportFormat = reportFormat
     self.limit = limit
     self.measure = measure
+  }
+
+  /// The comparison the request describes.
+  var comparison: OrderfileComparison {
+    OrderfileComparison(
+      basePath: base, headPath: head, baseLabel: baseLabel, headLabel: headLabel,
+      estimate: pages.map {
+        OrderfileComparison.EstimateInputs(
+          tracePath: $0.trace, binaryPath: $0.binary, module: $0.traceModule, searchPaths: $0.searchPaths)
+      }, gateThresholdPercent: failIfPagesRegress?.value)
   }
 
   public func run() throws -> CommandOutput {
@@ -50,7 +76,7 @@ public struct DiffRequest {
         arguments: measure.arguments)
     }
     var output = CommandOutput()
-    if let caution = report.pages?.reorderedBinary, let binary = comparison.estimate?.binaryPath {
+    if let caution = report.pages?.reorderedBinary, let binary = pages?.binary {
       output.warning(caution.message(binary: binary))
     }
     // Markdown is the diff's text: it goes into a merge request.

@@ -7,7 +7,12 @@ import OrderfileSymbolization
 
 /// `orderfile estimate`: the pages a launch touches now and under an orderfile.
 public struct EstimateRequest {
-  public var estimation: LaunchEstimation
+  /// The trace, the binary whose layout is counted, and how the two are paired.
+  public var layout: LaunchLayoutInputs
+  /// The orderfile to simulate; nil simulates the trace's own launch order.
+  public var order: String?
+  /// The fault-around window in KiB (Linux default 64).
+  public var faultAroundKiB: Int
   /// Text, Markdown or JSON.
   public var reportFormat: ReportFormat
   /// Also draw the page strip into this SVG file.
@@ -18,17 +23,27 @@ public struct EstimateRequest {
   public var measure: MeasureRequest?
 
   public init(
-    estimation: LaunchEstimation, reportFormat: ReportFormat = .text, svg: String? = nil, html: String? = nil,
-    measure: MeasureRequest? = nil
+    layout: LaunchLayoutInputs, order: String? = nil, faultAroundKiB: Int = 64, reportFormat: ReportFormat = .text,
+    svg: String? = nil, html: String? = nil, measure: MeasureRequest? = nil
   ) {
-    self.estimation = estimation
+    self.layout = layout
+    self.order = order
+    self.faultAroundKiB = faultAroundKiB
     self.measure = measure
     self.reportFormat = reportFormat
     self.svg = svg
     self.html = html
   }
 
+  /// The estimation the request describes.
+  var estimation: LaunchEstimation {
+    LaunchEstimation(
+      tracePath: layout.trace, binaryPath: layout.binary, orderPath: order, module: layout.traceModule,
+      searchPaths: layout.searchPaths, estimator: Estimator(faultAroundBytes: UInt64(faultAroundKiB) * 1024))
+  }
+
   public func run() throws -> CommandOutput {
+    let estimation = self.estimation
     var estimate = try estimation.run()
     var output = CommandOutput()
     if let measure {

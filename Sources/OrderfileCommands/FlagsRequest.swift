@@ -36,6 +36,18 @@ public struct FlagsRequest: Sendable {
     self.keepRelocations = keepRelocations
   }
 
+  /// The build the user asked for: the ordered release build of `release`, the
+  /// instrumented build (with `compiler`, else the one `CXX` or `CC` names, else clang), or
+  /// the release build recorded as it is.
+  public static func build(
+    release: String?, instrument: Bool, compiler: InstrumentingCompiler?, format: OrderfileFormat,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> Build {
+    if let release { return .release(orderfile: release, format: format) }
+    guard instrument else { return .recordable(format: format) }
+    return .instrumented(compiler ?? InstrumentingCompiler.detected(in: environment) ?? .clang)
+  }
+
   public func run() throws -> CommandOutput {
     if language != .c { return try runForLanguage() }
     var flags = try BuildFlags.forBuild(build)

@@ -1,25 +1,96 @@
+import Foundation
 import OrderfileRecording
 import OrderfileSupport
 import OrderfileTrace
 
 /// `orderfile record`: run a program once and save the trace of its launch.
+///
+/// The request holds what the user asked for; it picks the recorder itself
+/// (`recorder()`): a mode given, or the one the program calls for.
 public struct RecordRequest {
-  /// How the program is run and its trace collected.
-  public var recorder: any Recorder
+  /// Where the trace goes.
+  public var output: String
   public var program: String
   public var arguments: [String]
+  /// How to record; nil chooses from the program (`RecordingMode.automatic(for:)`), or
+  /// without a rebuild when an option of that mode is given.
+  public var mode: RecordingMode?
+  /// End the launch window this many milliseconds after process start.
+  public var timeLimitMilliseconds: Int?
+  /// Instrumented: record at most this many distinct functions.
+  public var capacity: Int?
+  /// Without a rebuild: end the launch window at the first call of one of these functions.
+  public var until: [String]
+  /// Without a rebuild: record system libraries too.
+  public var includeSystemLibraries: Bool
+  /// Without a rebuild: libraries to record, or to leave alone, by file name or folder.
+  public var includeModules: [String]
+  public var excludeModules: [String]
   /// Print only warnings and errors, not the summary of what was recorded.
   public var quiet: Bool
 
-  public init(recorder: any Recorder, program: String, arguments: [String] = [], quiet: Bool = false) {
-    self.recorder = recorder
+  public init(
+    output: String, program: String, arguments: [String] = [], mode: RecordingMode? = nil,
+    timeLimitMilliseconds: Int? = nil, capacity: Int? = nil, until: [String] = [],
+    includeSystemLibraries: Bool = false, includeModules: [String] = [], excludeModules: [String] = [],
+    quiet: Bool = false
+  ) {
+    self.output = output
     self.program = program
     self.arguments = arguments
+    self.mode = mode
+    self.timeLimitMilliseconds = timeLimitMilliseconds
+    self.capacity = capacity
+    self.until = until
+    self.includeSystemLibraries = includeSystemLibraries
+    self.includeModules = includeModules
+    self.excludeModules = excludeModules
     self.quiet = quiet
+  }
+
+  /// The options given that only recording without a rebuild understands, as flags.
+  var noRebuildOptions: [String] {
+    (until.isEmpty ? [] : ["--until"]) + (includeSystemLibraries ? ["--system-libraries"] : [])
+      + (includeModules.isEmpty ? [] : ["--include-module"]) + (excludeModules.isEmpty ? [] : ["--exclude-module"])
+  }
+
+  /// The mode to record in: the one asked for, else the program's.
+  func chosenMode() throws -> RecordingMode {
+    if let mode { return mode }
+    let automatic = try RecordingMode.automatic(for: program)
+    guard !noRebuildOptions.isEmpty else { return automatic }
+    // An instrumented build is recorded with its runtime unless asked otherwise: options
+    // of the other mode must not switch modes behind the user's back. (A name that is no
+    // executable is left to the breakpoint recorder, whose error says so.)
+    if automatic == .instrumented && FileManager.default.isExecutableFile(atPath: ProcessRunner.resolve(program)) {
+      throw RecordingError.noRebuildOptionsForInstrumented(program: program, options: noRebuildOptions)
+    }
+    return .noRebuild
+  }
+
+  /// The recorder for the chosen mode.
+  func recorder() throws -> any Recorder {
+    switch try chosenMode() {
+    case .instrumented:
+      return RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimitMilliseconds, capacity: capacity)
+    case .noRebuild:
+      var recorder = BreakpointRecorder(
+        output: output, timeLimitMilliseconds: timeLimitMilliseconds, untilFunctions: until,
+        includeSystemLibraries: includeSystemLibraries,
+        modules: ModuleSelection(include: includeModules, exclude: excludeModules))
+      // The user's ^C, SIGTERM and SIGHUP end the recording and reach the program.
+      recorder.passesTerminationSignals = true
+      return recorder
+    }
   }
 
   /// Runs the program; the command then ends with the program's own exit status.
   public func run() throws -> CommandOutput {
+    try run(with: try recorder())
+  }
+
+  /// Runs the program with `recorder`.
+  func run(with recorder: any Recorder) throws -> CommandOutput {
     let recording = try recorder.record(program: program, arguments: arguments)
     let trace = try TraceReader.read(path: recording.tracePath)
     var output = CommandOutput()

@@ -20,8 +20,8 @@ public struct VerifyRequest: Sendable {
   }
 
   public func run() throws -> CommandOutput {
-    let orderfile = try Orderfile.read(path: order)
-    guard !orderfile.lines.isEmpty else { throw LayoutError.emptyOrderfile(path: order) }
+    let orderfile = try OrderfileNames.read(path: order)
+    guard orderfile.entryLines > 0 else { throw LayoutError.emptyOrderfile(path: order) }
     let symbolizer = try ELFSymbolizer.withSymbols(path: binary)
     let verification = LayoutVerifier(threshold: threshold.value).verify(
       order: orderfile, symbolizer: symbolizer, linker: try BinaryLocator.linker(ofFileAt: binary))

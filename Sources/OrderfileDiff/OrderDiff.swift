@@ -15,28 +15,35 @@ public struct OrderDiff: Sendable, Equatable {
 
   /// Compares `base` with `head`. A name listed twice counts at its first line.
   public init(base: [String], head: [String]) {
-    // Each name's rank, first occurrence only: one table per side, no other set of names.
-    let (base, baseRank) = Self.ranked(base)
-    let (head, headRank) = Self.ranked(head)
+    self.init(base: NameTable(base), head: NameTable(head))
+  }
 
+  /// Compares the names of `base` with those of `head`, each listed once.
+  ///
+  /// Linear in the entries but for the longest-run search (n log n), and lean: names stay
+  /// in their tables as bytes, looked up in the other table by bytes; only changed entries
+  /// become `String`s.
+  public init(base: NameTable, head: NameTable) {
     var changes: [OrderChange] = []
     // Base ranks of the common entries, in head order, and their head ranks.
     var sequence: [Int] = []
-    var sequenceHeadRanks: [Int] = []
-    for (index, name) in head.enumerated() {
-      if let rank = baseRank[name] {
+    var sequenceHeadRanks: [Int32] = []
+    for index in 0..<head.count {
+      if let rank = base.index(ofNameAt: index, in: head) {
         sequence.append(rank)
-        sequenceHeadRanks.append(index)
+        sequenceHeadRanks.append(Int32(index))
       } else {
         changes.append(
           OrderChange(
-            kind: .new, name: name, baseRank: nil, headRank: index + 1, move: nil, magnitude: head.count - index - 1))
+            kind: .new, name: head[index], baseRank: nil, headRank: index + 1, move: nil,
+            magnitude: head.count - index - 1))
       }
     }
-    for (index, name) in base.enumerated() where headRank[name] == nil {
+    for index in 0..<base.count where head.index(ofNameAt: index, in: base) == nil {
       changes.append(
         OrderChange(
-          kind: .deleted, name: name, baseRank: index + 1, headRank: nil, move: nil, magnitude: base.count - index - 1))
+          kind: .deleted, name: base[index], baseRank: index + 1, headRank: nil, move: nil,
+          magnitude: base.count - index - 1))
     }
     let kept = Self.longestIncreasingMask(sequence)
     // Ranks among the common entries only, so that insertions and deletions elsewhere do not
@@ -48,8 +55,8 @@ public struct OrderDiff: Sendable, Equatable {
       let move = position - commonBaseRank[position]
       changes.append(
         OrderChange(
-          kind: .moved, name: base[rank], baseRank: rank + 1, headRank: sequenceHeadRanks[position] + 1, move: move,
-          magnitude: abs(move)))
+          kind: .moved, name: base[rank], baseRank: rank + 1, headRank: Int(sequenceHeadRanks[position]) + 1,
+          move: move, magnitude: abs(move)))
     }
     changes.sort(by: OrderChange.precedes)
 
@@ -62,19 +69,6 @@ public struct OrderDiff: Sendable, Equatable {
       churn: union == 0 ? 0 : Double(added + removed + moved) / Double(union),
       correlation: RankCorrelation(ranksInHeadOrder: sequence))
     self.changes = changes
-  }
-
-  /// The names without repeats (first occurrences, in order) and each one's rank there.
-  static func ranked(_ names: [String]) -> (names: [String], ranks: [String: Int]) {
-    var ranks: [String: Int] = [:]
-    ranks.reserveCapacity(names.count)
-    var distinct: [String] = []
-    distinct.reserveCapacity(names.count)
-    for name in names where ranks[name] == nil {
-      ranks[name] = distinct.count
-      distinct.append(name)
-    }
-    return (distinct, ranks)
   }
 
   /// Positions of one longest strictly increasing subsequence of `values` (patience sorting,

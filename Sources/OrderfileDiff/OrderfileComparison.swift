@@ -39,9 +39,10 @@ public struct OrderfileComparison {
   }
 
   public func run() throws -> DiffReport {
-    let base = try Orderfile.read(path: basePath)
-    let head = try Orderfile.read(path: headPath)
-    let diff = OrderDiff(base: base.names, head: head.names)
+    // Read as streams into name tables, one at a time: a 10-million-line orderfile is
+    // never held as lines.
+    let diff = OrderDiff(
+      base: try OrderfileNames.read(path: basePath).names, head: try OrderfileNames.read(path: headPath).names)
     var pages: PageComparison?
     if let estimate {
       func run(_ order: String) throws -> Estimate {

@@ -70,6 +70,15 @@ public struct LayoutVerifier {
   public func verify(
     order: Orderfile, symbolizer: any Symbolizer, linker: String?
   ) -> Verification {
+    verify(order: OrderfileNames(order), symbolizer: symbolizer, linker: linker)
+  }
+
+  /// Checks the binary against the orderfile's names, read as a stream
+  /// (`OrderfileNames.read(path:)`): an orderfile of millions of lines stays in its name
+  /// table, and only entries found in the binary, or shown in the report, become strings.
+  public func verify(
+    order: OrderfileNames, symbolizer: any Symbolizer, linker: String?
+  ) -> Verification {
     let functions = symbolizer.functions.filter { $0.size > 0 }
     var positions: [String: [Int]] = [:]
     for (index, function) in functions.enumerated() {
@@ -84,21 +93,32 @@ public struct LayoutVerifier {
       for (index, function) in functions.enumerated() {
         if let input = function.inputSection { positions[input.description, default: []].append(index) }
       }
-      names = order.lines.map { line in
-        let pattern = String(line.drop(while: { $0 == "*" }))
-        return positions[pattern] != nil ? pattern : order.format.functionName(inLine: line)
-      }
+      names = NameTable(
+        order.scriptLines.map { line in
+          let pattern = String(line.drop(while: { $0 == "*" }))
+          return positions[pattern] != nil ? pattern : order.format.functionName(inLine: line)
+        })
     }
     var present: [(rank: Int, name: String, positions: [Int])] = []
-    var missing: [String] = []
-    // An Orderfile's names are distinct already: no second set of millions of names.
-    for (rank, name) in names.enumerated() {
-      if let found = positions[name] {
-        present.append((rank + 1, name, found))
+    // Numbers in `names`, not strings: in an unrelated binary nearly every entry is missing.
+    var missingIndices: [Int32] = []
+    // The names are distinct already: no second set of millions of names. The binary's
+    // names are few by comparison: each is looked up in the orderfile's table.
+    var found: [(index: Int, positions: [Int])] = []
+    for (name, functionPositions) in positions {
+      if let index = names.index(of: name) { found.append((index, functionPositions)) }
+    }
+    found.sort { $0.index < $1.index }
+    var next = 0
+    for index in 0..<names.count {
+      if next < found.count && found[next].index == index {
+        present.append((index + 1, names[index], found[next].positions))
+        next += 1
       } else {
-        missing.append(name)
+        missingIndices.append(Int32(index))
       }
     }
+    let missing = missingIndices.lazy.map { names[Int($0)] }
 
     // An entry is in place when it starts right after the previous entry's last function.
     var inOrder = 0
@@ -147,16 +167,20 @@ public struct LayoutVerifier {
   }
 
   func diagnose(
-    order: Orderfile, missing: [String], misplaced: [Int], functions: [FunctionSymbol],
+    order: OrderfileNames, missing: some Collection<String>, misplaced: [Int], functions: [FunctionSymbol],
     positions: [String: [Int]], symbolizer: any Symbolizer, linker: String?, presentShare: Double
   ) -> (Verification.Cause?, String?) {
     let linkerName = linker.map { " (\($0))" } ?? ""
-    let unnamed = missing.filter { $0.contains("(.text..L") }
-    if order.format == .lldScript, !unnamed.isEmpty, !functions.contains(where: { $0.inputSection != nil }) {
-      return (
-        .noLinkMap,
-        "\(unnamed.count) entries name code without a symbol (\(unnamed[0])), which only a link map of this binary shows: link it with -Wl,-Map=\(symbolizer.path).map (swiftc: -Xlinker -Map=\(symbolizer.path).map) and verify again"
-      )
+    // Each question below is one pass over the missing names, counting, keeping only the
+    // few names the message shows.
+    if order.format == .lldScript, !functions.contains(where: { $0.inputSection != nil }) {
+      let unnamed = missing.lazy.filter { $0.contains("(.text..L") }
+      if let first = unnamed.first {
+        return (
+          .noLinkMap,
+          "\(unnamed.count) entries name code without a symbol (\(first)), which only a link map of this binary shows: link it with -Wl,-Map=\(symbolizer.path).map (swiftc: -Xlinker -Map=\(symbolizer.path).map) and verify again"
+        )
+      }
     }
     let readsSections = linker?.lowercased().contains("gold") == true
     if order.format == .gold && !readsSections {
@@ -165,11 +189,12 @@ public struct LayoutVerifier {
         "the orderfile is in gold's section format (.text.<name> lines), but this binary's linker\(linkerName) reads symbol names with --symbol-ordering-file and matched none of them: generate it with --format lld"
       )
     }
-    let underscored = missing.filter { $0.hasPrefix("_") && positions[String($0.dropFirst())] != nil }
-    if !missing.isEmpty && underscored.count * 2 >= missing.count {
+    let missingCount = missing.count
+    let underscored = missing.lazy.filter { $0.hasPrefix("_") && positions[String($0.dropFirst())] != nil }.count
+    if missingCount > 0 && underscored * 2 >= missingCount {
       return (
         .machONamesForELF,
-        "\(underscored.count) entries are Mach-O names (a leading underscore, as ld64's -order_file wants) of functions this ELF binary has without it: generate it with --format lld"
+        "\(underscored) entries are Mach-O names (a leading underscore, as ld64's -order_file wants) of functions this ELF binary has without it: generate it with --format lld"
       )
     }
     if presentShare < threshold {
@@ -179,21 +204,30 @@ public struct LayoutVerifier {
         if let known = byBase[base], known.utf8.lexicographicallyPrecedes(name.utf8) { continue }
         byBase[base] = name
       }
-      let renamed = missing.compactMap { name -> String? in
-        byBase[CloneName(name)?.base ?? name].map { "\(name) is now \($0)" }
+      // One pass: each missing name is either renamed (a function of the same base name
+      // is there) or inlined. Only a name with a dot can be a clone's.
+      var renamed = 0
+      var hints: [String] = []
+      var inlined: [String] = []
+      for name in missing {
+        let base = name.utf8.contains(UInt8(ascii: ".")) ? CloneName(name)?.base ?? name : name
+        if let now = byBase[base] {
+          renamed += 1
+          if hints.count < 5 { hints.append("\(name) is now \(now)") }
+        } else if inlined.count < 3 {
+          inlined.append(name)
+        }
       }
-      if renamed.count * 2 < missing.count {
-        let inlined = missing.filter { byBase[CloneName($0)?.base ?? $0] == nil }
+      if renamed * 2 < missingCount {
         return (
           .inlinedInRelease,
-          "\(inlined.count) entries are not in the binary, and no function of a similar name is: the release build inlined them (an instrumented gcc build keeps inline functions out of line, as -finstrument-functions instruments before inlining), e.g. \(inlined.prefix(3).map(Demangler.demangle).joined(separator: ", ")). Regenerate with 'orderfile generate --release-binary \(symbolizer.path)', which leaves them out and reports the match rate against this binary, or record the release binary itself ('orderfile record --no-rebuild')"
+          "\(missingCount - renamed) entries are not in the binary, and no function of a similar name is: the release build inlined them (an instrumented gcc build keeps inline functions out of line, as -finstrument-functions instruments before inlining), e.g. \(inlined.map(Demangler.demangle).joined(separator: ", ")). Regenerate with 'orderfile generate --release-binary \(symbolizer.path)', which leaves them out and reports the match rate against this binary, or record the release binary itself ('orderfile record --no-rebuild')"
         )
       }
-      let hints = renamed.prefix(5)
       let hint = hints.isEmpty ? "" : " (\(hints.joined(separator: "; ")))"
       return (
         .renamedSymbols,
-        "\(missing.count) entries are not in the binary: its functions are named differently from the instrumented build's\(hint). Regenerate the orderfile from a trace of the same sources, and keep inlining and LTO settings the same in both builds"
+        "\(missingCount) entries are not in the binary: its functions are named differently from the instrumented build's\(hint). Regenerate the orderfile from a trace of the same sources, and keep inlining and LTO settings the same in both builds"
       )
     }
     // Present but out of order. The DWARF producers may say how the code was compiled:

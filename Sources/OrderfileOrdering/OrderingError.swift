@@ -15,7 +15,7 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
   /// A `--release-binary` has the file name of no recorded module.
   case releaseBinaryMatchesNoModule(path: String, traces: [String], modules: [String])
   /// A `--binary` shares neither build-id nor file name with any module of the trace, no
-  /// `--module` says which one it is, and it lacks most of the main executable's launch
+  /// `--trace-module` says which one it is, and it lacks most of the main executable's launch
   /// functions: any figure would compare unrelated code.
   case binaryMatchesNoModule(binary: String, trace: String, modules: [String])
   /// The `lld-script` format names input sections, which only a link map of the recorded
@@ -41,7 +41,7 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
         "\(path): the release binary has the file name of no module recorded in \(traces.joined(separator: ", ")); recorded: \(modules.joined(separator: ", "))"
     case .binaryMatchesNoModule(let binary, let trace, let modules):
       return
-        "\(binary): shares neither build-id nor file name with any module of \(trace), nor most of its main executable's launch functions (recorded: \(modules.joined(separator: ", "))); name the module with --module if it is one of them"
+        "\(binary): shares neither build-id nor file name with any module of \(trace), nor most of its main executable's launch functions (recorded: \(modules.joined(separator: ", "))); name the module with --trace-module if it is one of them"
     }
   }
 

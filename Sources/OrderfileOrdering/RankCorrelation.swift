@@ -56,6 +56,20 @@ public struct RankCorrelation: Codable, Sendable, Equatable {
   /// Replaces distinct integers by their positions in sorted order.
   package static func denseRanks(_ values: [Int]) -> [Int] {
     var ranks = [Int](repeating: 0, count: values.count)
+    // Ranks of one file's entries lie in 0..<entries: counted in linear time with a
+    // byte per possible value, rather than sorted.
+    if let low = values.min(), let high = values.max(), low >= 0, high < values.count * 4 {
+      var present = [Bool](repeating: false, count: high + 1)
+      for value in values { present[value] = true }
+      var below = [Int32](repeating: 0, count: high + 1)
+      var seen: Int32 = 0
+      for value in 0...high {
+        below[value] = seen
+        if present[value] { seen += 1 }
+      }
+      for (index, value) in values.enumerated() { ranks[index] = Int(below[value]) }
+      return ranks
+    }
     for (rank, index) in values.indices.sorted(by: { values[$0] < values[$1] }).enumerated() {
       ranks[index] = rank
     }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import OrderfileBolt
 import OrderfileCommands
 
 struct BoltCommand: ParsableCommand {
@@ -72,8 +71,7 @@ struct BoltCommand: ParsableCommand {
   func run() throws {
     try Terminal.run {
       try BoltRequest(
-        optimizer: BoltOptimizer(binary: binary, order: order, output: output, boltPath: boltPath, command: words,
-          oldText: oldText),
+        binary: binary, order: order, output: output, boltPath: boltPath, command: words, oldText: oldText,
         reportFormat: format.format
       ).run()
     }

@@ -1,7 +1,5 @@
 import ArgumentParser
 import OrderfileCommands
-import OrderfileDiff
-import OrderfileSupport
 
 struct DiffCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -107,23 +105,18 @@ struct DiffCommand: ParsableCommand {
   }
 
   func run() throws {
+    let words = arguments.first == "--" ? Array(arguments.dropFirst()) : arguments
     try Terminal.run {
-      let estimate = trace.flatMap { trace in
-        binary.map {
-          OrderfileComparison.EstimateInputs(
-            tracePath: trace, binaryPath: $0, module: traceModule.module, searchPaths: traceModule.instrumented)
+      try DiffRequest(
+        base: base, head: head, baseLabel: baseLabel, headLabel: headLabel,
+        pages: trace.flatMap { trace in binary.map { traceModule.layout(trace: trace, binary: $0) } },
+        failIfPagesRegress: failIfPagesRegress, reportFormat: output.format, limit: limit,
+        measure: baseBinary.flatMap { base in
+          headBinary.map {
+            DiffRequest.MeasuredBinaries(base: base, head: $0, arguments: words, timeLimitMilliseconds: timeLimit)
+          }
         }
-      }
-      let comparison = OrderfileComparison(
-        basePath: base, headPath: head, baseLabel: baseLabel, headLabel: headLabel, estimate: estimate,
-        gateThresholdPercent: failIfPagesRegress?.value)
-      let words = arguments.first == "--" ? Array(arguments.dropFirst()) : arguments
-      let measure = baseBinary.flatMap { base in
-        headBinary.map {
-          DiffRequest.MeasuredBinaries(base: base, head: $0, arguments: words, timeLimitMilliseconds: timeLimit)
-        }
-      }
-      return try DiffRequest(comparison: comparison, reportFormat: output.format, limit: limit, measure: measure).run()
+      ).run()
     }
   }
 }

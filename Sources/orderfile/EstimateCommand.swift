@@ -1,6 +1,5 @@
 import ArgumentParser
 import OrderfileCommands
-import OrderfileLayout
 
 struct EstimateCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -99,12 +98,10 @@ struct EstimateCommand: ParsableCommand {
 
   func run() throws {
     try Terminal.run {
-      let estimation = LaunchEstimation(
-        tracePath: trace, binaryPath: binary, orderPath: order, module: traceModule.module,
-        searchPaths: traceModule.instrumented, estimator: Estimator(faultAroundBytes: UInt64(faultAround) * 1024))
-      let measurement = measure ? MeasureRequest(command: words, until: until, timeLimitMilliseconds: timeLimit) : nil
-      return try EstimateRequest(
-        estimation: estimation, reportFormat: output.format, svg: svg, html: html, measure: measurement
+      try EstimateRequest(
+        layout: traceModule.layout(trace: trace, binary: binary), order: order, faultAroundKiB: faultAround,
+        reportFormat: output.format, svg: svg, html: html,
+        measure: measure ? MeasureRequest(command: words, until: until, timeLimitMilliseconds: timeLimit) : nil
       ).run()
     }
   }

@@ -1,8 +1,5 @@
 import ArgumentParser
-import Foundation
-import OrderfileBuild
 import OrderfileCommands
-import OrderfileOrdering
 
 struct FlagsCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -110,13 +107,6 @@ struct FlagsCommand: ParsableCommand {
     }
   }
 
-  /// The build the flags are for.
-  var build: Build {
-    if let release { return .release(orderfile: release, format: format) }
-    let detected = compiler ?? InstrumentingCompiler.detected(in: ProcessInfo.processInfo.environment) ?? .clang
-    return instrument ? .instrumented(detected) : .recordable(format: format)
-  }
-
   /// Which flags to print, and how.
   var shape: FlagsRequest.Shape {
     if output.format == .json { return .json }
@@ -127,6 +117,11 @@ struct FlagsCommand: ParsableCommand {
   }
 
   func run() throws {
-    try Terminal.run { try FlagsRequest(build: build, shape: shape, language: language, keepRelocations: emitRelocs).run() }
+    try Terminal.run {
+      try FlagsRequest(
+        build: FlagsRequest.build(release: release, instrument: instrument, compiler: compiler, format: format),
+        shape: shape, language: language, keepRelocations: emitRelocs
+      ).run()
+    }
   }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import OrderfileCommands
-import OrderfileMerge
 
 struct GenerateCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -14,7 +13,7 @@ struct GenerateCommand: ParsableCommand {
       Without either, the orderfile goes to stdout and the report to stderr.
 
       Binaries are found by the path recorded in the trace or by GNU build-id
-      in --binary and --debug-dir; a build-id mismatch is an error.
+      in --search-path and --debug-dir; a build-id mismatch is an error.
 
       With --release-binary (one per module), entries are looked up in the binary
       that will be linked: those it lacks, inlined in the release build, are
@@ -26,7 +25,7 @@ struct GenerateCommand: ParsableCommand {
         orderfile generate launch.trace -o app.order
         orderfile generate launch.trace --output-dir orders --format gold
         orderfile generate launch.trace -o ui.order --module libui.so \\
-          --binary build/lib
+          --search-path build/lib
         orderfile generate launch.trace -o app.order --min-match 0.95 --json
         orderfile generate launch.trace --output-dir orders \\
           --release-binary build-release/app --release-binary build-release/libui.so

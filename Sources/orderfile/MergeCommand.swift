@@ -1,6 +1,5 @@
 import ArgumentParser
 import OrderfileCommands
-import OrderfileMerge
 
 struct MergeCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

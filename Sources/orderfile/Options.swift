@@ -1,8 +1,5 @@
 import ArgumentParser
-import OrderfileBuild
 import OrderfileCommands
-import OrderfileOrdering
-import OrderfileSupport
 
 // Library values that parse themselves from an argument.
 extension OrderfileFormat: ExpressibleByArgument {}
@@ -12,12 +9,31 @@ extension Language: ExpressibleByArgument {}
 extension Rate: ExpressibleByArgument {}
 extension Percentage: ExpressibleByArgument {}
 
-/// Where binaries are found by build-id: `generate`, `merge` and `report`.
-struct BinarySearchOptions: ParsableArguments {
+/// Where the binaries a trace recorded are found when they moved: `generate`, `merge`,
+/// `report`, `estimate` and `diff` (one name everywhere).
+///
+/// `--binary` names the one binary a command measures (estimate, diff, verify, bolt,
+/// symbolize); places to search have a name of their own.
+struct SearchPathOptions: ParsableArguments {
   @Option(
-    name: .customLong("binary"),
-    help: ArgumentHelp("A binary or a directory of binaries to match by build-id (repeatable).", valueName: "path"))
-  var binaries: [String] = []
+    name: .customLong("search-path"),
+    help: ArgumentHelp(
+      "Where to find the binaries the trace recorded, if they moved: a binary or a directory of binaries, matched by build-id (repeatable).",
+      valueName: "path"))
+  var searchPaths: [String] = []
+}
+
+/// `--search-path` in `generate`, `merge` and `report`, which also take its former spelling.
+struct BinarySearchOptions: ParsableArguments {
+  @OptionGroup var search: SearchPathOptions
+
+  // The spelling before `--search-path` (generate, merge, report), kept hidden for one
+  // release. In estimate and diff `--binary` is the binary to measure, so there it never was.
+  @Option(name: .customLong("binary"), help: .hidden)
+  var formerBinaryOption: [String] = []
+
+  /// Every place to search, in the order given (`--search-path` before the former spelling).
+  var binaries: [String] { search.searchPaths + formerBinaryOption }
 }
 
 /// The options `generate` and `merge` share: where the orderfiles go, which modules, the
@@ -31,7 +47,8 @@ struct OrderfileOptionGroup: ParsableArguments {
 
   @Option(
     help: ArgumentHelp(
-      "The module to write with -o: a path or file name (default: the main executable).", valueName: "name"))
+      "The recorded module whose orderfile -o writes, by path or file name (default: the main executable).",
+      valueName: "name"))
   var module: String?
 
   @Option(
@@ -82,20 +99,38 @@ struct OrderfileOptionGroup: ParsableArguments {
   }
 }
 
-/// Which trace module a layout binary corresponds to, and where the instrumented binary
-/// the trace recorded is: `estimate` and `diff`.
+/// Which trace module a layout binary corresponds to, and where the binary the trace
+/// recorded is: `estimate` and `diff`.
 struct TraceModuleOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
-      "The trace module that corresponds to --binary (default: matched by build-id or file name, else the main executable when --binary holds most of its launch functions; otherwise an error).",
+      "The module of the trace that --binary is, by path or file name (default: matched by build-id or file name, else the main executable when --binary holds most of its launch functions; otherwise an error).",
       valueName: "name"))
-  var module: String?
+  var traceModule: String?
 
-  @Option(
-    name: .customLong("instrumented"),
-    help: ArgumentHelp(
-      "Where to find the instrumented binary the trace recorded, if it moved (repeatable).", valueName: "path"))
-  var instrumented: [String] = []
+  @OptionGroup var search: SearchPathOptions
+
+  // The spellings before `--trace-module` and `--search-path`, hidden for one release:
+  // `--module` picks the module to write in generate and merge, and `--instrumented` is
+  // record's mode.
+  @Option(name: .customLong("module"), help: .hidden)
+  var formerModuleOption: String?
+
+  @Option(name: .customLong("instrumented"), help: .hidden)
+  var formerInstrumentedOption: [String] = []
+
+  func validate() throws {
+    if traceModule != nil && formerModuleOption != nil {
+      throw ValidationError("--module is the former spelling of --trace-module: give one of them")
+    }
+  }
+
+  /// The estimate's inputs, for `trace` and `binary`.
+  func layout(trace: String, binary: String) -> LaunchLayoutInputs {
+    LaunchLayoutInputs(
+      trace: trace, binary: binary, traceModule: traceModule ?? formerModuleOption,
+      searchPaths: search.searchPaths + formerInstrumentedOption)
+  }
 }
 
 /// A report format a command offers besides its default one, as a flag.

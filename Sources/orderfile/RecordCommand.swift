@@ -1,8 +1,5 @@
 import ArgumentParser
-import Foundation
 import OrderfileCommands
-import OrderfileRecording
-import OrderfileSupport
 
 struct RecordCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -112,34 +109,12 @@ struct RecordCommand: ParsableCommand {
 
   func run() throws {
     try Terminal.run {
-      try RecordRequest(recorder: recorder(), program: words[0], arguments: Array(words.dropFirst()), quiet: quiet).run()
-    }
-  }
-
-  private func recorder() throws -> any Recorder {
-    let noRebuildOptions =
-      (until.isEmpty ? [] : ["--until"]) + (systemLibraries ? ["--system-libraries"] : [])
-      + (includeModules.isEmpty ? [] : ["--include-module"]) + (excludeModules.isEmpty ? [] : ["--exclude-module"])
-    var mode: RecordingMode =
-      noRebuild ? .noRebuild : instrumented ? .instrumented : try RecordingMode.automatic(for: words[0])
-    if !noRebuild && !instrumented && !noRebuildOptions.isEmpty {
-      // An instrumented build is recorded with its runtime unless asked otherwise: options
-      // of the other mode must not switch modes behind the user's back. (A name that is no
-      // executable is left to the breakpoint recorder, whose error says so.)
-      if mode == .instrumented && FileManager.default.isExecutableFile(atPath: ProcessRunner.resolve(words[0])) {
-        throw RecordingError.noRebuildOptionsForInstrumented(program: words[0], options: noRebuildOptions)
-      }
-      mode = .noRebuild
-    }
-    switch mode {
-    case .instrumented:
-      return RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimit, capacity: capacity)
-    case .noRebuild:
-      var recorder = BreakpointRecorder(
-        output: output, timeLimitMilliseconds: timeLimit, untilFunctions: until, includeSystemLibraries: systemLibraries,
-        modules: ModuleSelection(include: includeModules, exclude: excludeModules))
-      recorder.passesTerminationSignals = true
-      return recorder
+      try RecordRequest(
+        output: output, program: words[0], arguments: Array(words.dropFirst()),
+        mode: noRebuild ? .noRebuild : instrumented ? .instrumented : nil, timeLimitMilliseconds: timeLimit,
+        capacity: capacity, until: until, includeSystemLibraries: systemLibraries, includeModules: includeModules,
+        excludeModules: excludeModules, quiet: quiet
+      ).run()
     }
   }
 }

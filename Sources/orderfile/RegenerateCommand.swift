@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import OrderfileCommands
-import OrderfileRegeneration
 
 struct RegenerateCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

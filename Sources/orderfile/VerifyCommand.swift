@@ -1,6 +1,5 @@
 import ArgumentParser
 import OrderfileCommands
-import OrderfileSupport
 
 struct VerifyCommand: ParsableCommand {
   static let configuration = CommandConfiguration(

@@ -51,10 +51,10 @@ struct SpecialInputTests {
       #expect(line.hasPrefix("orderfile: error: "), "\(arguments): \(line)")
       #expect(line.contains(path) && line.contains("is \(kind), not a regular file"), "\(arguments): \(line)")
     }
-    // generate takes --binary as one more place to look for the recorded binary: a FIFO
+    // generate takes --search-path as one more place to look for the recorded binary: a FIFO
     // there is passed over, not opened in a way that blocks.
     let generate = try boundedOrderfile(
-      ["generate", fixture.trace, "--binary", fifo, "-o", fixture.directory.file("out.order")], seconds: 20)
+      ["generate", fixture.trace, "--search-path", fifo, "-o", fixture.directory.file("out.order")], seconds: 20)
     #expect(generate.signal == nil && generate.succeeded, "\(generate.standardError)")
   }
 

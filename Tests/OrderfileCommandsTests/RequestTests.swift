@@ -1,11 +1,12 @@
 import Foundation
 import OrderfileBuild
-import OrderfileCommands
 import OrderfileRecording
 import OrderfileSupport
 import OrderfileTrace
 import Testing
 import _OrderfileTestSupport
+
+@testable import OrderfileCommands
 
 /// A recorder that writes a made-up trace instead of running anything.
 private struct FakeRecorder: Recorder {
@@ -40,12 +41,10 @@ struct RequestTests {
   func record() throws {
     let directory = try TemporaryDirectory()
     let trace = directory.file("launch.trace")
-    let output = try RecordRequest(
-      recorder: FakeRecorder(
+    let output = try RecordRequest(output: trace, program: "./app").run(
+      with: FakeRecorder(
         output: trace, status: 3, dropped: 2, notes: ["recorded without a rebuild"],
-        warnings: ["./lib.so has no symbol table"]),
-      program: "./app"
-    ).run()
+        warnings: ["./lib.so has no symbol table"]))
     #expect(output.standardOutput.isEmpty)
     #expect(
       output.standardError == """
@@ -58,9 +57,55 @@ struct RequestTests {
 
         """)
     #expect(output.status == ExitStatus(rawValue: 3))
-    let quiet = try RecordRequest(recorder: FakeRecorder(output: trace, status: 0), program: "./app", quiet: true).run()
+    let quiet = try RecordRequest(output: trace, program: "./app", quiet: true).run(
+      with: FakeRecorder(output: trace, status: 0))
     #expect(quiet.writes.isEmpty)
     #expect(quiet.status == .success)
+  }
+
+  @Test("record picks its recorder from the mode asked for, the program, and the options given")
+  func recorderChoice() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let trace = directory.file("launch.trace")
+    // /bin/true calls no recording hook: recorded without a rebuild, signals passed on.
+    let plain = try RecordRequest(output: trace, program: "/bin/true", timeLimitMilliseconds: 50).recorder()
+    let breakpoints = try #require(plain as? BreakpointRecorder)
+    #expect(breakpoints.passesTerminationSignals)
+    #expect(breakpoints.timeLimitMilliseconds == 50)
+    #expect(breakpoints.output == trace)
+    let asked = try RecordRequest(output: trace, program: "/bin/true", mode: .instrumented, capacity: 4096).recorder()
+    #expect((asked as? RuntimeRecorder)?.capacity == 4096)
+    let selected = try RecordRequest(
+      output: trace, program: "/bin/true", until: ["main"], includeSystemLibraries: true, excludeModules: ["libz.so"]
+    ).recorder()
+    let selective = try #require(selected as? BreakpointRecorder)
+    #expect(selective.untilFunctions == ["main"])
+    #expect(selective.includeSystemLibraries)
+    #expect(selective.modules == ModuleSelection(exclude: ["libz.so"]))
+  }
+
+  @Test("record refuses options of the no-rebuild mode for an instrumented program, naming them")
+  func noRebuildOptionsForInstrumented() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    // A program that references a recording hook counts as instrumented.
+    let source = directory.file("hooked.c")
+    try AtomicFile.write(
+      """
+      void __cyg_profile_func_enter(void *f, void *c) {}
+      void __cyg_profile_func_exit(void *f, void *c) {}
+      int main(void) { return 0; }
+
+      """, to: source)
+    let program = directory.file("hooked")
+    let compiled = try ProcessRunner.run("/usr/bin/cc", ["-finstrument-functions", "-o", program, source])
+    try #require(compiled.status == 0, "cc failed: \(compiled.standardError)")
+    let request = RecordRequest(output: directory.file("t.trace"), program: program, until: ["main"])
+    #expect(throws: RecordingError.noRebuildOptionsForInstrumented(program: program, options: ["--until"])) {
+      try request.recorder()
+    }
+    #expect(try RecordRequest(output: directory.file("t.trace"), program: program).chosenMode() == .instrumented)
   }
 
   @Test("flags prints both lines under comments, one line, a snippet or JSON")

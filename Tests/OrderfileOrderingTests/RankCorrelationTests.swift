@@ -52,6 +52,22 @@ struct RankCorrelationTests {
     }
   }
 
+  @Test("dense ranks are the positions in sorted order, counted or sorted alike")
+  func denseRanks() {
+    var generator = SplitMix64(seed: 57)
+    for trial in 0..<200 {
+      let count = Int.random(in: 0...300, using: &generator)
+      // Ranks of one file (counted) and sparse or negative values (sorted).
+      let spread = [count * 2, count * 50, 1 << 40][trial % 3]
+      var values = Set<Int>()
+      while values.count < count { values.insert(Int.random(in: 0...max(spread, count), using: &generator) - (trial % 5 == 0 ? 7 : 0)) }
+      let list = Array(values).shuffled(using: &generator)
+      let sorted = list.sorted()
+      let expected = list.map { sorted.firstIndex(of: $0)! }
+      #expect(RankCorrelation.denseRanks(list) == expected, "\(list)")
+    }
+  }
+
   @Test("fewer than two common entries correlate perfectly by definition")
   func tooFew() {
     #expect(RankCorrelation(base: ["a"], head: ["a", "b"]).kendallTau == 1)

@@ -32,7 +32,7 @@ struct FullModeTests {
     #expect(thread.threadID == trace.header.pid)
 
     let folded = directory.file("tree.folded")
-    let result = try RuntimeFixture.orderfile(["report", path, "--binary", program, "--folded", folded])
+    let result = try RuntimeFixture.orderfile(["report", path, "--search-path", program, "--folded", folded])
     #expect(result.succeeded, "\(result.standardError)")
     var selfTime: [String: UInt64] = [:]
     for line in try String(contentsOfFile: folded, encoding: .utf8).split(separator: "\n") {
@@ -72,7 +72,7 @@ struct FullModeTests {
     #expect(thread.events.first?.kind == .enter)
     #expect(zip(thread.events, thread.events.dropFirst()).allSatisfy { $0.timeNanoseconds <= $1.timeNanoseconds })
 
-    let result = try RuntimeFixture.orderfile(["report", path, "--binary", program, "--json"])
+    let result = try RuntimeFixture.orderfile(["report", path, "--search-path", program, "--json"])
     #expect(result.succeeded, "\(result.standardError)")
     let report = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
     #expect(report?["droppedEvents"] as? Int == made - capacity)
@@ -103,7 +103,7 @@ struct FullModeTests {
     let directory = try TemporaryDirectory("runtime-full-chrome")
     let (program, path) = try recordCallTree(.gcc, in: directory)
     let output = directory.file("tree.json")
-    let result = try RuntimeFixture.orderfile(["report", path, "--binary", program, "--chrome-trace", output])
+    let result = try RuntimeFixture.orderfile(["report", path, "--search-path", program, "--chrome-trace", output])
     #expect(result.succeeded, "\(result.standardError)")
     let json = try String(contentsOfFile: output, encoding: .utf8)
     try ChromeTraceValidator.validate(json)

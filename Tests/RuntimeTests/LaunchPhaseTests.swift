@@ -51,7 +51,7 @@ struct LaunchPhaseTests {
     #expect(trace.marks.map(\.name) == ["a", "b"])
     #expect(trace.marks.allSatisfy { $0.threadID == mainThread })
 
-    let result = try RuntimeFixture.orderfile(["report", path, "--binary", program, "--json"])
+    let result = try RuntimeFixture.orderfile(["report", path, "--search-path", program, "--json"])
     #expect(result.succeeded, "\(result.standardError)")
     let report = try JSONDecoder().decode(Report.self, from: Data(result.standardOutput.utf8))
     let names = report.phases.map(\.name)

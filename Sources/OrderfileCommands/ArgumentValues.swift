@@ -1,0 +1,24 @@
+import OrderfileBuild
+import OrderfileMerge
+import OrderfileOrdering
+import OrderfileRecording
+import OrderfileRegeneration
+import OrderfileSupport
+
+// The library values a command's arguments name: enums, rates and paths with a meaning.
+// They are the whole vocabulary the executable sees (it imports this module alone), so a
+// command can parse them but never build a library object itself: that is each request's
+// job. A type added here is a plain value, never an engine (an estimator, a recorder).
+
+public typealias OrderfileFormat = OrderfileOrdering.OrderfileFormat
+public typealias InstrumentingCompiler = OrderfileBuild.InstrumentingCompiler
+public typealias BuildSystem = OrderfileBuild.BuildSystem
+public typealias Language = OrderfileBuild.Language
+public typealias Build = OrderfileBuild.Build
+public typealias Rate = OrderfileSupport.Rate
+public typealias Percentage = OrderfileSupport.Percentage
+public typealias ReportFormat = OrderfileSupport.ReportFormat
+public typealias WeightedTrace = OrderfileMerge.WeightedTrace
+public typealias RecordingMode = OrderfileRecording.RecordingMode
+public typealias RegenerationOptions = OrderfileRegeneration.RegenerationOptions
+public typealias RegenerationProgress = OrderfileRegeneration.RegenerationProgress
