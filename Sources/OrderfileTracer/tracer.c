@@ -44,32 +44,6 @@
 #define OFTR_OPTIONS                                                                                          \
   (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
 
-uint64_t oftr_now(void) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
-}
-
-int oftr_fail(oftr_tracer *tracer, int error, const char *format, ...) {
-  if (tracer->result->message[0] == 0) {
-    va_list arguments;
-    va_start(arguments, format);
-    vsnprintf(tracer->result->message, sizeof tracer->result->message, format, arguments);
-    va_end(arguments);
-    tracer->result->error = error;
-  }
-  return -1;
-}
-
-void oftr_warn(oftr_tracer *tracer, const char *format, ...) {
-  char message[512];
-  va_list arguments;
-  va_start(arguments, format);
-  vsnprintf(message, sizeof message, format, arguments);
-  va_end(arguments);
-  if (tracer->host->warning) tracer->host->warning(tracer->host->context, message);
-}
-
 /* ---- threads and processes ------------------------------------------ */
 
 static oftr_thread *thread_find(oftr_tracer *tracer, pid_t tid) {
@@ -256,7 +230,7 @@ static int created(oftr_tracer *tracer, oftr_thread *thread, int event, uint64_t
     created_thread->process = process;
     if (parent->detaching) {
       /* Forked while we let go: its copy of memory may still hold breakpoints. */
-      if (event != PTRACE_EVENT_VFORK) oftr_restore_all(tracer, space, true);
+      if (event != PTRACE_EVENT_VFORK) oftr_restore_all(space, true);
     } else {
       process->reported = true;
       tracer->host->process_started(tracer->host->context, child, parent->pid, OFTR_FORKED, now);
@@ -464,7 +438,7 @@ static int detach_all(oftr_tracer *tracer) {
   int status = OFTR_LET_GO;
   for (oftr_process *process = tracer->processes; process; process = process->next) {
     process->detaching = true;
-    if (oftr_restore_all(tracer, process->space, false) != 0) {
+    if (oftr_restore_all(process->space, false) != 0) {
       int error = errno;
       /* A process that is dying (a signal we just passed on) has no memory left to fix. */
       if (!process_dying(process->pid))

@@ -83,20 +83,38 @@ typedef struct oftr_tracer {
   oftr_ending let_go_as;       /* how a process let go ends for the host: OFTR_DETACHED or OFTR_INTERRUPTED */
 } oftr_tracer;
 
-/* Errors: set result->error and result->message, return -1. */
+/* diagnostics.c: errors set result->error and result->message (the first failure's) and return -1. */
 int oftr_fail(oftr_tracer *tracer, int error, const char *format, ...) __attribute__((format(printf, 3, 4)));
 void oftr_warn(oftr_tracer *tracer, const char *format, ...) __attribute__((format(printf, 2, 3)));
-uint64_t oftr_now(void);
+uint64_t oftr_now(void); /* CLOCK_MONOTONIC, ns */
 
-/* address_space.c */
+/* address_space.c: memory through /proc/PID/mem, the breakpoint table, mappings looked at. */
+#define OFTR_PAGE 4096u
+static inline uint64_t oftr_page_down(uint64_t address) { return address & ~(uint64_t)(OFTR_PAGE - 1); }
+
 oftr_space *oftr_space_new(pid_t pid);
 oftr_space *oftr_space_copy(const oftr_space *parent, pid_t pid);
 void oftr_space_release(oftr_space *space);
-int oftr_space_reopen(oftr_space *space, pid_t pid);
-oftr_slot *oftr_space_find(oftr_space *space, uint64_t address);
-int oftr_scan_modules(oftr_tracer *tracer, oftr_process *process);
-int oftr_restore_all(oftr_tracer *tracer, oftr_space *space, bool every_slot);
-int oftr_write_byte(oftr_space *space, uint64_t address, uint8_t byte);
 int oftr_read_memory(oftr_space *space, uint64_t address, void *buffer, size_t length);
+int oftr_write_byte(oftr_space *space, uint64_t address, uint8_t byte);
+oftr_slot *oftr_space_find(oftr_space *space, uint64_t address);
+void oftr_sort_addresses(uint64_t *addresses, size_t count);
+/* Arms addresses (sorted; repeats and addresses already in the table are dropped, in place) for
+ * `module`. *wanted: the new ones; *armed: those armed (a function starting with int3 is not).
+ * Returns 0, or one of these with errno set and nothing recorded in the table. */
+enum { OFTR_ARM_NO_MEMORY = -1, OFTR_ARM_NOT_WRITTEN = -2 };
+int oftr_space_arm(oftr_space *space, uint64_t *addresses, size_t count, uint32_t module, size_t *armed,
+                   size_t *wanted);
+void oftr_space_mark_stop(oftr_space *space, uint64_t address);
+/* The loader's hook: a breakpoint that stays (OFTR_SLOT_HOOK); `original` is the byte it covers. */
+void oftr_space_add_hook(oftr_space *space, uint64_t address, uint8_t original);
+/* Puts back every live breakpoint (every_slot: every byte ever replaced, for a copy of memory
+ * made while they were being removed); live slots become OFTR_SLOT_HIT. */
+int oftr_restore_all(oftr_space *space, bool every_slot);
+bool oftr_space_knows(const oftr_space *space, uint64_t device, uint64_t inode, uint64_t base);
+int oftr_space_remember(oftr_space *space, uint64_t device, uint64_t inode, uint64_t base);
+
+/* modules.c: reads the process's map and arms every module not seen before, as the host plans. */
+int oftr_scan_modules(oftr_tracer *tracer, oftr_process *process);
 
 #endif /* ORDERFILE_TRACER_INTERNAL_H */
