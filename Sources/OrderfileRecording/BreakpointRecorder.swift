@@ -339,6 +339,7 @@ private final class TracingSession {
     plan.pointee.stops = UnsafePointer(decided.stops.baseAddress)
     plan.pointee.stop_count = decided.stopCount
     plan.pointee.loader_hook = decided.loaderHook
+    plan.pointee.signal_hook = decided.signalHook
   }
 
   static func from(_ context: UnsafeMutableRawPointer) -> TracingSession {

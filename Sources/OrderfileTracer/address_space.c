@@ -213,6 +213,29 @@ void oftr_space_add_hook(oftr_space *space, uint64_t address, uint8_t original) 
   slot->module = UINT32_MAX;
 }
 
+int oftr_space_add_watch(oftr_space *space, uint64_t address) {
+  oftr_slot *slot = oftr_space_find(space, address);
+  if (slot) {
+    if (slot->original == OFTR_BREAKPOINT || slot->state == OFTR_SLOT_HOOK || slot->state == OFTR_SLOT_WATCH)
+      return 0;
+    if (slot->state == OFTR_SLOT_HIT && oftr_write_byte(space, address, OFTR_BREAKPOINT) != 0) return -1;
+    slot->pending = slot->state == OFTR_SLOT_ARMED;
+    slot->state = OFTR_SLOT_WATCH;
+    return 0;
+  }
+  uint8_t original;
+  if (oftr_read_memory(space, address, &original, 1) != 0 || original == OFTR_BREAKPOINT) return -1;
+  if (table_grow(space, space->used + 1) != 0) return -1;
+  if (oftr_write_byte(space, address, OFTR_BREAKPOINT) != 0) return -1;
+  bool fresh;
+  slot = slot_claim(space, address, &fresh);
+  slot->original = original;
+  slot->state = OFTR_SLOT_WATCH;
+  slot->module = UINT32_MAX;
+  space->used++;
+  return 0;
+}
+
 int oftr_restore_all(oftr_space *space, bool every_slot) {
   uint64_t *addresses = malloc((space->used + 1) * sizeof *addresses);
   uint8_t *bytes = malloc(space->used + 1);
@@ -224,7 +247,7 @@ int oftr_restore_all(oftr_space *space, bool every_slot) {
   size_t count = 0;
   for (uint64_t i = 0; i < space->capacity; i++) {
     oftr_slot *slot = &space->slots[i];
-    bool live = slot->state == OFTR_SLOT_ARMED || slot->state == OFTR_SLOT_HOOK;
+    bool live = slot->state == OFTR_SLOT_ARMED || slot->state == OFTR_SLOT_HOOK || slot->state == OFTR_SLOT_WATCH;
     if (live || (every_slot && slot->state != OFTR_SLOT_EMPTY)) addresses[count++] = slot->address;
   }
   oftr_sort_addresses(addresses, count);
@@ -232,7 +255,7 @@ int oftr_restore_all(oftr_space *space, bool every_slot) {
     oftr_slot *slot = oftr_space_find(space, addresses[i]);
     bytes[i] = slot->original;
     /* Removed, never reported: a thread that trapped on it before now is rewound as after a race. */
-    if (slot->state == OFTR_SLOT_ARMED || slot->state == OFTR_SLOT_HOOK) slot->state = OFTR_SLOT_HIT;
+    if (slot->state != OFTR_SLOT_EMPTY) slot->state = OFTR_SLOT_HIT;
   }
   int status = patch(space, addresses, bytes, NULL, count);
   space->armed = 0;

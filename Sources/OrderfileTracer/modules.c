@@ -297,6 +297,9 @@ int oftr_scan_modules(oftr_tracer *tracer, oftr_process *process) {
       status = arm_module(tracer, process, &list, m, &layout, module.index, &plan);
     if (status == 0 && plan.loader_hook && module.interpreter)
       arm_hook(tracer, process, layout.load_base + plan.loader_hook);
+    if (status == 0 && plan.signal_hook && oftr_space_add_watch(process->space, layout.load_base + plan.signal_hook) != 0)
+      oftr_warn(tracer, "cannot watch sigaction in %s of process %d: a program that ignores SIGTRAP may die of "
+                        "one sent to it", m->path, (int)process->pid);
   }
   mappings_free(&list);
   tracer->result->arm_ns += oftr_now() - started;

@@ -135,6 +135,8 @@ static bool in_window(oftr_tracer *tracer, oftr_process *process, uint64_t now) 
  * the instruction pointer, and copying the whole register file twice per stop costs more. */
 #define OFTR_RIP offsetof(struct user, regs.rip)
 #define OFTR_RSP offsetof(struct user, regs.rsp)
+#define OFTR_RDI offsetof(struct user, regs.rdi)
+#define OFTR_RSI offsetof(struct user, regs.rsi)
 
 static bool peek_register(pid_t tid, size_t offset, uint64_t *value) {
   errno = 0;
@@ -149,19 +151,87 @@ static int poke_register(oftr_tracer *tracer, pid_t tid, size_t offset, uint64_t
   return oftr_fail(tracer, errno, "cannot set a register of thread %d: %s", (int)tid, strerror(errno));
 }
 
-/* Returns 1 when the trap was the tracer's (consumed), 0 when it is the program's, -1 on failure. */
+static int handle(oftr_tracer *tracer, pid_t tid, int status, uint64_t now);
+
+/* What a trap was (breakpoint()). */
+enum { OFTR_NOT_MINE = 0, OFTR_MINE = 1, OFTR_MINE_ANSWERED = 2 };
+
+/* The first call of an armed entry: reported, and the launch window closed if it is a stop. */
+static void report_first_call(oftr_tracer *tracer, oftr_thread *thread, oftr_slot *slot, uint64_t entry,
+                              uint64_t now) {
+  oftr_process *process = thread->process;
+  tracer->result->hits++;
+  bool launch = in_window(tracer, process, now);
+  tracer->host->first_call(tracer->host->context, process->pid, slot->module, entry, now, thread->tid, launch);
+  if (slot->stop) close_window(tracer, process, OFTR_WINDOW_STOP_FUNCTION, now);
+}
+
+/*
+ * Runs the instruction a breakpoint that stays covers: the original byte
+ * back, one single step of this thread, the breakpoint again. Other threads
+ * run on meanwhile. Returns OFTR_MINE when the thread stands past that
+ * instruction, ready to resume; OFTR_MINE_ANSWERED when the step ended in
+ * another stop (a signal came first, the thread died), which is handled here.
+ */
+static int step_over(oftr_tracer *tracer, oftr_thread *thread, oftr_slot *slot, uint64_t now) {
+  pid_t tid = thread->tid;
+  oftr_space *space = thread->process->space;
+  uint64_t entry = slot->address;
+  if (poke_register(tracer, tid, OFTR_RIP, entry) != 0) return -1;
+  if (oftr_write_byte(space, entry, slot->original) != 0)
+    return oftr_fail(tracer, errno, "cannot step over a breakpoint in process %d: %s", (int)thread->process->pid,
+                     strerror(errno));
+  int status = 0;
+  pid_t got = -1;
+  if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) == 0) {
+    while ((got = waitpid(tid, &status, __WALL)) < 0 && errno == EINTR) {
+    }
+  }
+  int error = errno;
+  /* Written back before anything else can run into the entry; a process that died has no memory. */
+  if (oftr_write_byte(space, entry, OFTR_BREAKPOINT) != 0) slot->state = OFTR_SLOT_HIT;
+  if (got != tid) {
+    if (error == ESRCH) return OFTR_MINE_ANSWERED; /* killed: its end arrives as a wait status */
+    return oftr_fail(tracer, error, "cannot step thread %d: %s", (int)tid, strerror(error));
+  }
+  if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0) return OFTR_MINE;
+  return handle(tracer, tid, status, now) < 0 ? -1 : OFTR_MINE_ANSWERED;
+}
+
+/*
+ * The C library's sigaction(signal, action, old) is entered: arguments in
+ * rdi, rsi. What it asks for SIGTRAP is kept, since the kernel resets SIG_IGN
+ * to SIG_DFL at every breakpoint. The struct sigaction of glibc and musl
+ * begins with the handler.
+ */
+static int sigaction_called(oftr_tracer *tracer, oftr_thread *thread, oftr_slot *slot, uint64_t now) {
+  oftr_process *process = thread->process;
+  uint64_t signal, action, handler;
+  if (peek_register(thread->tid, OFTR_RDI, &signal) && (int)(uint32_t)signal == SIGTRAP &&
+      peek_register(thread->tid, OFTR_RSI, &action) && action != 0 &&
+      oftr_read_memory(process->space, action, &handler, sizeof handler) == 0)
+    process->ignores_trap = handler == (uint64_t)(uintptr_t)SIG_IGN;
+  if (slot->pending) {
+    slot->pending = 0;
+    report_first_call(tracer, thread, slot, slot->address, now);
+  }
+  return step_over(tracer, thread, slot, now);
+}
+
+/* OFTR_MINE when the trap was the tracer's (consumed), OFTR_MINE_ANSWERED when it was and the thread
+ * was answered already, OFTR_NOT_MINE when it is the program's, -1 on failure. */
 static int breakpoint(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
   oftr_process *process = thread->process;
-  if (!process->space) return 0; /* not yet exec'd: nothing is armed */
+  if (!process->space) return OFTR_NOT_MINE; /* not yet exec'd: nothing is armed */
   uint64_t pc;
-  if (!peek_register(thread->tid, OFTR_RIP, &pc)) return errno == ESRCH ? 1 : 0;
+  if (!peek_register(thread->tid, OFTR_RIP, &pc)) return errno == ESRCH ? OFTR_MINE : OFTR_NOT_MINE;
   uint64_t entry = pc - OFTR_BREAKPOINT_LENGTH;
   oftr_slot *slot = oftr_space_find(process->space, entry);
-  if (!slot || slot->original == OFTR_BREAKPOINT) return 0;
+  if (!slot || slot->original == OFTR_BREAKPOINT) return OFTR_NOT_MINE;
 
   if (slot->state == OFTR_SLOT_HIT) {
     siginfo_t info;
-    if (ptrace(PTRACE_GETSIGINFO, thread->tid, 0, &info) != 0 || info.si_code != SI_KERNEL) return 0;
+    if (ptrace(PTRACE_GETSIGINFO, thread->tid, 0, &info) != 0 || info.si_code != SI_KERNEL) return OFTR_NOT_MINE;
     tracer->result->races++;
   } else if (slot->state == OFTR_SLOT_HOOK) {
     if (oftr_scan_modules(tracer, process) != 0) return -1;
@@ -170,19 +240,34 @@ static int breakpoint(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
         oftr_read_memory(process->space, stack, &caller, sizeof caller) != 0)
       return oftr_fail(tracer, errno, "cannot read the stack of thread %d", (int)thread->tid);
     if (poke_register(tracer, thread->tid, OFTR_RSP, stack + sizeof caller) != 0) return -1;
-    return poke_register(tracer, thread->tid, OFTR_RIP, caller) == 0 ? 1 : -1;
+    return poke_register(tracer, thread->tid, OFTR_RIP, caller) == 0 ? OFTR_MINE : -1;
+  } else if (slot->state == OFTR_SLOT_WATCH) {
+    return sigaction_called(tracer, thread, slot, now);
   } else if (slot->state == OFTR_SLOT_ARMED) {
     if (oftr_write_byte(process->space, entry, slot->original) != 0)
       return oftr_fail(tracer, errno, "cannot remove a breakpoint in process %d: %s", (int)process->pid,
                        strerror(errno));
     slot->state = OFTR_SLOT_HIT;
     process->space->armed--;
-    tracer->result->hits++;
-    bool launch = in_window(tracer, process, now);
-    tracer->host->first_call(tracer->host->context, process->pid, slot->module, entry, now, thread->tid, launch);
-    if (slot->stop) close_window(tracer, process, OFTR_WINDOW_STOP_FUNCTION, now);
+    report_first_call(tracer, thread, slot, entry, now);
   }
-  return poke_register(tracer, thread->tid, OFTR_RIP, entry) == 0 ? 1 : -1;
+  return poke_register(tracer, thread->tid, OFTR_RIP, entry) == 0 ? OFTR_MINE : -1;
+}
+
+/*
+ * The signal to pass on for a SIGTRAP that is the program's own. Sent (kill, raise: si_code <= 0) to a
+ * program that ignores it, it is dropped, as the kernel would have dropped
+ * it had no breakpoint reset SIG_IGN. Forced by a trap of the program's own
+ * code, the kernel resets SIG_IGN without a tracer too: it is delivered.
+ */
+static int program_trap(oftr_thread *thread) {
+  if (!thread->process->ignores_trap) return SIGTRAP;
+  siginfo_t info;
+  if (ptrace(PTRACE_GETSIGINFO, thread->tid, 0, &info) == 0 && info.si_code > 0) {
+    thread->process->ignores_trap = false;
+    return SIGTRAP;
+  }
+  return 0;
 }
 
 static bool same_thread_group(pid_t process, pid_t tid) {
@@ -227,6 +312,7 @@ static int created(oftr_tracer *tracer, oftr_thread *thread, int event, uint64_t
     if (!process) return oftr_fail(tracer, ENOMEM, "out of memory");
     process->window_closed = parent->window_closed;
     process->detaching = parent->detaching;
+    process->ignores_trap = parent->ignores_trap;
     created_thread->process = process;
     if (parent->detaching) {
       /* Forked while we let go: its copy of memory may still hold breakpoints. */
@@ -313,7 +399,9 @@ static int dispatch(oftr_tracer *tracer, pid_t tid, int status, uint64_t now) {
     if (signal == SIGTRAP) {
       int mine = breakpoint(tracer, thread, now);
       if (mine < 0) return -1;
-      if (mine) return resume(tracer, tid, 0);
+      if (mine == OFTR_MINE_ANSWERED) return 0;
+      if (mine == OFTR_MINE) return resume(tracer, tid, 0);
+      return resume(tracer, tid, program_trap(thread));
     }
     return resume(tracer, tid, signal);
   case PTRACE_EVENT_CLONE:
@@ -388,7 +476,7 @@ static int let_go(oftr_tracer *tracer, pid_t tid, int wait_status, uint64_t now)
   if (event == 0) {
     deliver = signal;
     /* A thread that trapped before its byte went back: rewound onto the entry, trap dropped. */
-    if (signal == SIGTRAP && breakpoint(tracer, thread, now) == 1) deliver = 0;
+    if (signal == SIGTRAP) deliver = breakpoint(tracer, thread, now) == OFTR_MINE ? 0 : program_trap(thread);
   }
   oftr_process *process = thread->process;
   ptrace(PTRACE_DETACH, tid, 0, (void *)(intptr_t)deliver);

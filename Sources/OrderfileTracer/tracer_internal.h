@@ -20,6 +20,7 @@ typedef enum oftr_slot_state {
   OFTR_SLOT_ARMED = 1, /* the breakpoint byte is in memory */
   OFTR_SLOT_HIT = 2,   /* hit once and removed */
   OFTR_SLOT_HOOK = 3,  /* the loader's hook: stays armed, the trapped `ret` is emulated */
+  OFTR_SLOT_WATCH = 4, /* sigaction's way into the kernel: stays armed, the covered instruction is stepped */
 } oftr_slot_state;
 
 typedef struct oftr_slot {
@@ -28,7 +29,7 @@ typedef struct oftr_slot {
   uint8_t original;  /* the byte the breakpoint replaced */
   uint8_t state;     /* oftr_slot_state */
   uint8_t stop;      /* its first call closes the launch window */
-  uint8_t reserved;
+  uint8_t pending;   /* OFTR_SLOT_WATCH on an armed entry: its first call is not reported yet */
 } oftr_slot;
 
 /* One mapped ELF file, or a file mapping that is not one (skipped on later scans). */
@@ -59,6 +60,9 @@ typedef struct oftr_process {
   bool detaching;
   bool reported;               /* the host was told this trace began */
   bool map_closed;             /* its memory map could not be read (non-dumpable): warned once */
+  bool ignores_trap;           /* it set SIGTRAP to SIG_IGN, as seen at the sigaction watch: the kernel
+                                * puts SIG_DFL back whenever a breakpoint traps, so the tracer drops
+                                * a SIGTRAP sent to it as the kernel would have */
   struct oftr_process *next;
 } oftr_process;
 
@@ -108,6 +112,9 @@ int oftr_space_arm(oftr_space *space, uint64_t *addresses, size_t count, uint32_
 void oftr_space_mark_stop(oftr_space *space, uint64_t address);
 /* The loader's hook: a breakpoint that stays (OFTR_SLOT_HOOK); `original` is the byte it covers. */
 void oftr_space_add_hook(oftr_space *space, uint64_t address, uint8_t original);
+/* The sigaction watch (OFTR_SLOT_WATCH) at `address`; an entry armed there keeps its first call.
+ * Returns -1 when it could not be written. */
+int oftr_space_add_watch(oftr_space *space, uint64_t address);
 /* Puts back every live breakpoint (every_slot: every byte ever replaced, for a copy of memory
  * made while they were being removed); live slots become OFTR_SLOT_HIT. */
 int oftr_restore_all(oftr_space *space, bool every_slot);

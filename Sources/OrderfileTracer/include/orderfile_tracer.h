@@ -31,10 +31,18 @@
  *   A termination signal the host asks to pass on (pass_termination_signals)
  *   does not kill the tracer: the program is let go first, then signalled.
  *
+ * - A program that sets SIGTRAP to SIG_IGN is not killed by a SIGTRAP sent to
+ *   it (kill, raise). The kernel puts SIG_DFL back whenever a breakpoint traps,
+ *   before the tracer sees the trap; so the tracer follows what the program
+ *   asks of SIGTRAP at the C library's sigaction (a breakpoint that stays, the
+ *   covered instruction single-stepped) and drops a SIGTRAP sent to a program
+ *   that ignores it, as the kernel would have.
+ *
  * Limitations: x86-64 Linux only. A thread that blocks SIGTRAP finds it
- * unblocked after its first breakpoint, and a SIGTRAP set to SIG_IGN finds it
- * back at SIG_DFL (the kernel forces a trap through, before the tracer sees
- * it).
+ * unblocked after its first breakpoint. A program that ignores SIGTRAP reads
+ * SIG_DFL back from sigaction() after a breakpoint, and one that sets it
+ * with a raw rt_sigaction system call, or another thread's sigaction() run
+ * during the single step, is not followed.
  */
 #ifndef ORDERFILE_TRACER_H
 #define ORDERFILE_TRACER_H
@@ -92,6 +100,8 @@ typedef struct oftr_plan {
   const uint64_t *stops;     /* entries whose first call closes the launch window */
   size_t stop_count;
   uint64_t loader_hook;      /* interpreter only: ELF vaddr of _dl_debug_state, or 0 */
+  uint64_t signal_hook;      /* ELF vaddr of the function every sigaction() of the C library goes
+                              * through (__libc_sigaction of glibc and musl), or 0 */
 } oftr_plan;
 
 typedef struct oftr_host {
