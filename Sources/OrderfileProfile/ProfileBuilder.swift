@@ -127,6 +127,7 @@ public struct ProfileBuilder {
       trace: trace.path, pid: trace.header.pid,
       processStartResolutionNanoseconds: trace.header.processStartResolutionNanoseconds,
       processStartSource: trace.header.processStartSource, preMain: preMain,
+      recorderOverhead: trace.header.recorderTime.map(StartupProfile.RecorderOverhead.init),
       boundaries: boundaries, phases: phases,
       threads: threads.values.sorted { ($0.firstCallNanoseconds, $0.thread) < ($1.firstCallNanoseconds, $1.thread) },
       modules: modules, firstCalls: entries,

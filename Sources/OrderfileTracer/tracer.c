@@ -99,8 +99,22 @@ static void process_free(oftr_tracer *tracer, oftr_process *process) {
   free(process);
 }
 
+static oftr_process *process_find(oftr_tracer *tracer, pid_t pid) {
+  for (oftr_process *process = tracer->processes; process; process = process->next) {
+    if (process->pid == pid) return process;
+  }
+  return NULL;
+}
+
+/* The end of an image's trace, for the host: `now` on the program's clock, the recorder's time. */
+static void report_end(oftr_tracer *tracer, oftr_process *process, oftr_ending ending, int status, uint64_t now) {
+  if (!process->ran) process->arming_ns = process->recorder_ns;
+  tracer->host->process_ended(tracer->host->context, process->pid, ending, status, oftr_program_time(process, now),
+                              process->recorder_ns, process->arming_ns);
+}
+
 static void process_end(oftr_tracer *tracer, oftr_process *process, oftr_ending ending, int status, uint64_t now) {
-  if (process->reported) tracer->host->process_ended(tracer->host->context, process->pid, ending, status, now);
+  if (process->reported) report_end(tracer, process, ending, status, now);
   if (process->pid == tracer->first && ending == OFTR_EXITED) {
     tracer->first_exited = true;
     tracer->result->status = status;
@@ -116,15 +130,17 @@ static int resume(oftr_tracer *tracer, pid_t tid, int signal) {
 
 /* ---- the launch window ---------------------------------------------- */
 
+/* `at` is on the program's clock. */
 static void close_window(oftr_tracer *tracer, oftr_process *process, oftr_window_reason reason, uint64_t at) {
   if (process->window_closed) return;
   process->window_closed = true;
   tracer->host->window_closed(tracer->host->context, process->pid, reason, at);
 }
 
+/* The time limit counts on the program's clock: arming and stops are not the program's time. */
 static bool in_window(oftr_tracer *tracer, oftr_process *process, uint64_t now) {
   uint64_t limit = tracer->options->time_limit_ns;
-  if (!process->window_closed && limit && now >= process->start_ns + limit)
+  if (!process->window_closed && limit && oftr_program_time(process, now) >= process->start_ns + limit)
     close_window(tracer, process, OFTR_WINDOW_TIME_LIMIT, process->start_ns + limit);
   return !process->window_closed;
 }
@@ -160,10 +176,15 @@ enum { OFTR_NOT_MINE = 0, OFTR_MINE = 1, OFTR_MINE_ANSWERED = 2 };
 static void report_first_call(oftr_tracer *tracer, oftr_thread *thread, oftr_slot *slot, uint64_t entry,
                               uint64_t now) {
   oftr_process *process = thread->process;
+  if (!process->ran) {
+    process->ran = true;
+    process->arming_ns = process->recorder_ns;
+  }
   tracer->result->hits++;
   bool launch = in_window(tracer, process, now);
-  tracer->host->first_call(tracer->host->context, process->pid, slot->module, entry, now, thread->tid, launch);
-  if (slot->stop) close_window(tracer, process, OFTR_WINDOW_STOP_FUNCTION, now);
+  uint64_t at = oftr_program_time(process, now);
+  tracer->host->first_call(tracer->host->context, process->pid, slot->module, entry, at, thread->tid, launch);
+  if (slot->stop) close_window(tracer, process, OFTR_WINDOW_STOP_FUNCTION, at);
 }
 
 /*
@@ -313,13 +334,17 @@ static int created(oftr_tracer *tracer, oftr_thread *thread, int event, uint64_t
     process->window_closed = parent->window_closed;
     process->detaching = parent->detaching;
     process->ignores_trap = parent->ignores_trap;
+    process->recorder_ns = parent->recorder_ns;
+    process->arming_ns = parent->arming_ns;
+    process->ran = parent->ran;
     created_thread->process = process;
     if (parent->detaching) {
       /* Forked while we let go: its copy of memory may still hold breakpoints. */
       if (event != PTRACE_EVENT_VFORK) oftr_restore_all(space, true);
     } else {
       process->reported = true;
-      tracer->host->process_started(tracer->host->context, child, parent->pid, OFTR_FORKED, now);
+      tracer->host->process_started(tracer->host->context, child, parent->pid, OFTR_FORKED,
+                                    oftr_program_time(process, now));
     }
   }
   if (parked) {
@@ -349,7 +374,7 @@ static int execed(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
   if (!thread_add(tracer, pid, process)) return oftr_fail(tracer, ENOMEM, "out of memory");
   oftr_origin origin = OFTR_EXECED;
   if (process->reported) {
-    tracer->host->process_ended(tracer->host->context, pid, OFTR_REPLACED, 0, now);
+    report_end(tracer, process, OFTR_REPLACED, 0, now);
   } else {
     origin = OFTR_SPAWNED;
   }
@@ -359,8 +384,10 @@ static int execed(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
   process->space = space;
   process->window_closed = false;
   process->reported = true;
+  process->ran = false;
+  process->arming_ns = 0;
   tracer->host->process_started(tracer->host->context, pid, 0, origin,
-                                origin == OFTR_SPAWNED ? process->start_ns : now);
+                                origin == OFTR_SPAWNED ? process->start_ns : oftr_program_time(process, now));
   if (process->detaching) {
     ptrace(PTRACE_DETACH, pid, 0, 0);
     oftr_thread *execing = thread_find(tracer, pid);
@@ -822,6 +849,7 @@ static int spawn(oftr_tracer *tracer) {
                      "cannot trace %s: ptrace: %s (is ptrace forbidden here? record an instrumented build instead)",
                      tracer->options->path, strerror(error));
   }
+  uint64_t go_at = oftr_now();
   ssize_t ignored = write(go[1], "g", 1);
   (void)ignored;
   close(go[1]);
@@ -844,7 +872,26 @@ static int spawn(oftr_tracer *tracer) {
     kill(pid, SIGKILL);
     return oftr_fail(tracer, ENOMEM, "out of memory");
   }
+  /* Forking this process (a large one, unlike a shell) and seizing the child are the
+   * recorder's start, not the program's: its clock starts running at the execve. */
+  process->recorder_ns = go_at - start;
   return 0;
+}
+
+/*
+ * A thread let go from a stop waits for a CPU before it runs on: on a loaded
+ * machine that wait is long, and it is the tracer's doing. When the thread
+ * was scheduled in once only since its last stop, all its run delay since
+ * then is that wait, charged to the recorder; otherwise the kernel's counts
+ * cannot tell it from being preempted, as it would be alone, and nothing is.
+ */
+static void charge_resumption(oftr_thread *thread) {
+  uint64_t waiting, slices;
+  if (!oftr_thread_run_delay(thread->tid, &waiting, &slices)) return;
+  if (thread->slices != 0 && slices == thread->slices + 1 && waiting >= thread->run_delay)
+    thread->process->recorder_ns += waiting - thread->run_delay;
+  thread->run_delay = waiting;
+  thread->slices = slices;
 }
 
 int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result *result) {
@@ -857,14 +904,18 @@ int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result 
     return -1;
   }
   int status = 0;
+  /* This thread's own count (a host may record from any of its threads). */
+  int schedstat = oftr_open_run_delay();
   while (!tracer.first_exited && status == 0) {
     if (termination_count > 0) {
       status = stop_on_signal(&tracer, &signals);
+      if (schedstat >= 0) close(schedstat);
       free(tracer.threads);
       signals_restore(&signals);
       return status;
     }
     int wait_status;
+    uint64_t waiting_since = oftr_now(), delay = oftr_run_delay(schedstat);
     /* __WNOTHREAD: only this thread's children and tracees. A host that runs other programs
      * from other threads (a test runner does) keeps their exit statuses to itself. */
     pid_t tid = wait_for(&signals, -1, &wait_status, __WALL | __WNOTHREAD);
@@ -873,7 +924,18 @@ int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result 
       status = oftr_fail(&tracer, errno, "lost the program: waitpid: %s", strerror(errno));
       break;
     }
-    status = handle(&tracer, tid, wait_status, oftr_now());
+    /* The thread stopped before the tracer got a CPU to answer: the kernel woke the tracer,
+     * which then stood runnable (its run delay) under a loaded machine. The stop's time is
+     * taken back by that much, never before the wait began. */
+    uint64_t now = oftr_now(), woken = oftr_run_delay(schedstat) - delay;
+    uint64_t stopped_at = now - (woken < now - waiting_since ? woken : now - waiting_since);
+    /* A stop holds its process until answered: that time is the recorder's, not the program's. */
+    oftr_thread *stopped = WIFSTOPPED(wait_status) ? thread_find(&tracer, tid) : NULL;
+    pid_t held = stopped && stopped->process ? stopped->process->pid : 0;
+    if (held) charge_resumption(stopped);
+    status = handle(&tracer, tid, wait_status, stopped_at);
+    oftr_process *process = held ? process_find(&tracer, held) : NULL;
+    if (process) process->recorder_ns += oftr_now() - stopped_at;
   }
   if (status != 0 && !tracer.first_exited) {
     /* Something failed mid-launch: let the program run on without us if we can. */
@@ -890,6 +952,7 @@ int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result 
     if (detached == OFTR_BREAKPOINTS_LEFT) kill_all(&tracer);
     if (detached != OFTR_LET_GO) status = -1;
   }
+  if (schedstat >= 0) close(schedstat);
   free(tracer.threads);
   signals_restore(&signals);
   return status;

@@ -60,6 +60,11 @@ typedef struct oftr_process {
   bool detaching;
   bool reported;               /* the host was told this trace began */
   bool map_closed;             /* its memory map could not be read (non-dumpable): warned once */
+  uint64_t recorder_ns;        /* time its threads were held stopped by the tracer since it started (a
+                                * forked child inherits its parent's): the program's clock is
+                                * CLOCK_MONOTONIC minus this */
+  uint64_t arming_ns;          /* the part of it before the current image's first own call */
+  bool ran;                    /* the current image made its first own call: arming_ns is final */
   bool ignores_trap;           /* it set SIGTRAP to SIG_IGN, as seen at the sigaction watch: the kernel
                                 * puts SIG_DFL back whenever a breakpoint traps, so the tracer drops
                                 * a SIGTRAP sent to it as the kernel would have */
@@ -70,6 +75,7 @@ typedef struct oftr_thread {
   pid_t tid;
   oftr_process *process;       /* NULL while its creator's event has not arrived */
   bool parked;                 /* stopped at its first stop, waiting for that event */
+  uint64_t run_delay, slices;  /* its run delay and times scheduled in, at its last stop (schedstat) */
   int held;                    /* wait status of a stop collected but not answered (a failure
                                 * interrupted its handling), else 0: PTRACE_INTERRUPT would
                                 * give no new stop, so letting go must start from this one */
@@ -91,6 +97,18 @@ typedef struct oftr_tracer {
 int oftr_fail(oftr_tracer *tracer, int error, const char *format, ...) __attribute__((format(printf, 3, 4)));
 void oftr_warn(oftr_tracer *tracer, const char *format, ...) __attribute__((format(printf, 2, 3)));
 uint64_t oftr_now(void); /* CLOCK_MONOTONIC, ns */
+/* How long the thread of `schedstat` has stood runnable without a CPU, in all (ns; 0 when the kernel
+ * keeps no such count): across a wait, the time it took the tracer to answer a stop after the
+ * kernel woke it, which is the program's held time as much as the handling that follows. */
+uint64_t oftr_run_delay(int schedstat);
+/* The calling thread's own schedstat file, for oftr_run_delay; -1 when there is none. */
+int oftr_open_run_delay(void);
+/* The same for thread `tid`, with how many times it was scheduled in; false when unknown. */
+bool oftr_thread_run_delay(pid_t tid, uint64_t *waiting, uint64_t *slices);
+/* `now` (CLOCK_MONOTONIC) on the program's clock: without the time the tracer held it. */
+static inline uint64_t oftr_program_time(const oftr_process *process, uint64_t now) {
+  return now - process->recorder_ns;
+}
 
 /* address_space.c: memory through /proc/PID/mem, the breakpoint table, mappings looked at. */
 #define OFTR_PAGE 4096u
