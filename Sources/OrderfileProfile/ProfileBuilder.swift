@@ -43,7 +43,12 @@ public struct ProfileBuilder {
       boundaries.append(.init(kind: .mark, name: mark.name, timeNanoseconds: relative(mark.timeNanoseconds), thread: mark.threadID))
     }
     if let end = trace.header.windowEndNanoseconds, trace.header.windowReason != .exit {
-      let name = trace.header.windowReason == .timeLimit ? "launch time limit" : "startup complete"
+      let name =
+        switch trace.header.windowReason {
+        case .timeLimit: "launch time limit"
+        case .signal: "recording stopped by a signal"
+        default: "startup complete"
+        }
       boundaries.append(.init(kind: .launchComplete, name: name, timeNanoseconds: relative(end), thread: nil))
     }
     let lastRecord = trace.records.map(\.timeNanoseconds).max() ?? trace.header.traceStartNanoseconds

@@ -99,8 +99,8 @@ final class TraceCollector {
     live[pid]?.windowReason = reason
   }
 
-  /// `interrupted`: let go because the recorder was told to stop; a window still open then
-  /// stays open in the trace (`WindowReason.open`), as for a process that died.
+  /// `interrupted`: let go because the recorder was sent a termination signal, which it
+  /// passed on; a window still open then ends there, marked so (`WindowReason.signal`).
   /// `recorderTime`: what the tracer took out of the program's clock, which every time after
   /// the process start is on.
   func processEnded(
@@ -109,7 +109,7 @@ final class TraceCollector {
     guard let process = live.removeValue(forKey: pid) else { return }
     var trace = trace(of: process, end: time)
     trace.header.recorderTime = recorderTime
-    if interrupted && process.windowEnd == nil { trace.header.windowReason = .open }
+    if interrupted && process.windowEnd == nil { trace.header.windowReason = .signal }
     finished.append(Finished(pid: pid, image: process.image, isFinalImage: !replaced, trace: trace))
   }
 

@@ -99,9 +99,13 @@ extension RecordReliabilityCLITests {
     #expect(errors.contains("recording stopped by ") && errors.contains(ending), "\(errors)")
     if handles { #expect(try FileReading.text(atPath: record.standardOutput) == "ready 2\nbye \(signal)\n") }
     let read = try TraceReader.read(path: trace)
-    #expect(read.header.windowReason == .open, "the trace says its process ended inside the window")
+    #expect(read.header.windowReason == .signal, "the trace says the recording was stopped by a signal")
     #expect(read.modules.contains { $0.path == server && $0.isMainExecutable })
     #expect(!read.records.isEmpty)
+    // record reaped the program before it exited: no process of that pid is left.
+    #expect(kill(pid_t(read.header.pid), 0) == -1 && errno == ESRCH, "the program \(read.header.pid) is still there")
+    let report = try orderfile(["report", trace])
+    #expect(report.standardOutput.contains("→ recording stopped by a signal"), "\(report.standardOutput)")
   }
 
   @Test("timeout 2 orderfile record -- ./server: the server ends by SIGTERM, not SIGKILL, and the trace is kept")
@@ -115,7 +119,10 @@ extension RecordReliabilityCLITests {
     #expect(status == 124, "timeout's own status when it had to end the command")
     let errors = try FileReading.text(atPath: record.standardError)
     #expect(errors.contains("recording stopped by SIGTERM") && errors.contains("ended by it"), "\(errors)")
-    #expect(!(try TraceReader.read(path: trace).records.isEmpty))
+    let read = try TraceReader.read(path: trace)
+    #expect(!read.records.isEmpty)
+    #expect(read.header.windowReason == .signal)
+    #expect(kill(pid_t(read.header.pid), 0) == -1 && errno == ESRCH, "the server \(read.header.pid) is still there")
   }
 }
 
