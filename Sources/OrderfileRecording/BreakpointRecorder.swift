@@ -135,6 +135,7 @@ public struct BreakpointRecorder: Recorder {
 
   /// Runs the program once under the tracer. Warnings go to `warn` as they happen.
   public func record(program: String, arguments: [String], warn: @escaping (String) -> Void) throws -> Summary {
+    try TraceDestination.check(output)
     let path = ProcessRunner.resolve(program)
     if let warning = Self.privilegeWarning(path: path) { warn(warning) }
     try checkUntilFunctions(in: path, program: program)

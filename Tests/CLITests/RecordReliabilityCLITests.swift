@@ -127,6 +127,28 @@ extension RecordReliabilityCLITests {
 }
 
 extension RecordReliabilityCLITests {
+  @Test(
+    "an output whose directory is missing or not writable, or that is a directory, fails record before the program runs: one line naming it, exit 74",
+    arguments: [["--no-rebuild"], ["--instrumented"], []])
+  func unwritableOutput(mode: [String]) throws {
+    let work = try TemporaryDirectory("orderfile-record-output")
+    let marker = work.file("ran")
+    let readOnly = work.file("read-only")
+    try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
+    chmod(readOnly, 0o555)
+    defer { chmod(readOnly, 0o755) }
+    var outputs = [work.file("missing/launch.trace"), work.path]
+    // root writes anywhere: a read-only directory stops only others.
+    if geteuid() != 0 { outputs.append(readOnly + "/launch.trace") }
+    for output in outputs {
+      let result = try orderfile(["record", "-o", output] + mode + ["--", "/bin/sh", "-c", "touch \"$0\"", marker])
+      #expect(result.status == 74, "\(output): \(result.standardError)")
+      let lines = result.standardError.split(separator: "\n")
+      #expect(lines.count == 1 && lines[0].contains("'\(output)'"), "\(result.standardError)")
+      #expect(!FileManager.default.fileExists(atPath: marker), "the program ran")
+    }
+  }
+
   @Test("a program that cannot be started ends record with the documented status: missing 66, not a program 65")
   func launchFailures() throws {
     let work = try TemporaryDirectory("orderfile-record-launch")
