@@ -76,6 +76,11 @@ public struct LaunchSeries: Codable, Sendable, Equatable {
         }
         for part in preMain.parts { add(.beforeMain, part.name, part.durationNanoseconds, overhead: part.isOverhead) }
       }
+      // Taken out of every time above, so not a part of them: shown beside, as overhead.
+      if let overhead = profile.recorderOverhead {
+        add(.beforeMain, "recorder arming (overhead, taken out)", overhead.armingNanoseconds, overhead: true)
+        add(.phase, "recorder traps (overhead, taken out)", overhead.trapsNanoseconds, overhead: true)
+      }
     }
     statistics = order.map { entry in
       let values = samples[entry.group.rawValue + "\u{0}" + entry.name, default: []].sorted()

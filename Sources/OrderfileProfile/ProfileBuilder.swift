@@ -44,7 +44,12 @@ public struct ProfileBuilder {
       boundaries.append(.init(kind: .mark, name: mark.name, timeNanoseconds: relative(mark.timeNanoseconds), thread: mark.threadID))
     }
     if let end = trace.header.windowEndNanoseconds, trace.header.windowReason != .exit {
-      let name = trace.header.windowReason == .timeLimit ? "launch time limit" : "startup complete"
+      let name =
+        switch trace.header.windowReason {
+        case .timeLimit: "launch time limit"
+        case .signal: "recording stopped by a signal"
+        default: "startup complete"
+        }
       boundaries.append(.init(kind: .launchComplete, name: name, timeNanoseconds: relative(end), thread: nil))
     }
     let lastRecord = trace.records.map(\.timeNanoseconds).max() ?? trace.header.traceStartNanoseconds
@@ -128,6 +133,7 @@ public struct ProfileBuilder {
       trace: trace.path, pid: trace.header.pid,
       processStartResolutionNanoseconds: trace.header.processStartResolutionNanoseconds,
       processStartSource: trace.header.processStartSource, preMain: preMain,
+      recorderOverhead: trace.header.recorderTime.map(StartupProfile.RecorderOverhead.init),
       boundaries: boundaries, phases: phases,
       threads: threads.values.sorted { ($0.firstCallNanoseconds, $0.thread) < ($1.firstCallNanoseconds, $1.thread) },
       modules: modules, firstCalls: entries,

@@ -17,6 +17,9 @@ public struct ProfileHTMLRenderer: Renderer {
     var body = "<h1>Launch of pid \(profile.pid)</h1>\n"
     body +=
       "<p>Times from process start (\(escape(ProfileTextRenderer.startDescription(profile)))). \(profile.firstCalls.count) functions first called by \(profile.threads.count) threads.</p>\n"
+    if let overhead = profile.recorderOverhead {
+      body += "<p>" + escape(overhead.summary.prefix(1).uppercased() + overhead.summary.dropFirst()) + ".</p>\n"
+    }
     body += "<h2>Phases</h2>\n" + timeline(profile) + phaseTable(profile)
     if let preMain = profile.preMain { body += preMainSection(preMain) }
     body += "<h2>First calls over time</h2>\n" + firstCallsChart(profile)
@@ -124,7 +127,7 @@ public struct ProfileHTMLRenderer: Renderer {
     var html =
       "<h2>Before main: \(milliseconds(preMain.mainNanoseconds))</h2>\n"
       + (preMain.runtimeStartupNanoseconds == nil
-        ? "<p>Recorded without the runtime: all of it is the program's own.</p>\n"
+        ? "<p>Recorded without the runtime: all of it is the program's own (a recorder's overhead is taken out).</p>\n"
         : "<p>The program's own: \(milliseconds(preMain.programNanoseconds)); the runtime's start-up is overhead, hatched.</p>\n")
     let total = max(preMain.mainNanoseconds, 1)
     var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"40\">\n"

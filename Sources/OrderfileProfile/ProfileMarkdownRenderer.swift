@@ -9,6 +9,10 @@ public struct ProfileMarkdownRenderer: Renderer {
     var lines: [String] = []
     lines.append("### Launch phases of pid \(profile.pid)")
     lines.append("")
+    if let overhead = profile.recorderOverhead {
+      lines.append(overhead.summary.prefix(1).uppercased() + overhead.summary.dropFirst() + ".")
+      lines.append("")
+    }
     lines.append("| phase | start | duration | first calls | new pages |")
     lines.append("| --- | ---: | ---: | ---: | ---: |")
     for phase in profile.phases {

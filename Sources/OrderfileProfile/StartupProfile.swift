@@ -99,6 +99,28 @@ public struct StartupProfile: Codable, Sendable, Equatable {
     public var programNanoseconds: UInt64
   }
 
+  /// The time a recorder outside the program spent on itself (the tracer: planting
+  /// breakpoints, handling each first call's trap), already taken out of every time in the
+  /// profile: overhead, as the runtime's start-up is.
+  public struct RecorderOverhead: Codable, Sendable, Equatable {
+    /// Before the program's first own call: breakpoints planted, libraries armed.
+    public var armingNanoseconds: UInt64
+    /// The rest: traps handled while the program ran.
+    public var trapsNanoseconds: UInt64
+    public var totalNanoseconds: UInt64 { armingNanoseconds + trapsNanoseconds }
+
+    public init(armingNanoseconds: UInt64, trapsNanoseconds: UInt64) {
+      self.armingNanoseconds = armingNanoseconds
+      self.trapsNanoseconds = trapsNanoseconds
+    }
+
+    init(_ time: RecorderTime) {
+      self.init(
+        armingNanoseconds: time.armingNanoseconds,
+        trapsNanoseconds: time.totalNanoseconds - min(time.armingNanoseconds, time.totalNanoseconds))
+    }
+  }
+
   public var trace: String
   public var pid: UInt32
   /// How precisely the process start is known (one kernel clock tick from /proc, a
@@ -108,6 +130,9 @@ public struct StartupProfile: Codable, Sendable, Equatable {
   public var processStartSource: ProcessStartSource
   /// The time before main, split; nil when `main` was not recorded.
   public var preMain: PreMain?
+  /// The recorder's own time, taken out of the times here; nil when the trace's times are
+  /// the wall clock's (a runtime in the program, or a trace before format 1.3).
+  public var recorderOverhead: RecorderOverhead? = nil
   public var boundaries: [Boundary]
   public var phases: [Phase]
   public var threads: [ThreadSummary]
@@ -119,6 +144,14 @@ public struct StartupProfile: Codable, Sendable, Equatable {
   public var droppedEvents: UInt64?
   /// Modules whose binaries were not found, with why.
   public var unsymbolizedModules: [String]
+}
+
+extension StartupProfile.RecorderOverhead {
+  /// One line, as every renderer says it.
+  public var summary: String {
+    "recorder overhead, taken out of every time shown: \(milliseconds(totalNanoseconds)) "
+      + "(arming \(milliseconds(armingNanoseconds)), traps \(milliseconds(trapsNanoseconds)))"
+  }
 }
 
 extension StartupProfile.PreMain {

@@ -91,6 +91,9 @@ public struct BreakpointRecorder: Recorder {
     public var races: UInt64
     /// Milliseconds spent reading symbols and writing breakpoints.
     public var armingMilliseconds: Double
+    /// The first process's time held stopped by the tracer (arming, traps), taken out of
+    /// its trace's times (the program's clock).
+    public var recorderTime: RecorderTime?
     /// `--until` names that matched no function in any module.
     public var unmatchedUntil: [String]
     /// System libraries left unarmed.
@@ -112,6 +115,9 @@ public struct BreakpointRecorder: Recorder {
     recording.warnings = warnings + recording.warnings
     recording.notes = [
       "recorded without a rebuild: \(summary.armed) breakpoints, armed in \(String(format: "%.1f", summary.armingMilliseconds)) ms"
+        + (summary.recorderTime.map {
+          "; the program was held \(String(format: "%.1f", Double($0.totalNanoseconds) / 1e6)) ms by the tracer, taken out of the trace's times"
+        } ?? "")
     ]
     if !summary.skippedSystemLibraries.isEmpty {
       recording.notes.append(
@@ -129,6 +135,7 @@ public struct BreakpointRecorder: Recorder {
 
   /// Runs the program once under the tracer. Warnings go to `warn` as they happen.
   public func record(program: String, arguments: [String], warn: @escaping (String) -> Void) throws -> Summary {
+    try TraceDestination.check(output)
     let path = ProcessRunner.resolve(program)
     if let warning = Self.privilegeWarning(path: path) { warn(warning) }
     try checkUntilFunctions(in: path, program: program)
@@ -158,6 +165,7 @@ public struct BreakpointRecorder: Recorder {
     }
     return Summary(
       recording: recording, armed: result.armed, races: result.races, armingMilliseconds: Double(result.arm_ns) / 1e6,
+      recorderTime: Self.firstProcessTrace(in: session.collector.finished)?.header.recorderTime,
       unmatchedUntil: untilFunctions.filter { !session.planner.matchedStopNames.contains($0) },
       skippedSystemLibraries: session.planner.skippedSystemLibraries.sorted(),
       excludedModules: session.planner.excludedModules.sorted())
@@ -217,10 +225,16 @@ public struct BreakpointRecorder: Recorder {
     return signal == 0 ? (waitStatus >> 8) & 0xff : 128 + signal
   }
 
+  /// The final image of the program's first process: the trace `output` receives.
+  static func firstProcessFinal(in traces: [TraceCollector.Finished]) -> TraceCollector.Finished? {
+    guard let first = traces.first(where: { $0.trace.header.parentPID == nil && $0.image == 0 })?.pid else { return nil }
+    return traces.last { $0.pid == first && $0.isFinalImage }
+  }
+
+  static func firstProcessTrace(in traces: [TraceCollector.Finished]) -> Trace? { firstProcessFinal(in: traces)?.trace }
+
   private func write(_ traces: [TraceCollector.Finished], program: String, status: Int32) throws -> Recording {
-    guard let first = traces.first(where: { $0.trace.header.parentPID == nil && $0.image == 0 })?.pid,
-      let main = traces.last(where: { $0.pid == first && $0.isFinalImage })
-    else {
+    guard let main = Self.firstProcessFinal(in: traces) else {
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: [])
     }
     // Every trace is encoded before any is written, so a failure leaves no partial set.
@@ -296,10 +310,11 @@ private final class TracingSession {
       TracingSession.from(context).collector.windowClosed(
         pid: pid, reason: reason == OFTR_WINDOW_TIME_LIMIT ? .timeLimit : .startupComplete, time: time)
     }
-    host.process_ended = { context, pid, ending, _, time in
+    host.process_ended = { context, pid, ending, _, time, recorder, arming in
       guard let context else { return }
       TracingSession.from(context).collector.processEnded(
-        pid: pid, replaced: ending == OFTR_REPLACED, time: time, interrupted: ending == OFTR_INTERRUPTED)
+        pid: pid, replaced: ending == OFTR_REPLACED, time: time, interrupted: ending == OFTR_INTERRUPTED,
+        recorderTime: RecorderTime(totalNanoseconds: recorder, armingNanoseconds: min(arming, recorder)))
     }
     host.warning = { context, message in
       guard let context, let message else { return }
@@ -339,6 +354,7 @@ private final class TracingSession {
     plan.pointee.stops = UnsafePointer(decided.stops.baseAddress)
     plan.pointee.stop_count = decided.stopCount
     plan.pointee.loader_hook = decided.loaderHook
+    plan.pointee.signal_hook = decided.signalHook
   }
 
   static func from(_ context: UnsafeMutableRawPointer) -> TracingSession {

@@ -16,8 +16,11 @@ final class ModulePlan {
   let stops: UnsafeMutableBufferPointer<UInt64>
   /// The dynamic loader's `_dl_debug_state`, called whenever libraries are mapped; 0 otherwise.
   let loaderHook: UInt64
+  /// The C library's `__libc_sigaction`, which every `sigaction` and `signal` call goes
+  /// through; 0 otherwise. The tracer watches what the program asks there for SIGTRAP.
+  let signalHook: UInt64
 
-  init(entries: [UInt64] = [], stops: [UInt64] = [], loaderHook: UInt64 = 0) {
+  init(entries: [UInt64] = [], stops: [UInt64] = [], loaderHook: UInt64 = 0, signalHook: UInt64 = 0) {
     self.entries = .allocate(capacity: max(entries.count, 1))
     self.stops = .allocate(capacity: max(stops.count, 1))
     _ = self.entries.initialize(from: entries)
@@ -25,6 +28,7 @@ final class ModulePlan {
     self.entryCount = entries.count
     self.stopCount = stops.count
     self.loaderHook = loaderHook
+    self.signalHook = signalHook
   }
 
   let entryCount: Int
@@ -143,6 +147,20 @@ final class ModulePlanner {
     return plan
   }
 
+  /// The function of glibc and musl that every `sigaction` and `signal` call goes through.
+  static let sigactionName = "__libc_sigaction"
+
+  static func sigactionEntry(in functions: [FunctionSymbol]) -> UInt64? {
+    functions.first { $0.allNames.contains(sigactionName) }?.address
+  }
+
+  /// Whether the library at `path` is a C library, whose sigaction is watched even when
+  /// its functions are not recorded (glibc's `libc.so.6`, musl's `libc.musl-*.so.1`).
+  static func isCLibrary(_ path: String) -> Bool {
+    let base = PathName.split(path).base
+    return base.hasPrefix("libc.so") || base.hasPrefix("libc.musl")
+  }
+
   private func makePlan(path: String, isMainExecutable: Bool, isInterpreter: Bool) -> ModulePlan {
     if isInterpreter { return loaderPlan(path: path) }
     if !isMainExecutable && selection.excludes(path) {
@@ -153,7 +171,8 @@ final class ModulePlanner {
       && TraceModule.isSystemLibrary(path: path)
     {
       skippedSystemLibraries.insert(path)
-      return .empty
+      guard Self.isCLibrary(path) else { return .empty }
+      return ModulePlan(signalHook: DynamicSymbol.address(of: Self.sigactionName, inFileAt: path) ?? 0)
     }
     // Another program the launch runs (a shell, `true`, `sleep`) is not the user's to
     // relink: what it lacks is no warning, though it is recorded where it can be.
@@ -197,7 +216,9 @@ final class ModulePlanner {
       matchedStopNames.formUnion(matched)
       return !matched.isEmpty
     }.map(\.address)
-    return ModulePlan(entries: functions.map(\.address) + (coldPartEntries[path] ?? []), stops: stops)
+    return ModulePlan(
+      entries: functions.map(\.address) + (coldPartEntries[path] ?? []), stops: stops,
+      signalHook: Self.sigactionEntry(in: functions) ?? 0)
   }
 
   /// `path` with every link resolved (`/bin/sh` is `/usr/bin/dash` on Debian), or as it is.
@@ -210,12 +231,14 @@ final class ModulePlanner {
   /// The loader's hook: glibc's and musl's loaders call `_dl_debug_state` after mapping
   /// libraries and before running their constructors, which is when to arm them.
   private func loaderPlan(path: String) -> ModulePlan {
-    let hook = (try? ELFSymbolizer(path: path))?.functions.first { $0.allNames.contains("_dl_debug_state") }
-    guard let hook else {
+    let functions = (try? ELFSymbolizer(path: path))?.functions ?? []
+    // musl's loader is its C library too.
+    let sigaction = Self.sigactionEntry(in: functions) ?? 0
+    guard let hook = functions.first(where: { $0.allNames.contains("_dl_debug_state") }) else {
       warn("\(path): the dynamic loader has no _dl_debug_state symbol, so shared libraries are not recorded")
-      return .empty
+      return ModulePlan(signalHook: sigaction)
     }
-    return ModulePlan(loaderHook: hook.address)
+    return ModulePlan(loaderHook: hook.address, signalHook: sigaction)
   }
 
   /// Whether `wanted` names this function: a linkage name, or a demangled one with or

@@ -13,6 +13,9 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
   /// Options of recording without a rebuild (`--until`, `--system-libraries`) given for an
   /// instrumented build, which `record` would otherwise record with its runtime.
   case noRebuildOptionsForInstrumented(program: String, options: [String])
+  /// The trace could not be written at `path` (`reason` says why): found before the
+  /// program runs.
+  case outputNotWritable(path: String, reason: String)
 
   public var errorDescription: String? {
     switch self {
@@ -22,6 +25,8 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
     case .runtimeNotLoaded(let program, let status, let instrumented):
       return
         "\(program) exited with status \(status) and wrote no trace: \(instrumented.joined(separator: ", ")) \(instrumented.count == 1 ? "calls" : "call") __cyg_profile_func_enter, but libOrderfileRuntime is not among the libraries it loads (ldd), so glibc's no-op hooks answered. A -Wl,--as-needed before the runtime drops it: link it as -Wl,--no-as-needed -lOrderfileRuntime -Wl,--as-needed (what 'orderfile flags --instrument' prints), or LD_PRELOAD it"
+    case .outputNotWritable(let path, let reason):
+      return "cannot write the trace '\(path)': \(reason); nothing was run"
     case .scratch(let message):
       return "cannot create a scratch directory: \(message)"
     case .noRebuildOptionsForInstrumented(let program, let options):
@@ -33,7 +38,7 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
   public var exitStatus: ExitStatus {
     switch self {
     case .noTrace, .runtimeNotLoaded: return .dataError
-    case .scratch: return .ioError
+    case .scratch, .outputNotWritable: return .ioError
     case .noRebuildOptionsForInstrumented: return .usage
     }
   }

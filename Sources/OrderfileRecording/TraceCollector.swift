@@ -69,13 +69,14 @@ final class TraceCollector {
     case .spawned:
       live[pid] = Live(pid: pid, image: 0, processStart: time, traceStart: now)
     case .forked:
+      // `time` is on the program's clock, as every time after the process start: the trace starts then.
       live[pid] =
-        live[parent]?.forked(pid: pid, traceStart: now) ?? Live(pid: pid, image: 0, processStart: time, traceStart: now)
+        live[parent]?.forked(pid: pid, traceStart: time) ?? Live(pid: pid, image: 0, processStart: time, traceStart: time)
     case .execed:
       let image = (images[pid] ?? 0) + 1
       images[pid] = image
       let start = live[pid]?.processStart ?? time
-      live[pid] = Live(pid: pid, image: image, processStart: start, traceStart: now)
+      live[pid] = Live(pid: pid, image: image, processStart: start, traceStart: time)
     }
   }
 
@@ -98,12 +99,17 @@ final class TraceCollector {
     live[pid]?.windowReason = reason
   }
 
-  /// `interrupted`: let go because the recorder was told to stop; a window still open then
-  /// stays open in the trace (`WindowReason.open`), as for a process that died.
-  func processEnded(pid: Int32, replaced: Bool, time: UInt64, interrupted: Bool = false) {
+  /// `interrupted`: let go because the recorder was sent a termination signal, which it
+  /// passed on; a window still open then ends there, marked so (`WindowReason.signal`).
+  /// `recorderTime`: what the tracer took out of the program's clock, which every time after
+  /// the process start is on.
+  func processEnded(
+    pid: Int32, replaced: Bool, time: UInt64, interrupted: Bool = false, recorderTime: RecorderTime? = nil
+  ) {
     guard let process = live.removeValue(forKey: pid) else { return }
     var trace = trace(of: process, end: time)
-    if interrupted && process.windowEnd == nil { trace.header.windowReason = .open }
+    trace.header.recorderTime = recorderTime
+    if interrupted && process.windowEnd == nil { trace.header.windowReason = .signal }
     finished.append(Finished(pid: pid, image: process.image, isFinalImage: !replaced, trace: trace))
   }
 

@@ -47,6 +47,9 @@ public enum WindowReason: UInt32, Sendable, Codable {
   case timeLimit = 2
   /// The process exited inside the window.
   case exit = 3
+  /// The recorder was sent SIGINT, SIGTERM or SIGHUP inside the window and passed it on to
+  /// the program (`OFT_WINDOW_SIGNAL`): the trace holds what ran until then.
+  case signal = 4
 }
 
 /// Where a trace's process start time came from (`OFT_START_*`). In JSON it is its name

@@ -44,32 +44,6 @@
 #define OFTR_OPTIONS                                                                                          \
   (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
 
-uint64_t oftr_now(void) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
-}
-
-int oftr_fail(oftr_tracer *tracer, int error, const char *format, ...) {
-  if (tracer->result->message[0] == 0) {
-    va_list arguments;
-    va_start(arguments, format);
-    vsnprintf(tracer->result->message, sizeof tracer->result->message, format, arguments);
-    va_end(arguments);
-    tracer->result->error = error;
-  }
-  return -1;
-}
-
-void oftr_warn(oftr_tracer *tracer, const char *format, ...) {
-  char message[512];
-  va_list arguments;
-  va_start(arguments, format);
-  vsnprintf(message, sizeof message, format, arguments);
-  va_end(arguments);
-  if (tracer->host->warning) tracer->host->warning(tracer->host->context, message);
-}
-
 /* ---- threads and processes ------------------------------------------ */
 
 static oftr_thread *thread_find(oftr_tracer *tracer, pid_t tid) {
@@ -125,8 +99,22 @@ static void process_free(oftr_tracer *tracer, oftr_process *process) {
   free(process);
 }
 
+static oftr_process *process_find(oftr_tracer *tracer, pid_t pid) {
+  for (oftr_process *process = tracer->processes; process; process = process->next) {
+    if (process->pid == pid) return process;
+  }
+  return NULL;
+}
+
+/* The end of an image's trace, for the host: `now` on the program's clock, the recorder's time. */
+static void report_end(oftr_tracer *tracer, oftr_process *process, oftr_ending ending, int status, uint64_t now) {
+  if (!process->ran) process->arming_ns = process->recorder_ns;
+  tracer->host->process_ended(tracer->host->context, process->pid, ending, status, oftr_program_time(process, now),
+                              process->recorder_ns, process->arming_ns);
+}
+
 static void process_end(oftr_tracer *tracer, oftr_process *process, oftr_ending ending, int status, uint64_t now) {
-  if (process->reported) tracer->host->process_ended(tracer->host->context, process->pid, ending, status, now);
+  if (process->reported) report_end(tracer, process, ending, status, now);
   if (process->pid == tracer->first && ending == OFTR_EXITED) {
     tracer->first_exited = true;
     tracer->result->status = status;
@@ -142,15 +130,17 @@ static int resume(oftr_tracer *tracer, pid_t tid, int signal) {
 
 /* ---- the launch window ---------------------------------------------- */
 
+/* `at` is on the program's clock. */
 static void close_window(oftr_tracer *tracer, oftr_process *process, oftr_window_reason reason, uint64_t at) {
   if (process->window_closed) return;
   process->window_closed = true;
   tracer->host->window_closed(tracer->host->context, process->pid, reason, at);
 }
 
+/* The time limit counts on the program's clock: arming and stops are not the program's time. */
 static bool in_window(oftr_tracer *tracer, oftr_process *process, uint64_t now) {
   uint64_t limit = tracer->options->time_limit_ns;
-  if (!process->window_closed && limit && now >= process->start_ns + limit)
+  if (!process->window_closed && limit && oftr_program_time(process, now) >= process->start_ns + limit)
     close_window(tracer, process, OFTR_WINDOW_TIME_LIMIT, process->start_ns + limit);
   return !process->window_closed;
 }
@@ -161,6 +151,8 @@ static bool in_window(oftr_tracer *tracer, oftr_process *process, uint64_t now) 
  * the instruction pointer, and copying the whole register file twice per stop costs more. */
 #define OFTR_RIP offsetof(struct user, regs.rip)
 #define OFTR_RSP offsetof(struct user, regs.rsp)
+#define OFTR_RDI offsetof(struct user, regs.rdi)
+#define OFTR_RSI offsetof(struct user, regs.rsi)
 
 static bool peek_register(pid_t tid, size_t offset, uint64_t *value) {
   errno = 0;
@@ -175,19 +167,92 @@ static int poke_register(oftr_tracer *tracer, pid_t tid, size_t offset, uint64_t
   return oftr_fail(tracer, errno, "cannot set a register of thread %d: %s", (int)tid, strerror(errno));
 }
 
-/* Returns 1 when the trap was the tracer's (consumed), 0 when it is the program's, -1 on failure. */
+static int handle(oftr_tracer *tracer, pid_t tid, int status, uint64_t now);
+
+/* What a trap was (breakpoint()). */
+enum { OFTR_NOT_MINE = 0, OFTR_MINE = 1, OFTR_MINE_ANSWERED = 2 };
+
+/* The first call of an armed entry: reported, and the launch window closed if it is a stop. */
+static void report_first_call(oftr_tracer *tracer, oftr_thread *thread, oftr_slot *slot, uint64_t entry,
+                              uint64_t now) {
+  oftr_process *process = thread->process;
+  if (!process->ran) {
+    process->ran = true;
+    process->arming_ns = process->recorder_ns;
+  }
+  tracer->result->hits++;
+  bool launch = in_window(tracer, process, now);
+  uint64_t at = oftr_program_time(process, now);
+  tracer->host->first_call(tracer->host->context, process->pid, slot->module, entry, at, thread->tid, launch);
+  if (slot->stop) close_window(tracer, process, OFTR_WINDOW_STOP_FUNCTION, at);
+}
+
+/*
+ * Runs the instruction a breakpoint that stays covers: the original byte
+ * back, one single step of this thread, the breakpoint again. Other threads
+ * run on meanwhile. Returns OFTR_MINE when the thread stands past that
+ * instruction, ready to resume; OFTR_MINE_ANSWERED when the step ended in
+ * another stop (a signal came first, the thread died), which is handled here.
+ */
+static int step_over(oftr_tracer *tracer, oftr_thread *thread, oftr_slot *slot, uint64_t now) {
+  pid_t tid = thread->tid;
+  oftr_space *space = thread->process->space;
+  uint64_t entry = slot->address;
+  if (poke_register(tracer, tid, OFTR_RIP, entry) != 0) return -1;
+  if (oftr_write_byte(space, entry, slot->original) != 0)
+    return oftr_fail(tracer, errno, "cannot step over a breakpoint in process %d: %s", (int)thread->process->pid,
+                     strerror(errno));
+  int status = 0;
+  pid_t got = -1;
+  if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) == 0) {
+    while ((got = waitpid(tid, &status, __WALL)) < 0 && errno == EINTR) {
+    }
+  }
+  int error = errno;
+  /* Written back before anything else can run into the entry; a process that died has no memory. */
+  if (oftr_write_byte(space, entry, OFTR_BREAKPOINT) != 0) slot->state = OFTR_SLOT_HIT;
+  if (got != tid) {
+    if (error == ESRCH) return OFTR_MINE_ANSWERED; /* killed: its end arrives as a wait status */
+    return oftr_fail(tracer, error, "cannot step thread %d: %s", (int)tid, strerror(error));
+  }
+  if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP && (status >> 16) == 0) return OFTR_MINE;
+  return handle(tracer, tid, status, now) < 0 ? -1 : OFTR_MINE_ANSWERED;
+}
+
+/*
+ * The C library's sigaction(signal, action, old) is entered: arguments in
+ * rdi, rsi. What it asks for SIGTRAP is kept, since the kernel resets SIG_IGN
+ * to SIG_DFL at every breakpoint. The struct sigaction of glibc and musl
+ * begins with the handler.
+ */
+static int sigaction_called(oftr_tracer *tracer, oftr_thread *thread, oftr_slot *slot, uint64_t now) {
+  oftr_process *process = thread->process;
+  uint64_t signal, action, handler;
+  if (peek_register(thread->tid, OFTR_RDI, &signal) && (int)(uint32_t)signal == SIGTRAP &&
+      peek_register(thread->tid, OFTR_RSI, &action) && action != 0 &&
+      oftr_read_memory(process->space, action, &handler, sizeof handler) == 0)
+    process->ignores_trap = handler == (uint64_t)(uintptr_t)SIG_IGN;
+  if (slot->pending) {
+    slot->pending = 0;
+    report_first_call(tracer, thread, slot, slot->address, now);
+  }
+  return step_over(tracer, thread, slot, now);
+}
+
+/* OFTR_MINE when the trap was the tracer's (consumed), OFTR_MINE_ANSWERED when it was and the thread
+ * was answered already, OFTR_NOT_MINE when it is the program's, -1 on failure. */
 static int breakpoint(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
   oftr_process *process = thread->process;
-  if (!process->space) return 0; /* not yet exec'd: nothing is armed */
+  if (!process->space) return OFTR_NOT_MINE; /* not yet exec'd: nothing is armed */
   uint64_t pc;
-  if (!peek_register(thread->tid, OFTR_RIP, &pc)) return errno == ESRCH ? 1 : 0;
+  if (!peek_register(thread->tid, OFTR_RIP, &pc)) return errno == ESRCH ? OFTR_MINE : OFTR_NOT_MINE;
   uint64_t entry = pc - OFTR_BREAKPOINT_LENGTH;
   oftr_slot *slot = oftr_space_find(process->space, entry);
-  if (!slot || slot->original == OFTR_BREAKPOINT) return 0;
+  if (!slot || slot->original == OFTR_BREAKPOINT) return OFTR_NOT_MINE;
 
   if (slot->state == OFTR_SLOT_HIT) {
     siginfo_t info;
-    if (ptrace(PTRACE_GETSIGINFO, thread->tid, 0, &info) != 0 || info.si_code != SI_KERNEL) return 0;
+    if (ptrace(PTRACE_GETSIGINFO, thread->tid, 0, &info) != 0 || info.si_code != SI_KERNEL) return OFTR_NOT_MINE;
     tracer->result->races++;
   } else if (slot->state == OFTR_SLOT_HOOK) {
     if (oftr_scan_modules(tracer, process) != 0) return -1;
@@ -196,19 +261,34 @@ static int breakpoint(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
         oftr_read_memory(process->space, stack, &caller, sizeof caller) != 0)
       return oftr_fail(tracer, errno, "cannot read the stack of thread %d", (int)thread->tid);
     if (poke_register(tracer, thread->tid, OFTR_RSP, stack + sizeof caller) != 0) return -1;
-    return poke_register(tracer, thread->tid, OFTR_RIP, caller) == 0 ? 1 : -1;
+    return poke_register(tracer, thread->tid, OFTR_RIP, caller) == 0 ? OFTR_MINE : -1;
+  } else if (slot->state == OFTR_SLOT_WATCH) {
+    return sigaction_called(tracer, thread, slot, now);
   } else if (slot->state == OFTR_SLOT_ARMED) {
     if (oftr_write_byte(process->space, entry, slot->original) != 0)
       return oftr_fail(tracer, errno, "cannot remove a breakpoint in process %d: %s", (int)process->pid,
                        strerror(errno));
     slot->state = OFTR_SLOT_HIT;
     process->space->armed--;
-    tracer->result->hits++;
-    bool launch = in_window(tracer, process, now);
-    tracer->host->first_call(tracer->host->context, process->pid, slot->module, entry, now, thread->tid, launch);
-    if (slot->stop) close_window(tracer, process, OFTR_WINDOW_STOP_FUNCTION, now);
+    report_first_call(tracer, thread, slot, entry, now);
   }
-  return poke_register(tracer, thread->tid, OFTR_RIP, entry) == 0 ? 1 : -1;
+  return poke_register(tracer, thread->tid, OFTR_RIP, entry) == 0 ? OFTR_MINE : -1;
+}
+
+/*
+ * The signal to pass on for a SIGTRAP that is the program's own. Sent (kill, raise: si_code <= 0) to a
+ * program that ignores it, it is dropped, as the kernel would have dropped
+ * it had no breakpoint reset SIG_IGN. Forced by a trap of the program's own
+ * code, the kernel resets SIG_IGN without a tracer too: it is delivered.
+ */
+static int program_trap(oftr_thread *thread) {
+  if (!thread->process->ignores_trap) return SIGTRAP;
+  siginfo_t info;
+  if (ptrace(PTRACE_GETSIGINFO, thread->tid, 0, &info) == 0 && info.si_code > 0) {
+    thread->process->ignores_trap = false;
+    return SIGTRAP;
+  }
+  return 0;
 }
 
 static bool same_thread_group(pid_t process, pid_t tid) {
@@ -253,13 +333,18 @@ static int created(oftr_tracer *tracer, oftr_thread *thread, int event, uint64_t
     if (!process) return oftr_fail(tracer, ENOMEM, "out of memory");
     process->window_closed = parent->window_closed;
     process->detaching = parent->detaching;
+    process->ignores_trap = parent->ignores_trap;
+    process->recorder_ns = parent->recorder_ns;
+    process->arming_ns = parent->arming_ns;
+    process->ran = parent->ran;
     created_thread->process = process;
     if (parent->detaching) {
       /* Forked while we let go: its copy of memory may still hold breakpoints. */
-      if (event != PTRACE_EVENT_VFORK) oftr_restore_all(tracer, space, true);
+      if (event != PTRACE_EVENT_VFORK) oftr_restore_all(space, true);
     } else {
       process->reported = true;
-      tracer->host->process_started(tracer->host->context, child, parent->pid, OFTR_FORKED, now);
+      tracer->host->process_started(tracer->host->context, child, parent->pid, OFTR_FORKED,
+                                    oftr_program_time(process, now));
     }
   }
   if (parked) {
@@ -289,7 +374,7 @@ static int execed(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
   if (!thread_add(tracer, pid, process)) return oftr_fail(tracer, ENOMEM, "out of memory");
   oftr_origin origin = OFTR_EXECED;
   if (process->reported) {
-    tracer->host->process_ended(tracer->host->context, pid, OFTR_REPLACED, 0, now);
+    report_end(tracer, process, OFTR_REPLACED, 0, now);
   } else {
     origin = OFTR_SPAWNED;
   }
@@ -299,8 +384,10 @@ static int execed(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
   process->space = space;
   process->window_closed = false;
   process->reported = true;
+  process->ran = false;
+  process->arming_ns = 0;
   tracer->host->process_started(tracer->host->context, pid, 0, origin,
-                                origin == OFTR_SPAWNED ? process->start_ns : now);
+                                origin == OFTR_SPAWNED ? process->start_ns : oftr_program_time(process, now));
   if (process->detaching) {
     ptrace(PTRACE_DETACH, pid, 0, 0);
     oftr_thread *execing = thread_find(tracer, pid);
@@ -339,7 +426,9 @@ static int dispatch(oftr_tracer *tracer, pid_t tid, int status, uint64_t now) {
     if (signal == SIGTRAP) {
       int mine = breakpoint(tracer, thread, now);
       if (mine < 0) return -1;
-      if (mine) return resume(tracer, tid, 0);
+      if (mine == OFTR_MINE_ANSWERED) return 0;
+      if (mine == OFTR_MINE) return resume(tracer, tid, 0);
+      return resume(tracer, tid, program_trap(thread));
     }
     return resume(tracer, tid, signal);
   case PTRACE_EVENT_CLONE:
@@ -414,7 +503,7 @@ static int let_go(oftr_tracer *tracer, pid_t tid, int wait_status, uint64_t now)
   if (event == 0) {
     deliver = signal;
     /* A thread that trapped before its byte went back: rewound onto the entry, trap dropped. */
-    if (signal == SIGTRAP && breakpoint(tracer, thread, now) == 1) deliver = 0;
+    if (signal == SIGTRAP) deliver = breakpoint(tracer, thread, now) == OFTR_MINE ? 0 : program_trap(thread);
   }
   oftr_process *process = thread->process;
   ptrace(PTRACE_DETACH, tid, 0, (void *)(intptr_t)deliver);
@@ -464,7 +553,7 @@ static int detach_all(oftr_tracer *tracer) {
   int status = OFTR_LET_GO;
   for (oftr_process *process = tracer->processes; process; process = process->next) {
     process->detaching = true;
-    if (oftr_restore_all(tracer, process->space, false) != 0) {
+    if (oftr_restore_all(process->space, false) != 0) {
       int error = errno;
       /* A process that is dying (a signal we just passed on) has no memory left to fix. */
       if (!process_dying(process->pid))
@@ -760,6 +849,7 @@ static int spawn(oftr_tracer *tracer) {
                      "cannot trace %s: ptrace: %s (is ptrace forbidden here? record an instrumented build instead)",
                      tracer->options->path, strerror(error));
   }
+  uint64_t go_at = oftr_now();
   ssize_t ignored = write(go[1], "g", 1);
   (void)ignored;
   close(go[1]);
@@ -782,7 +872,26 @@ static int spawn(oftr_tracer *tracer) {
     kill(pid, SIGKILL);
     return oftr_fail(tracer, ENOMEM, "out of memory");
   }
+  /* Forking this process (a large one, unlike a shell) and seizing the child are the
+   * recorder's start, not the program's: its clock starts running at the execve. */
+  process->recorder_ns = go_at - start;
   return 0;
+}
+
+/*
+ * A thread let go from a stop waits for a CPU before it runs on: on a loaded
+ * machine that wait is long, and it is the tracer's doing. When the thread
+ * was scheduled in once only since its last stop, all its run delay since
+ * then is that wait, charged to the recorder; otherwise the kernel's counts
+ * cannot tell it from being preempted, as it would be alone, and nothing is.
+ */
+static void charge_resumption(oftr_thread *thread) {
+  uint64_t waiting, slices;
+  if (!oftr_thread_run_delay(thread->tid, &waiting, &slices)) return;
+  if (thread->slices != 0 && slices == thread->slices + 1 && waiting >= thread->run_delay)
+    thread->process->recorder_ns += waiting - thread->run_delay;
+  thread->run_delay = waiting;
+  thread->slices = slices;
 }
 
 int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result *result) {
@@ -795,14 +904,18 @@ int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result 
     return -1;
   }
   int status = 0;
+  /* This thread's own count (a host may record from any of its threads). */
+  int schedstat = oftr_open_run_delay();
   while (!tracer.first_exited && status == 0) {
     if (termination_count > 0) {
       status = stop_on_signal(&tracer, &signals);
+      if (schedstat >= 0) close(schedstat);
       free(tracer.threads);
       signals_restore(&signals);
       return status;
     }
     int wait_status;
+    uint64_t waiting_since = oftr_now(), delay = oftr_run_delay(schedstat);
     /* __WNOTHREAD: only this thread's children and tracees. A host that runs other programs
      * from other threads (a test runner does) keeps their exit statuses to itself. */
     pid_t tid = wait_for(&signals, -1, &wait_status, __WALL | __WNOTHREAD);
@@ -811,7 +924,18 @@ int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result 
       status = oftr_fail(&tracer, errno, "lost the program: waitpid: %s", strerror(errno));
       break;
     }
-    status = handle(&tracer, tid, wait_status, oftr_now());
+    /* The thread stopped before the tracer got a CPU to answer: the kernel woke the tracer,
+     * which then stood runnable (its run delay) under a loaded machine. The stop's time is
+     * taken back by that much, never before the wait began. */
+    uint64_t now = oftr_now(), woken = oftr_run_delay(schedstat) - delay;
+    uint64_t stopped_at = now - (woken < now - waiting_since ? woken : now - waiting_since);
+    /* A stop holds its process until answered: that time is the recorder's, not the program's. */
+    oftr_thread *stopped = WIFSTOPPED(wait_status) ? thread_find(&tracer, tid) : NULL;
+    pid_t held = stopped && stopped->process ? stopped->process->pid : 0;
+    if (held) charge_resumption(stopped);
+    status = handle(&tracer, tid, wait_status, stopped_at);
+    oftr_process *process = held ? process_find(&tracer, held) : NULL;
+    if (process) process->recorder_ns += oftr_now() - stopped_at;
   }
   if (status != 0 && !tracer.first_exited) {
     /* Something failed mid-launch: let the program run on without us if we can. */
@@ -828,6 +952,7 @@ int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result 
     if (detached == OFTR_BREAKPOINTS_LEFT) kill_all(&tracer);
     if (detached != OFTR_LET_GO) status = -1;
   }
+  if (schedstat >= 0) close(schedstat);
   free(tracer.threads);
   signals_restore(&signals);
   return status;

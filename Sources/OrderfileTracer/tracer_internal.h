@@ -20,6 +20,7 @@ typedef enum oftr_slot_state {
   OFTR_SLOT_ARMED = 1, /* the breakpoint byte is in memory */
   OFTR_SLOT_HIT = 2,   /* hit once and removed */
   OFTR_SLOT_HOOK = 3,  /* the loader's hook: stays armed, the trapped `ret` is emulated */
+  OFTR_SLOT_WATCH = 4, /* sigaction's way into the kernel: stays armed, the covered instruction is stepped */
 } oftr_slot_state;
 
 typedef struct oftr_slot {
@@ -28,7 +29,7 @@ typedef struct oftr_slot {
   uint8_t original;  /* the byte the breakpoint replaced */
   uint8_t state;     /* oftr_slot_state */
   uint8_t stop;      /* its first call closes the launch window */
-  uint8_t reserved;
+  uint8_t pending;   /* OFTR_SLOT_WATCH on an armed entry: its first call is not reported yet */
 } oftr_slot;
 
 /* One mapped ELF file, or a file mapping that is not one (skipped on later scans). */
@@ -59,6 +60,14 @@ typedef struct oftr_process {
   bool detaching;
   bool reported;               /* the host was told this trace began */
   bool map_closed;             /* its memory map could not be read (non-dumpable): warned once */
+  uint64_t recorder_ns;        /* time its threads were held stopped by the tracer since it started (a
+                                * forked child inherits its parent's): the program's clock is
+                                * CLOCK_MONOTONIC minus this */
+  uint64_t arming_ns;          /* the part of it before the current image's first own call */
+  bool ran;                    /* the current image made its first own call: arming_ns is final */
+  bool ignores_trap;           /* it set SIGTRAP to SIG_IGN, as seen at the sigaction watch: the kernel
+                                * puts SIG_DFL back whenever a breakpoint traps, so the tracer drops
+                                * a SIGTRAP sent to it as the kernel would have */
   struct oftr_process *next;
 } oftr_process;
 
@@ -66,6 +75,7 @@ typedef struct oftr_thread {
   pid_t tid;
   oftr_process *process;       /* NULL while its creator's event has not arrived */
   bool parked;                 /* stopped at its first stop, waiting for that event */
+  uint64_t run_delay, slices;  /* its run delay and times scheduled in, at its last stop (schedstat) */
   int held;                    /* wait status of a stop collected but not answered (a failure
                                 * interrupted its handling), else 0: PTRACE_INTERRUPT would
                                 * give no new stop, so letting go must start from this one */
@@ -83,20 +93,53 @@ typedef struct oftr_tracer {
   oftr_ending let_go_as;       /* how a process let go ends for the host: OFTR_DETACHED or OFTR_INTERRUPTED */
 } oftr_tracer;
 
-/* Errors: set result->error and result->message, return -1. */
+/* diagnostics.c: errors set result->error and result->message (the first failure's) and return -1. */
 int oftr_fail(oftr_tracer *tracer, int error, const char *format, ...) __attribute__((format(printf, 3, 4)));
 void oftr_warn(oftr_tracer *tracer, const char *format, ...) __attribute__((format(printf, 2, 3)));
-uint64_t oftr_now(void);
+uint64_t oftr_now(void); /* CLOCK_MONOTONIC, ns */
+/* How long the thread of `schedstat` has stood runnable without a CPU, in all (ns; 0 when the kernel
+ * keeps no such count): across a wait, the time it took the tracer to answer a stop after the
+ * kernel woke it, which is the program's held time as much as the handling that follows. */
+uint64_t oftr_run_delay(int schedstat);
+/* The calling thread's own schedstat file, for oftr_run_delay; -1 when there is none. */
+int oftr_open_run_delay(void);
+/* The same for thread `tid`, with how many times it was scheduled in; false when unknown. */
+bool oftr_thread_run_delay(pid_t tid, uint64_t *waiting, uint64_t *slices);
+/* `now` (CLOCK_MONOTONIC) on the program's clock: without the time the tracer held it. */
+static inline uint64_t oftr_program_time(const oftr_process *process, uint64_t now) {
+  return now - process->recorder_ns;
+}
 
-/* address_space.c */
+/* address_space.c: memory through /proc/PID/mem, the breakpoint table, mappings looked at. */
+#define OFTR_PAGE 4096u
+static inline uint64_t oftr_page_down(uint64_t address) { return address & ~(uint64_t)(OFTR_PAGE - 1); }
+
 oftr_space *oftr_space_new(pid_t pid);
 oftr_space *oftr_space_copy(const oftr_space *parent, pid_t pid);
 void oftr_space_release(oftr_space *space);
-int oftr_space_reopen(oftr_space *space, pid_t pid);
-oftr_slot *oftr_space_find(oftr_space *space, uint64_t address);
-int oftr_scan_modules(oftr_tracer *tracer, oftr_process *process);
-int oftr_restore_all(oftr_tracer *tracer, oftr_space *space, bool every_slot);
-int oftr_write_byte(oftr_space *space, uint64_t address, uint8_t byte);
 int oftr_read_memory(oftr_space *space, uint64_t address, void *buffer, size_t length);
+int oftr_write_byte(oftr_space *space, uint64_t address, uint8_t byte);
+oftr_slot *oftr_space_find(oftr_space *space, uint64_t address);
+void oftr_sort_addresses(uint64_t *addresses, size_t count);
+/* Arms addresses (sorted; repeats and addresses already in the table are dropped, in place) for
+ * `module`. *wanted: the new ones; *armed: those armed (a function starting with int3 is not).
+ * Returns 0, or one of these with errno set and nothing recorded in the table. */
+enum { OFTR_ARM_NO_MEMORY = -1, OFTR_ARM_NOT_WRITTEN = -2 };
+int oftr_space_arm(oftr_space *space, uint64_t *addresses, size_t count, uint32_t module, size_t *armed,
+                   size_t *wanted);
+void oftr_space_mark_stop(oftr_space *space, uint64_t address);
+/* The loader's hook: a breakpoint that stays (OFTR_SLOT_HOOK); `original` is the byte it covers. */
+void oftr_space_add_hook(oftr_space *space, uint64_t address, uint8_t original);
+/* The sigaction watch (OFTR_SLOT_WATCH) at `address`; an entry armed there keeps its first call.
+ * Returns -1 when it could not be written. */
+int oftr_space_add_watch(oftr_space *space, uint64_t address);
+/* Puts back every live breakpoint (every_slot: every byte ever replaced, for a copy of memory
+ * made while they were being removed); live slots become OFTR_SLOT_HIT. */
+int oftr_restore_all(oftr_space *space, bool every_slot);
+bool oftr_space_knows(const oftr_space *space, uint64_t device, uint64_t inode, uint64_t base);
+int oftr_space_remember(oftr_space *space, uint64_t device, uint64_t inode, uint64_t base);
+
+/* modules.c: reads the process's map and arms every module not seen before, as the host plans. */
+int oftr_scan_modules(oftr_tracer *tracer, oftr_process *process);
 
 #endif /* ORDERFILE_TRACER_INTERNAL_H */

@@ -99,9 +99,13 @@ extension RecordReliabilityCLITests {
     #expect(errors.contains("recording stopped by ") && errors.contains(ending), "\(errors)")
     if handles { #expect(try FileReading.text(atPath: record.standardOutput) == "ready 2\nbye \(signal)\n") }
     let read = try TraceReader.read(path: trace)
-    #expect(read.header.windowReason == .open, "the trace says its process ended inside the window")
+    #expect(read.header.windowReason == .signal, "the trace says the recording was stopped by a signal")
     #expect(read.modules.contains { $0.path == server && $0.isMainExecutable })
     #expect(!read.records.isEmpty)
+    // record reaped the program before it exited: no process of that pid is left.
+    #expect(kill(pid_t(read.header.pid), 0) == -1 && errno == ESRCH, "the program \(read.header.pid) is still there")
+    let report = try orderfile(["report", trace])
+    #expect(report.standardOutput.contains("→ recording stopped by a signal"), "\(report.standardOutput)")
   }
 
   @Test("timeout 2 orderfile record -- ./server: the server ends by SIGTERM, not SIGKILL, and the trace is kept")
@@ -115,11 +119,36 @@ extension RecordReliabilityCLITests {
     #expect(status == 124, "timeout's own status when it had to end the command")
     let errors = try FileReading.text(atPath: record.standardError)
     #expect(errors.contains("recording stopped by SIGTERM") && errors.contains("ended by it"), "\(errors)")
-    #expect(!(try TraceReader.read(path: trace).records.isEmpty))
+    let read = try TraceReader.read(path: trace)
+    #expect(!read.records.isEmpty)
+    #expect(read.header.windowReason == .signal)
+    #expect(kill(pid_t(read.header.pid), 0) == -1 && errno == ESRCH, "the server \(read.header.pid) is still there")
   }
 }
 
 extension RecordReliabilityCLITests {
+  @Test(
+    "an output whose directory is missing or not writable, or that is a directory, fails record before the program runs: one line naming it, exit 74",
+    arguments: [["--no-rebuild"], ["--instrumented"], []])
+  func unwritableOutput(mode: [String]) throws {
+    let work = try TemporaryDirectory("orderfile-record-output")
+    let marker = work.file("ran")
+    let readOnly = work.file("read-only")
+    try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
+    chmod(readOnly, 0o555)
+    defer { chmod(readOnly, 0o755) }
+    var outputs = [work.file("missing/launch.trace"), work.path]
+    // root writes anywhere: a read-only directory stops only others.
+    if geteuid() != 0 { outputs.append(readOnly + "/launch.trace") }
+    for output in outputs {
+      let result = try orderfile(["record", "-o", output] + mode + ["--", "/bin/sh", "-c", "touch \"$0\"", marker])
+      #expect(result.status == 74, "\(output): \(result.standardError)")
+      let lines = result.standardError.split(separator: "\n")
+      #expect(lines.count == 1 && lines[0].contains("'\(output)'"), "\(result.standardError)")
+      #expect(!FileManager.default.fileExists(atPath: marker), "the program ran")
+    }
+  }
+
   @Test("a program that cannot be started ends record with the documented status: missing 66, not a program 65")
   func launchFailures() throws {
     let work = try TemporaryDirectory("orderfile-record-launch")

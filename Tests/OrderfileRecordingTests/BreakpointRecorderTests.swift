@@ -188,6 +188,24 @@ struct BreakpointRecorderTests {
     #expect(inMain.threadID == read.header.pid)
   }
 
+  @Test(
+    "a program that sets SIGTRAP to SIG_IGN survives the SIGTRAP it raises after first calls, dynamic and static; set back to SIG_DFL, it dies of it as alone",
+    arguments: [[String](), ["-static"]])
+  func ignoredTrap(flags: [String]) throws {
+    let work = try TemporaryDirectory("orderfile-bp-ignored")
+    let binary = try build(["ignored.c"], in: work, flags: flags, output: "ignored")
+    let out = work.file("out")
+    let ignored = try record(binary, output: work.file("ignored.trace"), programOutput: out)
+    #expect(ignored.summary.recording.status == 0)
+    #expect(try FileReading.text(atPath: out) == "ignored 16\n")
+    let read = try TraceReader.read(path: work.file("ignored.trace"))
+    #expect(try names(in: read, module: "/ignored").filter { ["first", "second"].contains($0) } == ["first", "second"])
+    // The tracer drops only what the kernel would have dropped.
+    let fatal = try record(binary, ["default"], output: work.file("default.trace"), programOutput: work.file("default.out"))
+    #expect(fatal.summary.recording.status == 128 + SIGTRAP)
+    #expect(try FileReading.text(atPath: work.file("default.out")) == "")
+  }
+
   @Test("a library loaded with dlopen is armed before its constructor runs")
   func dlopenedLibrary() throws {
     let work = try TemporaryDirectory("orderfile-bp-dlopen")

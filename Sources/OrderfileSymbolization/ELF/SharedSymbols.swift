@@ -32,6 +32,14 @@ extension ELFFile {
   /// The names of `.dynsym` by whether this file defines them with global (or weak) binding.
   func dynamicSymbolNames(defined: Bool) -> Set<String> {
     var names = Set<String>()
+    forEachDynamicSymbol { symbol, name in
+      if (symbol.st_shndx != UInt16(SHN_UNDEF)) == defined { names.insert(name) }
+    }
+    return names
+  }
+
+  /// Every named symbol of `.dynsym`.
+  func forEachDynamicSymbol(_ body: (GElf_Sym, String) -> Void) {
     forEachSection { header, section, _ in
       guard header.sh_type == UInt32(SHT_DYNSYM), header.sh_entsize > 0, let data = elf_getdata(section, nil) else {
         return
@@ -39,13 +47,27 @@ extension ELFFile {
       for index in 0..<Int32(clamping: header.sh_size / header.sh_entsize) {
         var symbol = GElf_Sym()
         guard gelf_getsym(data, index, &symbol) != nil, symbol.st_name != 0,
-          (symbol.st_shndx != UInt16(SHN_UNDEF)) == defined,
           let name = elf_strptr(elf, Int(header.sh_link), Int(symbol.st_name))
         else { continue }
-        names.insert(String(cString: name))
+        body(symbol, String(cString: name))
       }
     }
-    return names
+  }
+}
+
+/// One exported function looked up by name in `.dynsym` alone: no symbol table, debug file
+/// or index is read, so it costs little even for a C library with debug files installed.
+public enum DynamicSymbol {
+  /// The ELF virtual address of the function `name` that the file at `path` defines, or nil.
+  public static func address(of name: String, inFileAt path: String) -> UInt64? {
+    guard let file = try? ELFFile(path: path) else { return nil }
+    var found: UInt64?
+    file.forEachDynamicSymbol { symbol, symbolName in
+      if found == nil, symbolName == name, symbol.st_shndx != UInt16(SHN_UNDEF), symbol.st_value != 0 {
+        found = symbol.st_value
+      }
+    }
+    return found
   }
 }
 

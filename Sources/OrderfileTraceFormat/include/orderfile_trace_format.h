@@ -91,6 +91,7 @@ extern "C" {
 #define OFT_WINDOW_STARTUP_COMPLETE 1u /* the program called orderfile_startup_complete() */
 #define OFT_WINDOW_TIME_LIMIT 2u      /* ORDERFILE_TIME_LIMIT_MS elapsed */
 #define OFT_WINDOW_EXIT 3u            /* the process exited with the window open */
+#define OFT_WINDOW_SIGNAL 4u /* record was sent SIGINT, SIGTERM or SIGHUP and passed it on */
 
 /* Where process_start_ns comes from (header.process_start_source, version 1.2). */
 #define OFT_START_PROC_STAT 0u  /* /proc/self/stat: to one clock tick (process_start_resolution_ns) */

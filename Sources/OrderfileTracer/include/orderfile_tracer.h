@@ -31,10 +31,18 @@
  *   A termination signal the host asks to pass on (pass_termination_signals)
  *   does not kill the tracer: the program is let go first, then signalled.
  *
+ * - A program that sets SIGTRAP to SIG_IGN is not killed by a SIGTRAP sent to
+ *   it (kill, raise). The kernel puts SIG_DFL back whenever a breakpoint traps,
+ *   before the tracer sees the trap; so the tracer follows what the program
+ *   asks of SIGTRAP at the C library's sigaction (a breakpoint that stays, the
+ *   covered instruction single-stepped) and drops a SIGTRAP sent to a program
+ *   that ignores it, as the kernel would have.
+ *
  * Limitations: x86-64 Linux only. A thread that blocks SIGTRAP finds it
- * unblocked after its first breakpoint, and a SIGTRAP set to SIG_IGN finds it
- * back at SIG_DFL (the kernel forces a trap through, before the tracer sees
- * it).
+ * unblocked after its first breakpoint. A program that ignores SIGTRAP reads
+ * SIG_DFL back from sigaction() after a breakpoint, and one that sets it
+ * with a raw rt_sigaction system call, or another thread's sigaction() run
+ * during the single step, is not followed.
  */
 #ifndef ORDERFILE_TRACER_H
 #define ORDERFILE_TRACER_H
@@ -92,6 +100,8 @@ typedef struct oftr_plan {
   const uint64_t *stops;     /* entries whose first call closes the launch window */
   size_t stop_count;
   uint64_t loader_hook;      /* interpreter only: ELF vaddr of _dl_debug_state, or 0 */
+  uint64_t signal_hook;      /* ELF vaddr of the function every sigaction() of the C library goes
+                              * through (__libc_sigaction of glibc and musl), or 0 */
 } oftr_plan;
 
 typedef struct oftr_host {
@@ -99,8 +109,15 @@ typedef struct oftr_host {
   /* A module appeared in process `pid`; fill `plan` (it arrives zeroed). */
   void (*plan_module)(void *context, int32_t pid, const oftr_module *module, oftr_plan *plan);
   /* A process's trace begins. For OFTR_FORKED, `parent` is the forking process, whose
-   * modules and first calls so far the child shares. `time_ns` is CLOCK_MONOTONIC: for
-   * OFTR_SPAWNED the moment just before the fork that created it. */
+   * modules and first calls so far the child shares. `time_ns` is CLOCK_MONOTONIC for
+   * OFTR_SPAWNED, the moment just before the fork that created it: the process start.
+   *
+   * Every later time given to the host is on the program's clock: CLOCK_MONOTONIC minus
+   * the time the tracer held the process's threads stopped since the process started (a
+   * forked child counts its parent's until the fork), so that the recorder's own work does
+   * not count as the program's. The tracer handles one stop at a time, so this is a
+   * monotonic clock; it leaves out the time between a thread's trap and the tracer's
+   * wake-up, a few microseconds a stop. */
   void (*process_started)(void *context, int32_t pid, int32_t parent, oftr_origin origin, uint64_t time_ns);
   /* The first call of an armed entry, at its runtime address (the module's load_base plus
    * its ELF vaddr). `launch` is false after the window closed. */
@@ -108,8 +125,12 @@ typedef struct oftr_host {
                      int32_t tid, bool launch);
   /* The launch window of `pid` closed at `time_ns`. */
   void (*window_closed)(void *context, int32_t pid, oftr_window_reason reason, uint64_t time_ns);
-  /* A process's trace ends. `status` is a wait status for OFTR_EXITED, else 0. */
-  void (*process_ended)(void *context, int32_t pid, oftr_ending ending, int32_t status, uint64_t time_ns);
+  /* A process's trace ends. `status` is a wait status for OFTR_EXITED, else 0. `recorder_ns`
+   * is the time taken out of the program's clock since the process started; `arming_ns`
+   * its part before this image's first own call (the child forked and seized, breakpoints
+   * planted, libraries armed). */
+  void (*process_ended)(void *context, int32_t pid, oftr_ending ending, int32_t status, uint64_t time_ns,
+                        uint64_t recorder_ns, uint64_t arming_ns);
   /* Something the user should know; one line, no trailing newline. */
   void (*warning)(void *context, const char *message);
 } oftr_host;
@@ -118,7 +139,8 @@ typedef struct oftr_options {
   const char *path;          /* the program file, already resolved through PATH */
   char *const *argv;         /* NULL-terminated, argv[0] included */
   char *const *envp;         /* NULL-terminated */
-  uint64_t time_limit_ns;    /* the window closes this long after the spawn; 0 = no limit */
+  uint64_t time_limit_ns;    /* the window closes this long after the spawn, on the program's clock
+                              * (arming and stops left out); 0 = no limit */
   /* SIGTERM, SIGHUP or SIGINT to the recorder's process while it records: let go of every
    * process, pass the signal to the first one and wait for it to end (see oftr_record).
    * Installs handlers for those signals (and SIGALRM, as a wake-up) until oftr_record
