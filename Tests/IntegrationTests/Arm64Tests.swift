@@ -183,6 +183,37 @@ struct Arm64Tests {
     #expect(run.standardOutput == program.recordedOutput)
   }
 
+  @Test("SanitizerCoverage's trace-pc-guard hooks (Rust's and Swift's instrumentation) record on arm64 too")
+  func sanitizerCoverage() throws {
+    let work = try TemporaryDirectory("orderfile-arm64-sancov")
+    defer { work.remove() }
+    let runtime = try Arm64.runtimeDirectory(compiler: "clang")
+    let (clang, cross) = Arm64.compiler("clang")
+    let fixtures = PackagePaths.fixtures + "/integration"
+    // Compiled with the hooks, linked apart: clang's driver would add its own coverage runtime,
+    // which is not built for arm64 here.
+    var objects: [String] = []
+    for source in ["main.c", "config.c", "store.c", "ui.c", "plugin.c"] {
+      let object = work.file(source + ".o")
+      objects.append(object)
+      try runChecked(
+        clang,
+        cross + ["-O2", "-g", "-fPIE", "-fsanitize-coverage=func,trace-pc-guard", "-DORDERFILE_INSTRUMENTED", "-I", fixtures,
+          "-I", PackagePaths.runtimeInclude, "-c", fixtures + "/" + source, "-o", object])
+    }
+    try runChecked(
+      clang, cross + ["-pie"] + objects + ["-o", work.file("app"), "-L", runtime, "-lOrderfileRuntime", "-Wl,-rpath," + runtime])
+    let trace = work.file("launch.trace")
+    let recorded = try orderfile(
+      ["record", "--instrumented", "-o", trace, "--", Arm64.qemu, "-L", Arm64.sysroot, work.file("app"), "7"])
+    #expect(recorded.succeeded, "\(recorded.standardError)")
+    let generated = try orderfile(["generate", trace, "-o", work.file("app.order")])
+    #expect(generated.succeeded, "\(generated.standardError)")
+    let order = try FileReading.text(atPath: work.file("app.order")).split(separator: "\n").map(String.init)
+    // One executable here: the library's functions run between config_validate and store_open.
+    #expect(order == Array(launchOrder[..<5]) + libraryOrder + Array(launchOrder[5...]), "\(order)")
+  }
+
   @Test("a C++ program and its own library: names demangle, lld warns of none, verify passes", arguments: ["clang++", "g++"])
   func cxxProgram(compiler: String) throws {
     let program = try Arm64Program(
