@@ -34,7 +34,7 @@ public enum BuildError: LocalizedError, ExitStatusProviding, Equatable, Sendable
       return "--target \(target): no \(compiler) cross compiler for it; use --compiler clang"
     case .runtimeForOtherMachine(let library, let built, let target):
       return
-        "--target \(target): the runtime '\(library)' is built for \(built); cross-build one with 'Scripts/build-runtime --target \(target) DIR' and set ORDERFILE_RUNTIME_DIR=DIR"
+        "--target \(target): the runtime '\(library)' is built for \(built); cross-build one with 'Scripts/build-runtime --target \(target) DIR' and set ORDERFILE_RUNTIME_DIR=DIR, or install one beside the tool with 'Scripts/install --target \(target)'"
     case .noCrossBuild(let language):
       return "--target: no cross build for --language \(language) (it needs an SDK of the target); --target is for C and Rust"
     }

@@ -84,7 +84,10 @@ public struct BuildFlags: Sendable, Equatable, Codable {
       guard FileManager.default.fileExists(atPath: orderfile) else { throw BuildError.noOrderfile(path: orderfile) }
       flags = .release(orderfile: URL(fileURLWithPath: orderfile).standardizedFileURL.path, format: format)
     case .instrumented(let instrumenting):
-      guard let runtime = RuntimeLocation.find(executablePath: executablePath, environment: environment) else {
+      guard
+        let runtime = RuntimeLocation.find(
+          executablePath: executablePath, environment: environment, targetTriple: target?.triple)
+      else {
         throw BuildError.runtimeNotFound(near: executablePath)
       }
       try target?.checkRuntime(runtime)

@@ -61,7 +61,10 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
       arguments += linkerArguments(language, [orderfile.replacingOccurrences(of: "-Wl,", with: "")])
       if language == .rust { arguments += ["--cfg", try relinkKey(orderfile: path)] }
     case .instrumented:
-      guard let runtime = RuntimeLocation.find(executablePath: executablePath, environment: environment) else {
+      guard
+        let runtime = RuntimeLocation.find(
+          executablePath: executablePath, environment: environment, targetTriple: target?.triple)
+      else {
         throw BuildError.runtimeNotFound(near: executablePath)
       }
       try target?.checkRuntime(runtime)

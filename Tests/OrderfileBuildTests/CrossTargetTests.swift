@@ -1,6 +1,7 @@
 import Foundation
 import OrderfileBuild
 import OrderfileOrdering
+import OrderfileSupport
 import Testing
 import _OrderfileTestSupport
 
@@ -63,6 +64,35 @@ struct CrossTargetTests {
       try target.checkRuntime(location)
     }
     try CrossTarget(triple: "x86_64-linux-gnu").checkRuntime(location)
+  }
+
+  @Test("a tool in <prefix>/bin finds the runtime Scripts/install --target put in <prefix>/lib/<triple>")
+  func installedForTarget() throws {
+    let prefix = try TemporaryDirectory("orderfile-prefix")
+    defer { prefix.remove() }
+    for directory in ["bin", "include", "lib/aarch64-linux-gnu"] {
+      try FileManager.default.createDirectory(atPath: prefix.file(directory), withIntermediateDirectories: true)
+    }
+    try AtomicFile.write("", to: prefix.file("include/orderfile.h"))
+    try FileManager.default.copyItem(
+      atPath: try RuntimeBuilder.libraryDirectory() + "/libOrderfileRuntime.so", toPath: prefix.file("lib/libOrderfileRuntime.so"))
+    let target = try CrossTarget(triple: "aarch64-linux-gnu")
+    let build = Build.instrumented(.gcc)
+    // Only the host's runtime: refused, naming it.
+    #expect(throws: BuildError.runtimeForOtherMachine(
+      library: prefix.file("lib/libOrderfileRuntime.so"), built: "x86-64", target: "aarch64-linux-gnu")) {
+      try BuildFlags.forBuild(build, target: target, executablePath: prefix.file("bin/orderfile"), environment: [:])
+    }
+    // An arm64 ELF header is all the check reads.
+    var header = [UInt8](repeating: 0, count: 64)
+    header.replaceSubrange(0..<4, with: [0x7f, 0x45, 0x4c, 0x46])
+    header[18] = 183
+    try AtomicFile.write(header, to: prefix.file("lib/aarch64-linux-gnu/libOrderfileRuntime.so"))
+    let flags = try BuildFlags.forBuild(build, target: target, executablePath: prefix.file("bin/orderfile"), environment: [:])
+    #expect(flags.link.contains("-L" + prefix.file("lib/aarch64-linux-gnu")), "\(flags.link)")
+    // The host build keeps the host's runtime.
+    let host = try BuildFlags.forBuild(build, executablePath: prefix.file("bin/orderfile"), environment: [:])
+    #expect(host.link.contains("-L" + prefix.file("lib")), "\(host.link)")
   }
 
   @Test("Swift has no cross build; Rust's names the target and its linker")
