@@ -9,6 +9,14 @@ public enum BuildError: LocalizedError, ExitStatusProviding, Equatable, Sendable
   case runtimeNotFound(near: String)
   /// The runtime was found, but without the pkg-config and CMake files an install writes.
   case packagesNotInstalled(libraryDirectory: String)
+  /// `--target` names no triple the tool knows (architecture aarch64 or x86_64, system linux-gnu or linux-android).
+  case unknownTarget(String)
+  /// No cross compiler of this kind exists for the target (gcc for Android).
+  case noCrossCompiler(target: String, compiler: String)
+  /// The runtime found is built for another machine than the target.
+  case runtimeForOtherMachine(library: String, built: String, target: String)
+  /// The language has no cross build the tool can print (Swift needs an SDK of the target).
+  case noCrossBuild(language: String)
 
   public var errorDescription: String? {
     switch self {
@@ -20,6 +28,15 @@ public enum BuildError: LocalizedError, ExitStatusProviding, Equatable, Sendable
     case .packagesNotInstalled(let directory):
       return
         "--packages: no \(RuntimePackages.pkgConfigName).pc or \(RuntimePackages.cmakePackage)Config.cmake beside the runtime in '\(directory)'; Scripts/install writes them"
+    case .unknownTarget(let triple):
+      return "--target: unknown triple '\(triple)'; give e.g. aarch64-linux-gnu, aarch64-linux-android34 or x86_64-linux-gnu"
+    case .noCrossCompiler(let target, let compiler):
+      return "--target \(target): no \(compiler) cross compiler for it; use --compiler clang"
+    case .runtimeForOtherMachine(let library, let built, let target):
+      return
+        "--target \(target): the runtime '\(library)' is built for \(built); cross-build one with 'Scripts/build-runtime --target \(target) DIR' and set ORDERFILE_RUNTIME_DIR=DIR, or install one beside the tool with 'Scripts/install --target \(target)'"
+    case .noCrossBuild(let language):
+      return "--target: no cross build for --language \(language) (it needs an SDK of the target); --target is for C and Rust"
     }
   }
 

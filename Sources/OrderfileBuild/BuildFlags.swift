@@ -16,10 +16,18 @@ public enum Build: Sendable, Equatable {
 public struct BuildFlags: Sendable, Equatable, Codable {
   public var compile: [String]
   public var link: [String]
+  /// The compiler of a cross build (`clang`, or gcc's cross build `aarch64-linux-gnu-gcc`);
+  /// nil for a build for this machine, with whatever compiler the build uses.
+  public var compiler: String?
+  /// The command that runs the built program on this machine (qemu-user, for a cross build
+  /// to another architecture); nil when it runs as it is, or only on its device.
+  public var emulator: [String]?
 
-  public init(compile: [String], link: [String]) {
+  public init(compile: [String], link: [String], compiler: String? = nil, emulator: [String]? = nil) {
     self.compile = compile
     self.link = link
+    self.compiler = compiler
+    self.emulator = emulator
   }
 
   /// Flags for the instrumented (recording) build.
@@ -58,22 +66,55 @@ public struct BuildFlags: Sendable, Equatable, Codable {
   /// The flags for `build`. The release flags name the orderfile by its absolute path, so
   /// they work from any directory; the instrumented flags name the runtime found near the
   /// tool at `executablePath` (see `RuntimeLocation.find`).
+  ///
+  /// With a `target`, the flags cross-build for it with `compiler` (the instrumented build's
+  /// own compiler for that build): see `crossBuilt(for:compiler:)`. The instrumented build
+  /// then needs a runtime built for the target, which is checked.
   public static func forBuild(
-    _ build: Build, executablePath: String = RuntimeLocation.runningTool,
+    _ build: Build, target: CrossTarget? = nil, compiler: InstrumentingCompiler = .clang,
+    executablePath: String = RuntimeLocation.runningTool,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws -> BuildFlags {
+    let flags: BuildFlags
+    var compiler = compiler
     switch build {
     case .recordable(let format):
-      return .recordable(format: format)
+      flags = .recordable(format: format)
     case .release(let orderfile, let format):
       guard FileManager.default.fileExists(atPath: orderfile) else { throw BuildError.noOrderfile(path: orderfile) }
-      return .release(orderfile: URL(fileURLWithPath: orderfile).standardizedFileURL.path, format: format)
-    case .instrumented(let compiler):
-      guard let runtime = RuntimeLocation.find(executablePath: executablePath, environment: environment) else {
+      flags = .release(orderfile: URL(fileURLWithPath: orderfile).standardizedFileURL.path, format: format)
+    case .instrumented(let instrumenting):
+      guard
+        let runtime = RuntimeLocation.find(
+          executablePath: executablePath, environment: environment, targetTriple: target?.triple)
+      else {
         throw BuildError.runtimeNotFound(near: executablePath)
       }
-      return .instrumented(compiler: compiler, runtime: runtime)
+      try target?.checkRuntime(runtime)
+      flags = .instrumented(compiler: instrumenting, runtime: runtime)
+      compiler = instrumenting
     }
+    guard let target else { return flags }
+    return try flags.crossBuilt(for: target, compiler: compiler)
+  }
+
+  /// These flags for a cross build to `target` with `compiler`: clang takes `--target` on
+  /// both lines and links with lld (which reads every architecture), gcc is the target's
+  /// own cross build; `emulator` runs the result here. gcc's cross build looks for lld
+  /// under the target's prefix (`aarch64-linux-gnu-ld.lld`, which no package installs):
+  /// `-B` names the folder of the `ld.lld` found (`lldDirectory`).
+  public func crossBuilt(
+    for target: CrossTarget, compiler: InstrumentingCompiler, host: CrossTarget.Architecture? = CrossTarget.hostArchitecture,
+    lldDirectory: String? = CrossTarget.lldDirectory
+  ) throws -> BuildFlags {
+    let crossFlags = target.compilerFlags(compiler)
+    let selectsLLD = link.contains("-fuse-ld=lld")
+    var linker: [String] = []
+    if compiler == .clang && !link.contains(where: { $0.hasPrefix("-fuse-ld=") }) { linker = ["-fuse-ld=lld"] }
+    if compiler == .gcc && selectsLLD, let lldDirectory { linker = ["-B" + lldDirectory] }
+    return BuildFlags(
+      compile: crossFlags + compile, link: crossFlags + linker + link, compiler: try target.compilerCommand(compiler),
+      emulator: target.emulator(host: host))
   }
 
   /// Shell-quoted, space-separated.

@@ -36,11 +36,22 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
   /// The arguments for `build` in `language` (`.swift` or `.rust`). The instrumented build
   /// names the runtime found near the tool at `executablePath`; the release build, the
   /// orderfile by its absolute path (see `BuildFlags.forBuild`).
+  ///
+  /// With a `target` (Rust only), cargo builds for it (`--target aarch64-unknown-linux-gnu`,
+  /// whose standard library `rustup target add` installs) and links with the target's C
+  /// compiler; the instrumented build needs a runtime built for the target, which is checked.
   public static func forBuild(
-    _ build: Build, language: Language, executablePath: String = RuntimeLocation.runningTool,
+    _ build: Build, language: Language, target: CrossTarget? = nil, executablePath: String = RuntimeLocation.runningTool,
     environment: [String: String] = [:]
   ) throws -> LanguageBuild {
+    if target != nil && language != .rust { throw BuildError.noCrossBuild(language: language.rawValue) }
+    let rustTarget = target?.rustTriple ?? hostTriple
     var arguments = recordable(language)
+    if let target, target.system == .linuxGNU {
+      arguments = ["-C", "linker=" + (try target.compilerCommand(.gcc))] + arguments
+    } else if let target {
+      arguments = ["-C", "linker=" + target.triple + "-clang"] + arguments
+    }
     switch build {
     case .recordable:
       break
@@ -50,17 +61,21 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
       arguments += linkerArguments(language, [orderfile.replacingOccurrences(of: "-Wl,", with: "")])
       if language == .rust { arguments += ["--cfg", try relinkKey(orderfile: path)] }
     case .instrumented:
-      guard let runtime = RuntimeLocation.find(executablePath: executablePath, environment: environment) else {
+      guard
+        let runtime = RuntimeLocation.find(
+          executablePath: executablePath, environment: environment, targetTriple: target?.triple)
+      else {
         throw BuildError.runtimeNotFound(near: executablePath)
       }
+      try target?.checkRuntime(runtime)
       arguments += instrumentation(language) + runtimeArguments(language, runtime.libraryDirectory)
       if language == .rust {
         return LanguageBuild(
           language: language, arguments: arguments,
-          cargoArguments: ["--target", hostTriple, "--target-dir", rustInstrumentedTargetDirectory])
+          cargoArguments: ["--target", rustTarget, "--target-dir", rustInstrumentedTargetDirectory])
       }
     }
-    return LanguageBuild(language: language, arguments: arguments, cargoArguments: language == .rust ? ["--target", hostTriple] : [])
+    return LanguageBuild(language: language, arguments: arguments, cargoArguments: language == .rust ? ["--target", rustTarget] : [])
   }
 
   /// The release build as it ships and is recorded: one section per function (rustc emits
@@ -154,10 +169,5 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
   }
 
   /// The Rust target triple of this machine.
-  public static var hostTriple: String {
-    var name = utsname()
-    uname(&name)
-    let machine = withUnsafeBytes(of: name.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-    return machine + "-unknown-linux-gnu"
-  }
+  public static var hostTriple: String { CrossTarget.hostMachine + "-unknown-linux-gnu" }
 }

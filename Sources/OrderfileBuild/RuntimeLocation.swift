@@ -21,12 +21,16 @@ public struct RuntimeLocation: Sendable, Equatable, Codable {
   /// Looks at `ORDERFILE_RUNTIME_DIR` / `ORDERFILE_INCLUDE_DIR` first, then
   /// beside the executable (`libOrderfileRuntime.so`), `../lib`, and for the
   /// header `../include` and the package sources when run from a SwiftPM build
-  /// directory (`<package>/.build/<triple>/<config>/orderfile`).
-  public static func find(executablePath: String, environment: [String: String]) -> RuntimeLocation? {
+  /// directory (`<package>/.build/<triple>/<config>/orderfile`). For a cross build's
+  /// `targetTriple`, `../lib/<triple>` comes first (where `Scripts/install --target` puts it).
+  public static func find(
+    executablePath: String, environment: [String: String], targetTriple: String? = nil
+  ) -> RuntimeLocation? {
     let fileManager = FileManager.default
     let binDirectory = PathName.directory(of: executablePath)
     let libraryCandidates =
-      [environment["ORDERFILE_RUNTIME_DIR"]].compactMap { $0 } + [binDirectory, binDirectory + "/../lib"]
+      [environment["ORDERFILE_RUNTIME_DIR"]].compactMap { $0 }
+      + [targetTriple.map { binDirectory + "/../lib/" + $0 }].compactMap { $0 } + [binDirectory, binDirectory + "/../lib"]
     let includeCandidates =
       [environment["ORDERFILE_INCLUDE_DIR"]].compactMap { $0 } + [
         binDirectory + "/../include",

@@ -15,6 +15,7 @@ public typealias InstrumentingCompiler = OrderfileBuild.InstrumentingCompiler
 public typealias BuildSystem = OrderfileBuild.BuildSystem
 public typealias Language = OrderfileBuild.Language
 public typealias Build = OrderfileBuild.Build
+public typealias CrossTarget = OrderfileBuild.CrossTarget
 public typealias Rate = OrderfileSupport.Rate
 public typealias Percentage = OrderfileSupport.Percentage
 public typealias ReportFormat = OrderfileSupport.ReportFormat

@@ -28,12 +28,21 @@ public struct FlagsRequest: Sendable {
   /// Keep the relocations in the linked binary (`-Wl,--emit-relocs`), which `orderfile bolt`
   /// needs to move whole functions.
   public var keepRelocations: Bool
+  /// Cross-build for this machine (`--target`), with `compiler` for the release builds.
+  public var target: CrossTarget?
+  public var compiler: InstrumentingCompiler
 
-  public init(build: Build, shape: Shape = .both, language: Language = .c, keepRelocations: Bool = false) {
+  public init(
+    build: Build, shape: Shape = .both, language: Language = .c, keepRelocations: Bool = false,
+    target: CrossTarget? = nil, compiler: InstrumentingCompiler? = nil,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) {
     self.build = build
     self.language = language
     self.shape = shape
     self.keepRelocations = keepRelocations
+    self.target = target
+    self.compiler = compiler ?? InstrumentingCompiler.detected(in: environment) ?? .clang
   }
 
   /// The build the user asked for: the ordered release build of `release`, the
@@ -50,7 +59,7 @@ public struct FlagsRequest: Sendable {
 
   public func run() throws -> CommandOutput {
     if language != .c { return try runForLanguage() }
-    var flags = try BuildFlags.forBuild(build)
+    var flags = try BuildFlags.forBuild(build, target: target, compiler: compiler)
     if keepRelocations { flags.link.insert("-Wl,--emit-relocs", at: max(flags.link.count - 1, 0)) }
     var output = CommandOutput()
     switch shape {
@@ -71,6 +80,7 @@ public struct FlagsRequest: Sendable {
       case .instrumented: what = "the instrumented (recording) build"
       case .release: what = "the ordered release build"
       }
+      if let target { output.print(CrossBuildNotes(target: target, flags: flags, build: build).header) }
       output.print(
         """
         # Compile flags for \(what):
@@ -79,6 +89,7 @@ public struct FlagsRequest: Sendable {
         \(BuildFlags.shellLine(flags.link))
 
         """)
+      if let target { output.print(CrossBuildNotes(target: target, flags: flags, build: build).recording) }
     }
     return output
   }
@@ -99,7 +110,8 @@ public struct FlagsRequest: Sendable {
 
   /// Swift and Rust: the whole build command, or its arguments as JSON.
   private func runForLanguage() throws -> CommandOutput {
-    var arguments = try LanguageBuild.forBuild(build, language: language, environment: ProcessInfo.processInfo.environment)
+    var arguments = try LanguageBuild.forBuild(
+      build, language: language, target: target, environment: ProcessInfo.processInfo.environment)
     if keepRelocations { arguments.keepRelocations() }
     var output = CommandOutput()
     if shape == .json {
@@ -111,7 +123,9 @@ public struct FlagsRequest: Sendable {
     case .recordable:
       what =
         language == .rust
-        ? "The release build, recorded as it is (orderfile record -- target/\(LanguageBuild.hostTriple)/release/app)"
+        ? (target.map {
+          "The release build for \($0.triple), recorded through its instrumented build (--instrument --target \($0.triple))"
+        } ?? "The release build, recorded as it is (orderfile record -- target/\(LanguageBuild.hostTriple)/release/app)")
         : "The release build, recorded as it is (orderfile record -- ./app)"
     case .release:
       what =
@@ -123,6 +137,9 @@ public struct FlagsRequest: Sendable {
         language == .rust
         ? "The instrumented build (SanitizerCoverage trace-pc-guard), in a folder of its own; build scripts and proc macros stay uninstrumented"
         : "The instrumented build (SanitizerCoverage trace-pc-guard); give it a build folder of its own"
+    }
+    if let target {
+      output.print("# Cross build for \(target.triple): once, 'rustup target add \(target.rustTriple)'\n")
     }
     output.print("# \(what):\n\(arguments.commandLine)\n")
     return output

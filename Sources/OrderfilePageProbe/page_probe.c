@@ -20,7 +20,7 @@
  * Output, one line each, in the order things happened:
  *   module HEXINDEX HEXBASE PATH  a watched module (PATH as the loader named it; the main
  *                                 executable by /proc/self/exe)
- *   page HEXINDEX HEXADDRESS      a 4 KiB page first executed, as an ELF virtual address of
+ *   page HEXINDEX HEXADDRESS      a page first executed (4 KiB, or the system's larger page), as an ELF virtual address of
  *                                 the module (the address minus its load base)
  *   end until|time-limit          counting stopped there (no line: it ran to exit)
  *   overflow                      a module had more segments than the probe watches
@@ -52,7 +52,11 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#define PROBE_PAGE 4096UL
+/* The kernel protects whole pages of the system's size: 4 KiB on x86-64, 4, 16 or 64 KiB on
+ * arm64. Set by the constructor from sysconf; on a system with pages above 4 KiB the pages
+ * written are of that size, so smaller sizes cannot be told apart there. */
+static uintptr_t probe_page = 4096;
+#define PROBE_PAGE probe_page
 #define MAX_SEGMENTS 64
 #define MAX_MODULES 32
 #define MAX_STOPS 16
@@ -74,7 +78,9 @@ static volatile int stopped;
 static int overflowed;
 
 static uintptr_t stops[MAX_STOPS];
-static unsigned char stop_bytes[MAX_STOPS];
+#if defined(__x86_64__)
+static unsigned char stop_bytes[MAX_STOPS]; /* the bytes int3 replaced */
+#endif
 static int stop_count;
 static int stops_resolved;
 static int trap_installed;
@@ -351,6 +357,8 @@ __attribute__((constructor)) static void arm(void) {
   int fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return;
   owner = (pid_t)syscall(SYS_getpid);
+  long system_page = sysconf(_SC_PAGESIZE);
+  if (system_page > 4096) probe_page = (uintptr_t)system_page;
   const char *deadline = getenv("ORDERFILE_PAGE_PROBE_DEADLINE");
   if (deadline) deadline_ns = strtoull(deadline, NULL, 10);
   const char *until = getenv("ORDERFILE_PAGE_PROBE_UNTIL");

@@ -52,13 +52,28 @@ enum ColdPartEntries {
     return targets.sorted()
   }
 
-  /// The target of a direct jump in a line of llvm-objdump's output
-  /// (`    4075:      \tjg\t0x4b53 <parse_1.cold+0x6>`); nil for any other line.
+  /// The target of a direct jump in a line of llvm-objdump's output, nil for any other line
+  /// (calls among them: a call returns, so it never enters a cold part):
+  /// - x86-64: `    4075:      \tjg\t0x4b53 <parse_1.cold+0x6>`;
+  /// - arm64: `b`, `b.gt`, `bc.ne`, `cbz w0,`, `tbnz w1, #0x3,` before the target
+  ///   (`   13660:      \tb\t0xab0 <parse_3.cold>`).
   static func jumpTarget(_ line: Substring) -> UInt64? {
     let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-    guard let mnemonic = words.firstIndex(where: { $0.hasPrefix("j") }), mnemonic + 1 < words.count,
-      words[mnemonic + 1].hasPrefix("0x")
+    // The address comes first: skip it, since an arm64 mnemonic can look like a hex digit (b).
+    guard let address = words.firstIndex(where: { $0.hasSuffix(":") }),
+      let mnemonic = words[(address + 1)...].firstIndex(where: isDirectJump)
     else { return nil }
-    return UInt64(words[mnemonic + 1].dropFirst(2), radix: 16)
+    // Operands before the target end with a comma (the register of cbz, the bit of tbz).
+    guard let target = words[(mnemonic + 1)...].first(where: { !$0.hasSuffix(",") }), target.hasPrefix("0x") else {
+      return nil
+    }
+    return UInt64(target.dropFirst(2), radix: 16)
+  }
+
+  /// Whether `mnemonic` is a jump that can name its target: every x86-64 `j…`, and arm64's
+  /// branches without link (`br`, an indirect branch, names none).
+  private static func isDirectJump(_ mnemonic: Substring) -> Bool {
+    mnemonic.hasPrefix("j") || mnemonic == "b" || mnemonic.hasPrefix("b.") || mnemonic.hasPrefix("bc.")
+      || ["cbz", "cbnz", "tbz", "tbnz"].contains(mnemonic)
   }
 }

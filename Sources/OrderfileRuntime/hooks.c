@@ -53,7 +53,8 @@ static inline __attribute__((always_inline)) OF_NOINSTR uint32_t of_slot(uintptr
  * set cost about 9% against empty hooks, the marks about 5%.)
  *
  * Implementation: the address space is cut into 256 MiB chunks; a directory
- * in .bss (2^19 pointers, 4 MiB, touched only for chunks that hold code)
+ * in .bss (2^19 pointers, 4 MiB, on arm64 2^20 and 8 MiB, touched only for
+ * chunks that hold code)
  * points to each chunk's marks, 16 MiB of anonymous memory mapped with
  * MAP_NORESERVE on the chunk's first function and touched only where code
  * is. A granule's byte is 0 (nothing seen there yet), 0x10 | (pc & 15) for
@@ -70,11 +71,20 @@ static inline __attribute__((always_inline)) OF_NOINSTR uint32_t of_slot(uintptr
  * practice - the hook call alone makes an instrumented function longer than
  * 16 bytes, whatever the alignment - but if they do, the granule is marked
  * shared and both take the slow path on every call: still correct, slower.
- * Addresses beyond 2^47 (five-level paging) and chunks whose marks could not
- * be mapped are handled by the seen set alone, the same way.
+ * Addresses beyond 2^OF_ADDRESS_BITS (five-level paging, 52-bit arm64) and
+ * chunks whose marks could not be mapped are handled by the seen set alone,
+ * the same way.
  */
 #define OF_CHUNK_SHIFT 28u
-#define OF_DIRECTORY_SIZE (1u << (47u - OF_CHUNK_SHIFT))
+/* User addresses: 47 bits on x86-64 (four-level paging); 48 on arm64, whose kernels with a
+ * 48-bit address space load programs near 0xaaaa... and libraries near 0xffff..., above 2^47
+ * (with the directory cut at 47 bits every call there would take the slow path). */
+#if defined(__aarch64__)
+#define OF_ADDRESS_BITS 48u
+#else
+#define OF_ADDRESS_BITS 47u
+#endif
+#define OF_DIRECTORY_SIZE (1u << (OF_ADDRESS_BITS - OF_CHUNK_SHIFT))
 #define OF_CHUNK_MARKS (1u << (OF_CHUNK_SHIFT - 4u))
 #define OF_MARK_SHARED 0xFFu
 

@@ -34,6 +34,13 @@ struct FlagsCommand: ParsableCommand {
         orderfile flags --instrument --packages   # pkg-config and find_package
         orderfile flags --instrument --packages --build-system cmake
 
+      Cross builds (--target, e.g. aarch64-linux-gnu) print the target's
+      compiler and flags, and how to record the launch on the device or
+      under qemu-user; the trace is then read on this machine:
+        orderfile flags --instrument --compiler gcc --target aarch64-linux-gnu
+        orderfile flags --release app.order --target aarch64-linux-gnu --ldflags
+        orderfile flags --language rust --instrument --target aarch64-linux-gnu
+
       Swift and Rust (--language swift|rust) print the whole build command:
       'swift build' arguments, or RUSTFLAGS for cargo. Their instrumented
       builds use SanitizerCoverage's trace-pc-guard hooks:
@@ -75,6 +82,9 @@ struct FlagsCommand: ParsableCommand {
   @Flag(help: "With --release: also keep relocations (-Wl,--emit-relocs), so 'orderfile bolt' can rewrite the binary.")
   var emitRelocs = false
 
+  @Option(help: ArgumentHelp("Cross-build for this target triple (aarch64-linux-gnu, aarch64-linux-android34; C and Rust).", valueName: "triple"))
+  var target: String?
+
   @OptionGroup var output: OutputFormatOptions<JSONFlag>
 
   func validate() throws {
@@ -85,6 +95,9 @@ struct FlagsCommand: ParsableCommand {
     if packages && buildSystem == .swiftpm {
       throw ValidationError(
         "--packages has no SwiftPM package: use --instrument --build-system swiftpm, or --language swift --instrument")
+    }
+    if packages && target != nil {
+      throw ValidationError("--packages links the runtime installed for this machine: give --target without --packages")
     }
     if instrument && release != nil {
       throw ValidationError("give at most one of --instrument or --release <orderfile>")
@@ -120,7 +133,8 @@ struct FlagsCommand: ParsableCommand {
     try Terminal.run {
       try FlagsRequest(
         build: FlagsRequest.build(release: release, instrument: instrument, compiler: compiler, format: format),
-        shape: shape, language: language, keepRelocations: emitRelocs
+        shape: shape, language: language, keepRelocations: emitRelocs,
+        target: try target.map { try CrossTarget(triple: $0) }, compiler: compiler
       ).run()
     }
   }

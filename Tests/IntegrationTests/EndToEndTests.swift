@@ -16,9 +16,10 @@ func orderfile(_ arguments: [String], environment: [String: String] = [:]) throw
   try ProcessRunner.run(PackagePaths.orderfileExecutable, arguments, environment: environment)
 }
 
-/// Text symbols of a binary in address order, as `nm -n` lists them.
-func textSymbolsInAddressOrder(_ binary: String) throws -> [String] {
-  let output = try runChecked(Toolchain.nm, ["-n", binary]).standardOutput
+/// Text symbols of a binary in address order, as `nm -n` lists them (`nm`: another nm, e.g.
+/// llvm-nm for an arm64 binary).
+func textSymbolsInAddressOrder(_ binary: String, nm: String = Toolchain.nm) throws -> [String] {
+  let output = try runChecked(nm, ["-n", binary]).standardOutput
   return output.split(separator: "\n").compactMap { line in
     let fields = line.split(separator: " ")
     guard fields.count == 3, fields[1] == "t" || fields[1] == "T" else { return nil }

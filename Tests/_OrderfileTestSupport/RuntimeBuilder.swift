@@ -50,7 +50,7 @@ public enum RuntimeBuilder {
 
   /// A new directory from a mkdtemp template. Not a TemporaryDirectory: what is built there
   /// must outlive every test of the process.
-  fileprivate static func keptDirectory(_ template: String) throws -> String {
+  static func keptDirectory(_ template: String) throws -> String {
     var template = Array(template.utf8CString)
     guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
       throw TestSupportError("mkdtemp failed for the runtime build")

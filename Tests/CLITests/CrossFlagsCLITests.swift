@@ -1,0 +1,51 @@
+import Foundation
+import OrderfileSupport
+import Testing
+import _OrderfileTestSupport
+
+/// `orderfile flags --target`: a cross build's compiler and flags, and how its launch is recorded.
+@Suite("flags --target")
+struct CrossFlagsCLITests {
+  @Test("the instrumented arm64 build: the cross compiler, the arm64 runtime, the qemu-user recording line")
+  func instrumented() throws {
+    // A file with an arm64 ELF header is all the check reads.
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    var header = [UInt8](repeating: 0, count: 64)
+    header.replaceSubrange(0..<4, with: [0x7f, 0x45, 0x4c, 0x46])
+    header[18] = 183  // EM_AARCH64
+    try AtomicFile.write(header, to: directory.file("libOrderfileRuntime.so"))
+    let environment = ["ORDERFILE_RUNTIME_DIR": directory.path, "ORDERFILE_INCLUDE_DIR": PackagePaths.runtimeInclude]
+    let result = try orderfile(
+      ["flags", "--instrument", "--compiler", "gcc", "--target", "aarch64-linux-gnu"], environment: environment)
+    #expect(result.status == 0, "\(result.standardError)")
+    let output = result.standardOutput
+    #expect(output.contains("compile and link with aarch64-linux-gnu-gcc"), "\(output)")
+    #expect(output.contains("-finstrument-functions -DORDERFILE_INSTRUMENTED"))
+    #expect(output.contains("orderfile record --instrumented -o launch.trace -- qemu-aarch64-static -L /usr/aarch64-linux-gnu ./app"))
+
+    let json = try orderfile(
+      ["flags", "--instrument", "--target", "aarch64-linux-gnu", "--json"], environment: environment)
+    struct Printed: Decodable { var compile: [String]; var link: [String]; var compiler: String?; var emulator: [String]? }
+    let printed = try JSONDecoder().decode(Printed.self, from: Data(json.standardOutput.utf8))
+    #expect(printed.compiler == "clang")
+    #expect(printed.compile.first == "--target=aarch64-linux-gnu")
+    #expect(printed.link.starts(with: ["--target=aarch64-linux-gnu", "-fuse-ld=lld"]))
+    #expect(printed.emulator == ["qemu-aarch64-static", "-L", "/usr/aarch64-linux-gnu"])
+  }
+
+  @Test("the runtime built for this machine is refused for an arm64 build, and an unknown triple is a usage error")
+  func refused() throws {
+    let runtime = try RuntimeBuilder.libraryDirectory()
+    let environment = ["ORDERFILE_RUNTIME_DIR": runtime, "ORDERFILE_INCLUDE_DIR": PackagePaths.runtimeInclude]
+    let wrongRuntime = try orderfile(["flags", "--instrument", "--target", "aarch64-linux-gnu"], environment: environment)
+    #expect(wrongRuntime.status == 64)
+    #expect(wrongRuntime.standardError.contains("is built for x86-64"), "\(wrongRuntime.standardError)")
+    #expect(wrongRuntime.standardError.contains("Scripts/build-runtime --target aarch64-linux-gnu"))
+    let unknown = try orderfile(["flags", "--target", "sparc-linux-gnu"])
+    #expect(unknown.status == 64)
+    #expect(unknown.standardError.contains("unknown triple 'sparc-linux-gnu'"), "\(unknown.standardError)")
+    let swift = try orderfile(["flags", "--language", "swift", "--target", "aarch64-linux-gnu"])
+    #expect(swift.status == 64, "\(swift.standardOutput)")
+  }
+}
