@@ -18,6 +18,12 @@ public struct RecordRequest {
     self.quiet = quiet
   }
 
+  /// The in-process recorder beside the runtime the running tool finds.
+  public static func defaultInProcessLibrary() -> String {
+    // The page probe's directory: both are installed beside the runtime.
+    PathName.directory(of: MeasureRequest.defaultProbeLibrary()) + "/" + InProcessRecorder.libraryName
+  }
+
   /// Runs the program; the command then ends with the program's own exit status.
   public func run() throws -> CommandOutput {
     let recording = try recorder.record(program: program, arguments: arguments)

@@ -13,6 +13,8 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
   /// Options of recording without a rebuild (`--until`, `--system-libraries`) given for an
   /// instrumented build, which `record` would otherwise record with its runtime.
   case noRebuildOptionsForInstrumented(program: String, options: [String])
+  /// `--recorder in-process` for a program nothing can be preloaded into; `reason` says why.
+  case inProcessImpossible(reason: String)
 
   public var errorDescription: String? {
     switch self {
@@ -24,6 +26,8 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
         "\(program) exited with status \(status) and wrote no trace: \(instrumented.joined(separator: ", ")) \(instrumented.count == 1 ? "calls" : "call") __cyg_profile_func_enter, but libOrderfileRuntime is not among the libraries it loads (ldd), so glibc's no-op hooks answered. A -Wl,--as-needed before the runtime drops it: link it as -Wl,--no-as-needed -lOrderfileRuntime -Wl,--as-needed (what 'orderfile flags --instrument' prints), or LD_PRELOAD it"
     case .scratch(let message):
       return "cannot create a scratch directory: \(message)"
+    case .inProcessImpossible(let reason):
+      return "\(reason); record it with --recorder tracer"
     case .noRebuildOptionsForInstrumented(let program, let options):
       return
         "\(program) is an instrumented build, which record records with its runtime, but \(options.joined(separator: " and ")) \(options.count == 1 ? "is" : "are") for recording without a rebuild: add --no-rebuild to record it that way, or leave \(options.count == 1 ? "it" : "them") out and end the window with orderfile_startup_complete() (or --time-limit)"
@@ -34,7 +38,7 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
     switch self {
     case .noTrace, .runtimeNotLoaded: return .dataError
     case .scratch: return .ioError
-    case .noRebuildOptionsForInstrumented: return .usage
+    case .noRebuildOptionsForInstrumented, .inProcessImpossible: return .usage
     }
   }
 }
