@@ -21,5 +21,6 @@ public typealias Percentage = OrderfileSupport.Percentage
 public typealias ReportFormat = OrderfileSupport.ReportFormat
 public typealias WeightedTrace = OrderfileMerge.WeightedTrace
 public typealias RecordingMode = OrderfileRecording.RecordingMode
+public typealias NoRebuildMethod = OrderfileRecording.NoRebuildMethod
 public typealias RegenerationOptions = OrderfileRegeneration.RegenerationOptions
 public typealias RegenerationProgress = OrderfileRegeneration.RegenerationProgress

@@ -26,6 +26,9 @@ public struct RecordRequest {
   /// Without a rebuild: libraries to record, or to leave alone, by file name or folder.
   public var includeModules: [String]
   public var excludeModules: [String]
+  /// Without a rebuild: from inside the program (a preloaded library), with the ptrace
+  /// tracer, or chosen from the program.
+  public var recorderMethod: NoRebuildMethod
   /// Print only warnings and errors, not the summary of what was recorded.
   public var quiet: Bool
 
@@ -33,7 +36,7 @@ public struct RecordRequest {
     output: String, program: String, arguments: [String] = [], mode: RecordingMode? = nil,
     timeLimitMilliseconds: Int? = nil, capacity: Int? = nil, until: [String] = [],
     includeSystemLibraries: Bool = false, includeModules: [String] = [], excludeModules: [String] = [],
-    quiet: Bool = false
+    recorderMethod: NoRebuildMethod = .automatic, quiet: Bool = false
   ) {
     self.output = output
     self.program = program
@@ -45,6 +48,7 @@ public struct RecordRequest {
     self.includeSystemLibraries = includeSystemLibraries
     self.includeModules = includeModules
     self.excludeModules = excludeModules
+    self.recorderMethod = recorderMethod
     self.quiet = quiet
   }
 
@@ -80,8 +84,16 @@ public struct RecordRequest {
         modules: ModuleSelection(include: includeModules, exclude: excludeModules))
       // The user's ^C, SIGTERM and SIGHUP end the recording and reach the program.
       recorder.passesTerminationSignals = true
+      recorder.method = recorderMethod
+      recorder.inProcessLibrary = Self.defaultInProcessLibrary()
       return recorder
     }
+  }
+
+  /// The in-process recorder beside the runtime the running tool finds.
+  public static func defaultInProcessLibrary() -> String {
+    // The page probe's directory: both are installed beside the runtime.
+    PathName.directory(of: MeasureRequest.defaultProbeLibrary()) + "/" + InProcessRecorder.libraryName
   }
 
   /// Runs the program; the command then ends with the program's own exit status.

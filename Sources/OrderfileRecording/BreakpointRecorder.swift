@@ -69,6 +69,10 @@ public struct BreakpointRecorder: Recorder {
   public var passesTerminationSignals = false
   /// Modules to arm or leave alone by name or path (`--include-module`, `--exclude-module`).
   public var modules: ModuleSelection
+  /// In-process or with the tracer (`--recorder`); `record(program:arguments:)` follows it.
+  public var method: NoRebuildMethod = .tracer
+  /// `libOrderfileInProcess.so`, for the in-process method; nil or a missing file: none.
+  public var inProcessLibrary: String?
 
   public init(
     output: String, timeLimitMilliseconds: Int? = nil, untilFunctions: [String] = [],
@@ -102,8 +106,24 @@ public struct BreakpointRecorder: Recorder {
     public var excludedModules: [String] = []
   }
 
-  /// Runs the program once under the tracer; what it has to say comes back in the recording.
+  /// Runs the program once, in-process or under the tracer as `method` decides; what it has
+  /// to say comes back in the recording.
   public func record(program: String, arguments: [String]) throws -> Recording {
+    let library = inProcessLibrary.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+    let (chosen, fallback) = try method.resolve(for: ProcessRunner.resolve(program), library: library)
+    if chosen == .inProcess, let library {
+      let recorder = InProcessRecorder(
+        output: output, library: library, timeLimitMilliseconds: timeLimitMilliseconds, untilFunctions: untilFunctions,
+        includeSystemLibraries: includeSystemLibraries, modules: modules)
+      return try recorder.record(program: program, arguments: arguments)
+    }
+    var recording = try recordWithTracer(program: program, arguments: arguments)
+    if let fallback, method == .automatic, inProcessLibrary != nil { recording.notes.append(fallback) }
+    return recording
+  }
+
+  /// Runs the program once under the tracer.
+  func recordWithTracer(program: String, arguments: [String]) throws -> Recording {
     var warnings: [String] = []
     let summary: Summary
     do {

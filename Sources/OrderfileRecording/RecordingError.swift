@@ -16,6 +16,8 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
   /// The trace could not be written at `path` (`reason` says why): found before the
   /// program runs.
   case outputNotWritable(path: String, reason: String)
+  /// `--recorder in-process` for a program nothing can be preloaded into; `reason` says why.
+  case inProcessImpossible(reason: String)
 
   public var errorDescription: String? {
     switch self {
@@ -29,6 +31,8 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
       return "cannot write the trace '\(path)': \(reason); nothing was run"
     case .scratch(let message):
       return "cannot create a scratch directory: \(message)"
+    case .inProcessImpossible(let reason):
+      return "\(reason); record it with --recorder tracer"
     case .noRebuildOptionsForInstrumented(let program, let options):
       return
         "\(program) is an instrumented build, which record records with its runtime, but \(options.joined(separator: " and ")) \(options.count == 1 ? "is" : "are") for recording without a rebuild: add --no-rebuild to record it that way, or leave \(options.count == 1 ? "it" : "them") out and end the window with orderfile_startup_complete() (or --time-limit)"
@@ -39,7 +43,7 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
     switch self {
     case .noTrace, .runtimeNotLoaded: return .dataError
     case .scratch, .outputNotWritable: return .ioError
-    case .noRebuildOptionsForInstrumented: return .usage
+    case .noRebuildOptionsForInstrumented, .inProcessImpossible: return .usage
     }
   }
 }

@@ -14,6 +14,11 @@ public struct RuntimeRecorder: Recorder {
   public var output: String
   public var timeLimitMilliseconds: Int?
   public var capacity: Int?
+  /// More variables for the program (the in-process recorder's preload and plan).
+  public var environment: [String: String] = [:]
+  /// SIGTERM, SIGHUP or SIGINT to this process while the program runs are passed on to it
+  /// and the traces so far kept (`TerminationSignals`); for a command-line tool.
+  public var passesTerminationSignals = false
 
   public init(output: String, timeLimitMilliseconds: Int? = nil, capacity: Int? = nil) {
     self.output = output
@@ -32,13 +37,18 @@ public struct RuntimeRecorder: Recorder {
     }
     defer { try? FileManager.default.removeItem(atPath: scratch) }
 
-    var environment = ["ORDERFILE_OUTPUT": scratch + "/trace.%p"]
+    var environment = self.environment
+    environment["ORDERFILE_OUTPUT"] = scratch + "/trace.%p"
     environment["ORDERFILE_DISABLE"] = "0"
     if let timeLimitMilliseconds { environment["ORDERFILE_TIME_LIMIT_MS"] = String(timeLimitMilliseconds) }
     if let capacity { environment["ORDERFILE_CAPACITY"] = String(capacity) }
 
     let executable = ProcessRunner.resolve(program)
-    let (pid, status) = try Self.spawnAndWait(executable, arguments: arguments, environment: environment, program: program)
+    let forwarding = passesTerminationSignals ? TerminationSignals.forward() : nil
+    defer { forwarding?.stop() }
+    let (pid, status) = try Self.spawnAndWait(
+      executable, arguments: arguments, environment: environment, program: program,
+      started: { forwarding?.target($0) })
 
     let own = scratch + "/trace.\(pid)"
     guard FileManager.default.fileExists(atPath: own) else {
@@ -63,22 +73,30 @@ public struct RuntimeRecorder: Recorder {
       }
     }
     Recording.removeEarlierSiblings(of: output, keeping: children + images.map(\.path))
-    return Recording(
+    var recording = Recording(
       status: status, tracePath: output, childTraces: children,
       execTraces: images.sorted { ($0.number, $0.path) < ($1.number, $1.path) }.map(\.path))
+    if let signal = forwarding?.received {
+      recording.interruptedBy = signal
+      recording.warnings.append(
+        "recording stopped by \(BreakpointRecorder.signalName(signal)): passed on to the program, which ended with status \(status); the traces hold what ran until then")
+    }
+    return recording
   }
 
   /// Starts the program with `environment` over this process's own, telling it the spawn
   /// time (`ORDERFILE_SPAWN`, the clock read right before the spawn), and waits for it.
   /// Returns its pid and its exit status (128 + the signal that killed it).
-  static func spawnAndWait(_ executable: String, arguments: [String], environment: [String: String], program: String)
-    throws -> (pid: pid_t, status: Int32)
-  {
+  static func spawnAndWait(
+    _ executable: String, arguments: [String], environment: [String: String], program: String,
+    started: (pid_t) -> Void = { _ in }
+  ) throws -> (pid: pid_t, status: Int32) {
     // The spawn time is the last variable, filled in just before the spawn.
     let entries = ChildProcess.environment(adding: environment).filter { !$0.hasPrefix("ORDERFILE_SPAWN=") }
     let child = try ChildProcess.spawn(
       executable, arguments: [program] + arguments, environment: entries, program: program,
       lastVariable: { "ORDERFILE_SPAWN=\(getpid()):\(MonotonicClock.nanoseconds())" })
+    started(child.pid)
     return (child.pid, child.wait().status)
   }
 

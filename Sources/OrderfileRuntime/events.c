@@ -1,5 +1,5 @@
 /*
- * events.c - named marks (orderfile_mark) and full mode's per-thread event
+ * events.c - named marks (the body of orderfile_mark) and full mode's per-thread event
  * buffers (ORDERFILE_MODE=full).
  *
  * Both live in the trace file between the module table and the records (see
@@ -23,8 +23,7 @@
  * locks or calls anything that is not async-signal-safe (clock_gettime, and
  * gettid the first time a thread records anything).
  */
-static void of_write_mark(const void *argument) OF_NOINSTR;
-static void of_write_mark(const void *argument) {
+void of_write_mark(const void *argument) {
   const char *name = argument;
   oft_header *header = of_rt.header;
   uint64_t now = of_now_ns();
@@ -52,17 +51,6 @@ static void of_write_mark(const void *argument) {
   oft_mark *slot = (oft_mark *)(of_rt.base + header->marks_offset) + index;
   memcpy(slot, &mark, offsetof(oft_mark, check));
   __atomic_store_n(&slot->check, check, __ATOMIC_RELEASE);
-}
-
-void orderfile_mark(const char *name) {
-  const of_instance *owner = of_owner_for_call();
-  if (owner != NULL) {
-    owner->mark(name);
-    return;
-  }
-  if (name != NULL) {
-    of_public_call(of_write_mark, name, OF_CALL_AS_WRITER);
-  }
 }
 
 /*

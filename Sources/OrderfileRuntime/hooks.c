@@ -96,8 +96,6 @@ static inline __attribute__((always_inline)) OF_NOINSTR uint8_t of_mark(uintptr_
 
 static void of_first_call(uintptr_t pc) __attribute__((noinline, cold)) OF_NOINSTR;
 
-uint8_t of_events_on;
-
 /*
  * Ordering: see the marks above. The hook's loads need no more than acquire
  * on the chunk pointer: a stale 0 (or a missing chunk) only sends the caller

@@ -165,25 +165,66 @@ typedef enum {
   OF_CALL_ALONE,     /* outside them: it finishes the trace, waiting for the writers itself */
 } of_call_kind;
 
-/* runtime.c */
-void of_public_call(void (*body)(const void *argument), const void *argument, of_call_kind kind)
-    OF_NOINSTR;
+/*
+ * The recorder's own time (trace format 1.3), for a recorder that runs inside the process
+ * and stops its threads (the in-process recorder of Sources/OrderfileInProcess). Set before
+ * the runtime starts, when `enabled`; the trace then carries OFT_FLAG_PROGRAM_CLOCK and
+ * every time the runtime writes is CLOCK_MONOTONIC minus `recorder_ns` at that moment.
+ */
+typedef struct of_program_clock {
+  bool enabled;
+  uint64_t arming_ns;   /* spent before the program's first own instruction */
+  uint64_t recorder_ns; /* in all, so far (arming included); grows with relaxed adds */
+} of_program_clock;
+
+extern of_program_clock of_clock;
+
+/* state.c: the state above, the clock, the thread id, one warning line (a leaf) */
+uint64_t of_now_ns(void) OF_NOINSTR;  /* the program's clock (see of_clock) */
+uint64_t of_wall_ns(void) OF_NOINSTR; /* CLOCK_MONOTONIC */
+uint32_t of_thread_id(void) OF_NOINSTR;
+void of_warn(const char *format, ...) __attribute__((format(printf, 1, 2))) OF_NOINSTR;
+
+/* startup.c */
 bool of_ensure_started(void) OF_NOINSTR;
+
+/* writers.c */
 bool of_writer_enter(void) OF_NOINSTR;
 void of_writer_leave(void) OF_NOINSTR;
-void of_record_first_call(uintptr_t pc) OF_NOINSTR;
-void of_note_table_full(void) OF_NOINSTR;
 bool of_wait_for_writers(void) OF_NOINSTR;
+
+/* storage.c: disk allocation */
+/* Disk space is allocated ahead of the records in steps of this many bytes. */
+#define OF_BACKING_STEP (256u * 1024u)
 bool of_allocate(uint64_t offset, uint64_t length) OF_NOINSTR;
 uint64_t of_allocate_some(uint64_t offset, uint64_t length) OF_NOINSTR;
 bool of_back_shared_pages(const oft_header *layout, uint64_t file_size) OF_NOINSTR;
+bool of_back_record(uint64_t index) OF_NOINSTR;
 void of_stop_for_storage(int error) OF_NOINSTR;
 /* `offset` rounded down, or up, to a multiple of of_rt.page_size. */
 uint64_t of_page_floor(uint64_t offset) OF_NOINSTR;
 uint64_t of_page_ceil(uint64_t offset) OF_NOINSTR;
-uint64_t of_now_ns(void) OF_NOINSTR;
-uint32_t of_thread_id(void) OF_NOINSTR;
+
+/* records.c */
+void of_record_first_call(uintptr_t pc) OF_NOINSTR;
+/* The same, for a call seen earlier, at `time_ns` on thread `tid`. */
+void of_record_call(uintptr_t pc, uint64_t time_ns, uint32_t tid) OF_NOINSTR;
+void of_note_table_full(void) OF_NOINSTR;
 void of_close_window(uint32_t reason, uint64_t now_ns) OF_NOINSTR;
+
+/* finish.c */
+void of_finish(void) OF_NOINSTR;
+void of_at_exit(void) OF_NOINSTR;
+
+/* calls.c: the frame of a public call, and the owner's bodies of the public calls */
+void of_public_call(void (*body)(const void *argument), const void *argument, of_call_kind kind)
+    OF_NOINSTR;
+void of_local_mark(const char *name) OF_NOINSTR;
+void of_local_startup_complete(void) OF_NOINSTR;
+void of_local_finish(void) OF_NOINSTR;
+
+/* events.c */
+void of_write_mark(const void *argument) OF_NOINSTR;
 void of_record_event(uintptr_t pc, uint64_t exit_bit) OF_NOINSTR;
 
 /* text_rss.c */
@@ -253,12 +294,16 @@ typedef struct of_instance {
 
 /* Claims the process's trace for this copy (NULL: record here) or returns the owner's. */
 const of_instance *of_join_instance(void) OF_NOINSTR;
+
+/* state.c: the owner this copy forwards to, set by of_join_instance; NULL: none. */
+extern const of_instance *of_owner;
 /* The owner this copy forwards to, once of_ensure_started has found one; else NULL. */
 const of_instance *of_owner_instance(void) OF_NOINSTR;
-/* The owner a public call must be handed to, starting the runtime first; NULL: run it here. */
-const of_instance *of_owner_for_call(void) OF_NOINSTR;
 /* Hands a first call this copy's hooks saw to the owner, if there is one. */
 void of_forward_first_call(uintptr_t pc) OF_NOINSTR;
+
+/* api.c: the owner a public call must be handed to, starting the runtime first; NULL: run it here. */
+const of_instance *of_owner_for_call(void) OF_NOINSTR;
 
 /* hooks.c: the owner's side of of_forward_first_call */
 void of_accept_first_call(uintptr_t pc) OF_NOINSTR;

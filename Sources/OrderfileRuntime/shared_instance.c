@@ -50,8 +50,6 @@
 /* How long a late copy waits for the owner to fill in the page it has claimed. */
 #define OF_INSTANCE_WAIT_NS 1000000000ull
 
-static const of_instance *of_owner;
-
 /* Keeps this copy's module loaded until the process ends: other copies will call into it. */
 static void of_pin_own_module(void) OF_NOINSTR;
 static void of_pin_own_module(void) {
@@ -79,9 +77,9 @@ const of_instance *of_join_instance(void) {
     of_instance *own = page;
     own->version = OF_INSTANCE_VERSION;
     own->first_call = of_accept_first_call;
-    own->mark = orderfile_mark;
-    own->startup_complete = orderfile_startup_complete;
-    own->finish = orderfile_finish;
+    own->mark = of_local_mark;
+    own->startup_complete = of_local_startup_complete;
+    own->finish = of_local_finish;
     __atomic_store_n(&own->magic, OF_INSTANCE_MAGIC, __ATOMIC_RELEASE);
     of_pin_own_module();
     return NULL;
@@ -113,25 +111,4 @@ const of_instance *of_join_instance(void) {
     sched_yield();
   }
   return NULL;
-}
-
-const of_instance *of_owner_instance(void) {
-  return __atomic_load_n(&of_owner, __ATOMIC_ACQUIRE);
-}
-
-const of_instance *of_owner_for_call(void) {
-  of_thread *self = &of_self;
-  if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_NONE && !self->busy) {
-    self->busy = 1;
-    (void)of_ensure_started();
-    self->busy = 0;
-  }
-  return of_owner_instance();
-}
-
-void of_forward_first_call(uintptr_t pc) {
-  const of_instance *owner = of_owner_instance();
-  if (owner != NULL) {
-    owner->first_call(pc);
-  }
 }

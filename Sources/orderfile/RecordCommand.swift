@@ -9,12 +9,14 @@ struct RecordCommand: ParsableCommand {
       Two ways to record, one trace format:
 
       Without a rebuild (--no-rebuild, the default for a program with no
-      instrumentation): the release binary itself runs under a tracer that
-      puts a one-byte breakpoint on the entry of every function of the
-      program's own files and removes each on its first hit. Any language
-      with a symbol table works; system libraries are left alone unless
-      --system-libraries is given. Needs ptrace. See
-      Docs/RecordingWithoutRebuild.md.
+      instrumentation): the release binary itself runs with a one-byte trap
+      on the entry of every function of the program's own files, each
+      removed on its first hit. A preloaded library does that inside the
+      program (--recorder in-process, the default for a dynamically linked
+      program); the ptrace tracer does it from outside (--recorder tracer,
+      for static and setuid programs). Any language with a symbol table
+      works; system libraries are left alone unless --system-libraries is
+      given. See Docs/RecordingWithoutRebuild.md.
 
       Instrumented (--instrumented, the default when the executable calls
       the recording hooks): the program is built with the flags from
@@ -80,6 +82,13 @@ struct RecordCommand: ParsableCommand {
       valueName: "name-or-path"))
   var excludeModules: [String] = []
 
+  @Option(
+    name: .customLong("recorder"),
+    help: ArgumentHelp(
+      "Without a rebuild: 'in-process' (a preloaded library traps first calls inside the program), 'tracer' (ptrace), or 'auto': in-process unless the program is static or setuid.",
+      valueName: "auto|in-process|tracer"))
+  var recorderMethod: NoRebuildMethod = .automatic
+
   @Flag(name: .shortAndLong, help: "Print only warnings and errors, not the summary of what was recorded.")
   var quiet = false
 
@@ -113,8 +122,11 @@ struct RecordCommand: ParsableCommand {
         output: output, program: words[0], arguments: Array(words.dropFirst()),
         mode: noRebuild ? .noRebuild : instrumented ? .instrumented : nil, timeLimitMilliseconds: timeLimit,
         capacity: capacity, until: until, includeSystemLibraries: systemLibraries, includeModules: includeModules,
-        excludeModules: excludeModules, quiet: quiet
+        excludeModules: excludeModules,
+        recorderMethod: recorderMethod, quiet: quiet
       ).run()
     }
   }
 }
+
+extension NoRebuildMethod: ExpressibleByArgument {}

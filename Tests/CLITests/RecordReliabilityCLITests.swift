@@ -163,13 +163,13 @@ extension RecordReliabilityCLITests {
   }
 
   @Test(
-    "record under strace -f: the program is already traced, exit 69 with a hint that says so",
+    "record --recorder tracer under strace -f: the program is already traced, exit 69 with a hint that says so",
     .enabled(if: ProcessRunner.resolve("strace").hasPrefix("/"), "needs strace"))
   func alreadyTraced() throws {
     let work = try TemporaryDirectory("orderfile-record-traced")
     let program = try buildFixture(["shell.c"], in: work, output: "shell")
     let result = try ProcessRunner.run(
-      "strace", ["-f", "-o", "/dev/null", PackagePaths.orderfileExecutable, "record", "-o", work.file("t.trace"), "--", program])
+      "strace", ["-f", "-o", "/dev/null", PackagePaths.orderfileExecutable, "record", "--recorder", "tracer", "-o", work.file("t.trace"), "--", program])
     #expect(result.status == 69, "\(result.standardError)")
     #expect(result.standardError.contains("it is already traced by process"), "\(result.standardError)")
   }

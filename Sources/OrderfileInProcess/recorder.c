@@ -1,0 +1,543 @@
+/*
+ * recorder.c - records the first call of every function of an unmodified program from
+ * inside its own process: the in-process recorder of `orderfile record`.
+ *
+ * libOrderfileInProcess.so is the runtime (Sources/OrderfileRuntime, the same trace
+ * writer with its fork, exit, crash and SIGKILL guarantees) plus this file, trap_*.c and
+ * signals.c. `orderfile record` preloads it (LD_PRELOAD) and names a plan in
+ * ORDERFILE_TRAP_PLAN: for each module of the program, the function entries to trap.
+ *
+ * Mechanism: a trap instruction (trap.h) over every planned entry. The first thread to
+ * reach an entry raises SIGTRAP; the handler claims the entry, writes its code back,
+ * records the first call and returns to the entry, which now runs as it always did.
+ * Later calls cost nothing.
+ *
+ * Arming before anything of the program runs: a preloaded library's constructor runs
+ * after the constructors of the program's own libraries (the loader initializes a
+ * program's DT_NEEDED libraries before a preloaded one; checked with glibc 2.36). The
+ * recorder arms earlier, from an IFUNC resolver: the loader applies this library's
+ * IRELATIVE relocation while relocating it, after every initial module is mapped and
+ * before any initializer runs. libc is relocated then but not initialized (environ is
+ * not set yet), so arming reads its settings from /proc/self/environ and uses only
+ * system calls and the loader's dl_iterate_phdr. Records of calls before the runtime
+ * starts (in the constructor) wait in a small buffer.
+ *
+ * Libraries loaded later (dlopen): the loader calls _dl_debug_state (r_debug.r_brk) once
+ * a new set of modules is mapped and before their relocation and initializers; a trap
+ * there arms them and returns from the (empty) function. A library the plan does not
+ * name is armed from its own symbol table (STT_FUNC), unless it is a system library.
+ *
+ * Writing code: the text segments of armed modules are made writable (mprotect RWX) for
+ * the rest of the run, so a first call costs one signal and no system call. The
+ * alternative, a writable second mapping through a memfd, needs the whole text copied
+ * into the memfd at arming (megabytes for a large program) and fails for a module whose
+ * code is shared with another process anyway; RWX costs nothing until a page is written.
+ * A kernel that forbids writable code (SELinux execmod) makes arming fail: the module is
+ * left unarmed, with a warning.
+ *
+ * Limitations: code that reads its own bytes sees the trap in place of an entry's first
+ * instruction until that function has run once (its checksum of itself changes); a
+ * vfork child that runs armed code before exec records into its parent's trace.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../OrderfileRuntime/runtime_internal.h"
+#include "inprocess.h"
+#include "trap.h"
+
+#define OF_PLAN_MAGIC "OFPLAN1"
+#define OF_ARMED_CAPACITY 256u
+#define OF_EARLY_CAPACITY 16384u
+
+/* One module of the plan file: see Sources/OrderfileRecording/InProcessPlan.swift. */
+typedef struct of_plan_module {
+  const char *path;
+  uint32_t path_length;
+  uint32_t flags;           /* OF_PLAN_MAIN: the main executable */
+  const uint64_t *entries;  /* ELF vaddrs, sorted, no repeats */
+  uint64_t entry_count;
+  const uint64_t *stops;    /* entries whose first call ends the launch window */
+  uint64_t stop_count;
+  dev_t device;
+  ino_t inode;
+  bool identified;          /* device and inode are known */
+} of_plan_module;
+
+#define OF_PLAN_MAIN 1u
+
+/* A loaded module with traps in it. Published by a release store of of_armed_count. */
+typedef struct of_armed {
+  uintptr_t base;          /* dlpi_addr */
+  uintptr_t low, high;     /* runtime addresses of its first and one past its last entry */
+  const uint64_t *entries; /* sorted ELF vaddrs */
+  uint64_t count;
+  of_code *saved;          /* the code each trap replaced */
+  uint8_t *taken;          /* 1 once a thread has claimed the entry's first call */
+  const uint64_t *stops;
+  uint64_t stop_count;
+} of_armed;
+
+static of_plan_module of_plan[OF_ARMED_CAPACITY];
+static uint32_t of_plan_count;
+static of_armed of_armed_modules[OF_ARMED_CAPACITY];
+static uint32_t of_armed_count;
+static uintptr_t of_loader_hook; /* r_debug.r_brk, trapped */
+static of_code of_loader_hook_saved;
+static bool of_active;
+static uint32_t of_owner_pid;
+static uint64_t of_lost; /* first calls on a thread already inside the runtime */
+
+/* First calls before the runtime started, in the order their slots were taken. */
+typedef struct of_early_call {
+  uintptr_t pc;
+  uint64_t time_ns;
+  uint32_t tid;
+  uint32_t done; /* set last, with release */
+} of_early_call;
+static of_early_call of_early[OF_EARLY_CAPACITY];
+static uint32_t of_early_count;
+static uint32_t of_started; /* the runtime took over from the buffer */
+
+static void of_say(const char *a, const char *b) OF_NOINSTR;
+static void of_say(const char *a, const char *b) {
+  const char *parts[] = {"orderfile: warning: ", a, b, "\n"};
+  of_write_stderr(parts, 4);
+}
+
+/* Reads one variable of the initial environment without libc's environ (not set yet). */
+static bool of_early_getenv(const char *name, char *out, size_t capacity) OF_NOINSTR;
+static bool of_early_getenv(const char *name, char *out, size_t capacity) {
+  int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return false;
+  }
+  static char buffer[1u << 18]; /* .bss: touched only as far as the environment reaches */
+  size_t used = 0;
+  ssize_t got;
+  while (used < sizeof buffer - 1 && (got = read(fd, buffer + used, sizeof buffer - 1 - used)) > 0) {
+    used += (size_t)got;
+  }
+  close(fd);
+  buffer[used] = '\0';
+  size_t name_length = strlen(name);
+  for (size_t at = 0; at < used;) {
+    const char *entry = buffer + at;
+    size_t length = strlen(entry);
+    if (length > name_length && memcmp(entry, name, name_length) == 0 && entry[name_length] == '=') {
+      size_t value = length - name_length - 1;
+      if (value >= capacity) {
+        return false;
+      }
+      memcpy(out, entry + name_length + 1, value + 1);
+      return true;
+    }
+    at += length + 1;
+  }
+  return false;
+}
+
+/* Maps and checks the plan file; fills of_plan. */
+static bool of_load_plan(const char *path) OF_NOINSTR;
+static bool of_load_plan(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat status;
+  if (fd < 0 || fstat(fd, &status) != 0 || status.st_size < 16) {
+    if (fd >= 0) {
+      close(fd);
+    }
+    of_say("cannot read the recording plan ", path);
+    return false;
+  }
+  size_t size = (size_t)status.st_size;
+  const uint8_t *data = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (data == MAP_FAILED || memcmp(data, OF_PLAN_MAGIC, 8) != 0) {
+    of_say("not a recording plan: ", path);
+    return false;
+  }
+  uint32_t count;
+  memcpy(&count, data + 8, 4);
+  size_t at = 16;
+  for (uint32_t i = 0; i < count && of_plan_count < OF_ARMED_CAPACITY; i++) {
+    uint32_t header[2];
+    uint64_t counts[2];
+    if (at + 24 > size) {
+      break;
+    }
+    memcpy(header, data + at, 8);
+    memcpy(counts, data + at + 8, 16);
+    at += 24;
+    size_t padded = ((size_t)header[0] + 8u) & ~(size_t)7u; /* at least one NUL */
+    if (at + padded + (counts[0] + counts[1]) * 8u > size) {
+      of_say("truncated recording plan: ", path);
+      return false;
+    }
+    of_plan_module *module = &of_plan[of_plan_count++];
+    module->path = (const char *)data + at;
+    module->path_length = header[0];
+    module->flags = header[1];
+    at += padded;
+    module->entries = (const uint64_t *)(data + at);
+    module->entry_count = counts[0];
+    at += counts[0] * 8u;
+    module->stops = (const uint64_t *)(data + at);
+    module->stop_count = counts[1];
+    at += counts[1] * 8u;
+    /* Paths in the plan are NUL-terminated (the padding holds at least one NUL). */
+    struct stat file;
+    if (stat(module->path, &file) == 0) {
+      module->device = file.st_dev;
+      module->inode = file.st_ino;
+      module->identified = true;
+    }
+  }
+  return true;
+}
+
+static bool of_in_stops(const of_armed *module, uint64_t vaddr) OF_NOINSTR;
+static bool of_in_stops(const of_armed *module, uint64_t vaddr) {
+  for (uint64_t i = 0; i < module->stop_count; i++) {
+    if (module->stops[i] == vaddr) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Anonymous memory for a module's tables: no malloc here (libc may not be initialized). */
+static void *of_table(size_t size) OF_NOINSTR;
+static void *of_table(size_t size) {
+  void *memory = mmap(NULL, size == 0 ? 1 : size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return memory == MAP_FAILED ? NULL : memory;
+}
+
+/* Makes the module's executable segments writable and plants a trap on every entry
+ * that lies inside one. */
+static void of_arm(const struct dl_phdr_info *info, const uint64_t *entries, uint64_t count,
+                   const uint64_t *stops, uint64_t stop_count) OF_NOINSTR;
+static void of_arm(const struct dl_phdr_info *info, const uint64_t *entries, uint64_t count,
+                   const uint64_t *stops, uint64_t stop_count) {
+  uint32_t index = __atomic_load_n(&of_armed_count, __ATOMIC_RELAXED);
+  if (index >= OF_ARMED_CAPACITY || count == 0) {
+    return;
+  }
+  long page = sysconf(_SC_PAGESIZE);
+  uintptr_t mask = (uintptr_t)(page > 0 ? page : 4096) - 1u;
+  for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
+    if (segment->p_type != PT_LOAD || (segment->p_flags & PF_X) == 0) {
+      continue;
+    }
+    uintptr_t start = (info->dlpi_addr + segment->p_vaddr) & ~mask;
+    uintptr_t end = (info->dlpi_addr + segment->p_vaddr + segment->p_memsz + mask) & ~mask;
+    if (mprotect((void *)start, end - start, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
+      of_say("cannot make code writable, not recording ", info->dlpi_name[0] ? info->dlpi_name : "the executable");
+      return;
+    }
+  }
+  of_armed *module = &of_armed_modules[index];
+  module->base = info->dlpi_addr;
+  module->entries = entries;
+  module->count = count;
+  module->stops = stops;
+  module->stop_count = stop_count;
+  module->saved = of_table(count * sizeof(of_code));
+  module->taken = of_table(count);
+  if (module->saved == NULL || module->taken == NULL) {
+    return;
+  }
+  module->low = info->dlpi_addr + entries[0];
+  module->high = info->dlpi_addr + entries[count - 1] + 1u;
+  for (uint64_t e = 0; e < count; e++) {
+    uint64_t vaddr = entries[e];
+    bool inside = false;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum && !inside; i++) {
+      const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
+      inside = segment->p_type == PT_LOAD && (segment->p_flags & PF_X) != 0 && vaddr >= segment->p_vaddr &&
+               vaddr + 4u <= segment->p_vaddr + segment->p_filesz;
+    }
+    if (inside) {
+      of_trap_plant(info->dlpi_addr + vaddr, &module->saved[e]);
+    } else {
+      module->taken[e] = 1; /* never trapped */
+    }
+  }
+  __atomic_store_n(&of_armed_count, index + 1u, __ATOMIC_RELEASE);
+}
+
+static bool of_is_armed(uintptr_t base) OF_NOINSTR;
+static bool of_is_armed(uintptr_t base) {
+  uint32_t count = __atomic_load_n(&of_armed_count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < count; i++) {
+    if (of_armed_modules[i].base == base) {
+      return true;
+    }
+  }
+  return false;
+}
+
+static bool of_is_system_path(const char *path) OF_NOINSTR;
+static bool of_is_system_path(const char *path) {
+  static const char *const prefixes[] = {"/lib/",  "/lib64/",  "/usr/lib/",  "/usr/lib64/", "/usr/local/lib/",
+                                         "/bin/",  "/sbin/",   "/usr/bin/",  "/usr/sbin/",  "/usr/libexec/"};
+  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+    if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0) {
+      return true;
+    }
+  }
+  return strstr(path, "/swift/linux/") != NULL || strstr(path, "libOrderfile") != NULL;
+}
+
+/* Arms every loaded module the plan names (by device and inode; the main executable by
+ * its flag) and, when `unplanned` is set, every other non-system module from its symbols. */
+static int of_arm_module(struct dl_phdr_info *info, size_t size, void *context) OF_NOINSTR;
+static int of_arm_module(struct dl_phdr_info *info, size_t size, void *context) {
+  (void)size;
+  bool unplanned = context != NULL;
+  if (of_is_armed(info->dlpi_addr)) {
+    return 0;
+  }
+  bool main_executable = info->dlpi_name == NULL || info->dlpi_name[0] == '\0';
+  static char executable[OF_PATH_CAPACITY];
+  const char *path = info->dlpi_name;
+  if (main_executable) {
+    ssize_t length = readlink("/proc/self/exe", executable, sizeof executable - 1);
+    executable[length > 0 ? length : 0] = '\0';
+    path = executable;
+  } else if (path[0] != '/') {
+    return 0; /* the vdso */
+  }
+  struct stat file;
+  bool known = stat(path, &file) == 0;
+  for (uint32_t i = 0; i < of_plan_count; i++) {
+    const of_plan_module *planned = &of_plan[i];
+    /* By file, not name: the loader's name and the plan's (resolved) one may differ. A
+     * program the planned one executes is not in the plan: it is armed from its symbols. */
+    bool match = known && planned->identified && planned->device == file.st_dev && planned->inode == file.st_ino;
+    if (match) {
+      of_arm(info, planned->entries, planned->entry_count, planned->stops, planned->stop_count);
+      return 0;
+    }
+  }
+  if (unplanned && known && !of_is_system_path(path)) {
+    uint64_t count = 0;
+    const uint64_t *entries = of_read_function_entries(path, &count);
+    if (entries != NULL) {
+      of_arm(info, entries, count, NULL, 0);
+    }
+  }
+  return 0;
+}
+
+/* The trap handler's lookup: the armed module and entry index of `address`. */
+static bool of_find_entry(uintptr_t address, of_armed **module_out, uint64_t *index_out) OF_NOINSTR;
+static bool of_find_entry(uintptr_t address, of_armed **module_out, uint64_t *index_out) {
+  uint32_t count = __atomic_load_n(&of_armed_count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < count; i++) {
+    of_armed *module = &of_armed_modules[i];
+    if (address < module->low || address >= module->high) {
+      continue;
+    }
+    uint64_t vaddr = address - module->base;
+    uint64_t low = 0, high = module->count;
+    while (low < high) {
+      uint64_t middle = low + (high - low) / 2u;
+      if (module->entries[middle] < vaddr) {
+        low = middle + 1u;
+      } else {
+        high = middle;
+      }
+    }
+    if (low < module->count && module->entries[low] == vaddr) {
+      *module_out = module;
+      *index_out = low;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* A first call: into the trace, or into the buffer while the runtime has not started. */
+static void of_note_first_call(uintptr_t pc, bool stop) OF_NOINSTR;
+static void of_note_first_call(uintptr_t pc, bool stop) {
+  of_thread *self = &of_self;
+  if (self->busy) {
+    __atomic_fetch_add(&of_lost, 1u, __ATOMIC_RELAXED);
+    return;
+  }
+  self->busy = 1;
+  uint64_t now = of_now_ns();
+  if (__atomic_load_n(&of_started, __ATOMIC_ACQUIRE)) {
+    if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_RECORDING) {
+      of_record_call(pc, now, 0);
+      if (stop && of_writer_enter()) {
+        of_close_window(OFT_WINDOW_STARTUP_COMPLETE, of_now_ns());
+        of_writer_leave();
+      }
+    }
+  } else {
+    uint32_t slot = __atomic_fetch_add(&of_early_count, 1u, __ATOMIC_RELAXED);
+    if (slot < OF_EARLY_CAPACITY) {
+      of_early[slot].pc = pc;
+      of_early[slot].time_ns = now;
+      of_early[slot].tid = (uint32_t)syscall(SYS_gettid);
+      __atomic_store_n(&of_early[slot].done, stop ? 2u : 1u, __ATOMIC_RELEASE);
+    } else {
+      __atomic_fetch_add(&of_lost, 1u, __ATOMIC_RELAXED);
+    }
+  }
+  self->busy = 0;
+}
+
+static void of_add_recorder_time(uint64_t started) OF_NOINSTR;
+static void of_add_recorder_time(uint64_t started) {
+  uint64_t spent = of_wall_ns() - started;
+  uint64_t total = __atomic_add_fetch(&of_clock.recorder_ns, spent, __ATOMIC_RELAXED);
+  if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_RECORDING && of_rt.header != NULL) {
+    __atomic_store_n(&of_rt.header->recorder_ns, total, __ATOMIC_RELAXED);
+  }
+}
+
+bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
+  uintptr_t address;
+  if (!of_active || !of_trap_hit(info, context, &address)) {
+    return false;
+  }
+  uint64_t started = of_wall_ns();
+  int saved_errno = errno;
+  if (address == of_loader_hook && of_loader_hook != 0) {
+    if (_r_debug.r_state == RT_CONSISTENT) {
+      dl_iterate_phdr(of_arm_module, (void *)1);
+    }
+    of_trap_return(context);
+    of_add_recorder_time(started);
+    errno = saved_errno;
+    return true;
+  }
+  of_armed *module;
+  uint64_t index;
+  if (!of_find_entry(address, &module, &index)) {
+    errno = saved_errno;
+    return false; /* not ours: the program's own trap */
+  }
+  /* Every thread that trapped here goes back to the entry; the one that claims it puts the
+   * code back and records. A thread that loses the claim before the code is back traps
+   * again and comes back here until it is. */
+  if (__atomic_exchange_n(&module->taken[index], 1u, __ATOMIC_ACQ_REL) == 0) {
+    of_trap_resume(context, address);
+    of_trap_restore(address, module->saved[index]);
+    of_note_first_call(address, module->stop_count != 0 && of_in_stops(module, module->entries[index]));
+  } else if (of_trap_is_trap(module->saved[index])) {
+    /* The function itself starts with a trap, now back in place: the program's own. */
+    errno = saved_errno;
+    return false;
+  } else {
+    of_trap_resume(context, address);
+  }
+  of_add_recorder_time(started);
+  errno = saved_errno;
+  return true;
+}
+
+/* Starts the runtime and hands it the calls buffered before; from the constructor. */
+static void of_take_over(void) OF_NOINSTR;
+static void of_take_over(void) {
+  uint64_t started = of_wall_ns();
+  of_thread *self = &of_self;
+  self->busy = 1;
+  bool recording = of_ensure_started();
+  __atomic_store_n(&of_started, 1u, __ATOMIC_RELEASE);
+  uint32_t count = __atomic_load_n(&of_early_count, __ATOMIC_ACQUIRE);
+  if (count > OF_EARLY_CAPACITY) {
+    count = OF_EARLY_CAPACITY;
+  }
+  for (uint32_t i = 0; recording && i < count; i++) {
+    uint32_t done;
+    while ((done = __atomic_load_n(&of_early[i].done, __ATOMIC_ACQUIRE)) == 0) {
+      sched_yield(); /* a thread between its slot and its store: it finishes at once */
+    }
+    of_record_call(of_early[i].pc, of_early[i].time_ns, of_early[i].tid);
+    if (done == 2u && of_writer_enter()) {
+      of_close_window(OFT_WINDOW_STARTUP_COMPLETE, of_early[i].time_ns);
+      of_writer_leave();
+    }
+  }
+  /* Starting the trace is the recorder's time too, not the program's. */
+  of_add_recorder_time(started);
+  self->busy = 0;
+}
+
+/*
+ * Arms the program. Runs from the IFUNC resolver below, once, before any initializer of
+ * any module; does nothing without ORDERFILE_TRAP_PLAN or in a copy loaded by dlopen.
+ */
+static void of_arm_program(void) OF_NOINSTR;
+static void of_arm_program(void) {
+  static bool done;
+  if (done) {
+    return;
+  }
+  done = true;
+  uint64_t started = of_wall_ns();
+  static char path[OF_PATH_CAPACITY];
+  if (!of_early_getenv("ORDERFILE_TRAP_PLAN", path, sizeof path) || path[0] == '\0' || !of_load_plan(path)) {
+    return;
+  }
+  of_owner_pid = (uint32_t)getpid();
+  if (!of_install_trap_handler()) {
+    of_say("cannot install the SIGTRAP handler; nothing recorded", "");
+    return;
+  }
+  of_active = true;
+  of_clock.enabled = true;
+  dl_iterate_phdr(of_arm_module, (void *)1);
+  if (_r_debug.r_brk != 0) {
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t mask = (uintptr_t)(page > 0 ? page : 4096) - 1u;
+    uintptr_t hook = (uintptr_t)_r_debug.r_brk;
+    if (mprotect((void *)(hook & ~mask), mask + 1u + ((hook & mask) + 4u > mask ? mask + 1u : 0u),
+                 PROT_READ | PROT_WRITE | PROT_EXEC) == 0) {
+      of_trap_plant(hook, &of_loader_hook_saved);
+      of_loader_hook = hook;
+    }
+  }
+  uint64_t spent = of_wall_ns() - started;
+  of_clock.arming_ns = spent;
+  __atomic_add_fetch(&of_clock.recorder_ns, spent, __ATOMIC_RELAXED);
+}
+
+/* The IFUNC whose resolver arms the program: see the top of this file. */
+static void of_nothing(void) OF_NOINSTR;
+static void of_nothing(void) {}
+static void *of_resolve_arm(void) OF_NOINSTR;
+static void *of_resolve_arm(void) {
+  of_arm_program();
+  return (void *)of_nothing;
+}
+__attribute__((visibility("hidden"))) void of_arm_marker(void) __attribute__((ifunc("of_resolve_arm")));
+/* Taking its address makes the link emit an IRELATIVE relocation: resolved at load. */
+void (*volatile of_arm_pointer)(void) __attribute__((visibility("hidden"), used)) = of_arm_marker;
+
+__attribute__((constructor)) static void of_inprocess_start(void) OF_NOINSTR;
+__attribute__((constructor)) static void of_inprocess_start(void) {
+  of_arm_program(); /* when the resolver did not run (a loader that resolved it lazily) */
+  if (of_active) {
+    of_take_over();
+  }
+}
+
+uint64_t of_inprocess_lost(void) {
+  return __atomic_load_n(&of_lost, __ATOMIC_RELAXED);
+}

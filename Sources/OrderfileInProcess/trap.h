@@ -1,0 +1,45 @@
+/*
+ * trap.h - the instruction set, seen from the in-process recorder.
+ *
+ * Everything the recorder needs to know about machine code is behind these five calls,
+ * written once per architecture: trap_x86_64.c (int3, REG_RIP) and trap_aarch64.c
+ * (brk #0, pc). The rest of the recorder never names an instruction or a register.
+ */
+#ifndef ORDERFILE_INPROCESS_TRAP_H
+#define ORDERFILE_INPROCESS_TRAP_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#pragma GCC visibility push(hidden)
+
+/* The bytes a trap replaces: at most 4 on every supported architecture. */
+typedef uint32_t of_code;
+
+/* Saves the code at `at` into `saved` and writes the trap over it. The page must be
+ * writable. The instruction cache is made coherent before returning. */
+void of_trap_plant(uintptr_t at, of_code *saved) __attribute__((no_instrument_function));
+
+/* Writes `saved` back over the trap at `at` (idempotent). */
+void of_trap_restore(uintptr_t at, of_code saved) __attribute__((no_instrument_function));
+
+/* Whether `code` is itself a trap instruction (a program's own, at a function's entry). */
+bool of_trap_is_trap(of_code code) __attribute__((no_instrument_function));
+
+/* Whether this SIGTRAP was raised by a trap instruction (not kill(), raise() or a
+ * single step); if so, the trap instruction's address goes to `address`. */
+bool of_trap_hit(const siginfo_t *info, const ucontext_t *context, uintptr_t *address)
+    __attribute__((no_instrument_function));
+
+/* Makes the interrupted thread continue at `address` when the handler returns. */
+void of_trap_resume(ucontext_t *context, uintptr_t address) __attribute__((no_instrument_function));
+
+/* Makes the interrupted thread return from the function whose first instruction trapped,
+ * as if that function were empty (the loader's _dl_debug_state is). */
+void of_trap_return(ucontext_t *context) __attribute__((no_instrument_function));
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,200 @@
+import Foundation
+import OrderfileSupport
+import OrderfileSymbolization
+import OrderfileTrace
+
+/// How a recording without a rebuild runs the program (`record --recorder`).
+public enum NoRebuildMethod: String, Sendable, CaseIterable {
+  /// In-process for a dynamically linked program that may be preloaded, else the tracer.
+  case automatic = "auto"
+  /// A preloaded library plants the traps and handles them inside the program (`InProcessRecorder`).
+  case inProcess = "in-process"
+  /// The ptrace tracer (`BreakpointRecorder`'s own run).
+  case tracer
+
+  /// The method a recording of the executable at `path` uses, and why the tracer when
+  /// `automatic` had to fall back to it. Throws when `inProcess` was asked for a program
+  /// that cannot be recorded that way.
+  public func resolve(for path: String, library: String?) throws -> (method: NoRebuildMethod, fallback: String?) {
+    guard self != .tracer else { return (.tracer, nil) }
+    let obstacle: String?
+    if library == nil {
+      obstacle = "the in-process recorder (\(InProcessRecorder.libraryName)) is not installed beside the runtime"
+    } else if let status = Self.privilege(path) {
+      obstacle = "\(path) is \(status): the loader ignores LD_PRELOAD for it, so it cannot be recorded in-process"
+    } else if !Self.isDynamicallyLinked(path) {
+      obstacle = "\(path) is statically linked: nothing can be preloaded into it"
+    } else {
+      obstacle = nil
+    }
+    guard let obstacle else { return (.inProcess, nil) }
+    if self == .inProcess { throw RecordingError.inProcessImpossible(reason: obstacle) }
+    return (.tracer, obstacle + "; recorded with the tracer")
+  }
+
+  /// "setuid" or "setgid" for a program that gains privileges when it runs, as this user.
+  static func privilege(_ path: String) -> String? {
+    var status = stat()
+    guard geteuid() != 0, stat(path, &status) == 0 else { return nil }
+    if status.st_mode & S_ISUID != 0 && status.st_uid != geteuid() { return "setuid" }
+    if status.st_mode & S_ISGID != 0 && status.st_gid != getegid() { return "setgid" }
+    return nil
+  }
+
+  /// Whether the ELF file at `path` names a dynamic loader (PT_INTERP). A file that is not a
+  /// 64-bit little-endian ELF file counts as dynamic: the loader then says what is wrong.
+  static func isDynamicallyLinked(_ path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return true }
+    defer { try? handle.close() }
+    guard let header = try? handle.read(upToCount: 64), header.count == 64, header.starts(with: [0x7f, 0x45, 0x4c, 0x46]),
+      header[4] == 2, header[5] == 1
+    else { return true }
+    func integer<T: FixedWidthInteger>(_ bytes: Data, _ offset: Int, _: T.Type) -> T {
+      bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: T.self) }
+    }
+    let offset = integer(header, 32, UInt64.self)
+    let size = Int(integer(header, 54, UInt16.self))
+    let count = Int(integer(header, 56, UInt16.self))
+    guard size >= 56, (try? handle.seek(toOffset: offset)) != nil,
+      let table = try? handle.read(upToCount: size * count), table.count == size * count
+    else { return true }
+    return (0..<count).contains { integer(table, $0 * size, UInt32.self) == 3 }  // PT_INTERP
+  }
+}
+
+/// Records a launch of an unmodified program from inside its own process: the release
+/// binary, no ptrace, no second process stopping the program.
+///
+/// The tool plans what to trap exactly as the tracer does (`ModulePlanner`: the program's
+/// own files, symbols, `.eh_frame` starts, cold parts, `--until` entries) and writes the
+/// plan to a file; `libOrderfileInProcess.so`, preloaded, arms it before any initializer of
+/// the program runs and records every first call into the runtime's trace
+/// (Sources/OrderfileInProcess/recorder.c). Traces are collected as for an instrumented
+/// build (`RuntimeRecorder`): one per process, `<trace>.<pid>` for children.
+public struct InProcessRecorder: Recorder {
+  public var output: String
+  public var timeLimitMilliseconds: Int?
+  public var untilFunctions: [String]
+  public var includeSystemLibraries: Bool
+  public var modules: ModuleSelection
+  /// The preloaded library.
+  public var library: String
+
+  public static let libraryName = "libOrderfileInProcess.so"
+
+  public init(
+    output: String, library: String, timeLimitMilliseconds: Int? = nil, untilFunctions: [String] = [],
+    includeSystemLibraries: Bool = false, modules: ModuleSelection = .init()
+  ) {
+    self.output = output
+    self.library = library
+    self.timeLimitMilliseconds = timeLimitMilliseconds
+    self.untilFunctions = untilFunctions
+    self.includeSystemLibraries = includeSystemLibraries
+    self.modules = modules
+  }
+
+  public func record(program: String, arguments: [String]) throws -> Recording {
+    let path = ProcessRunner.resolve(program)
+    let warnings = WarningLines()
+    let planner = ModulePlanner(
+      stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, program: path, selection: modules,
+      warn: { warnings.lines.append($0) })
+    let started = MonotonicClock.nanoseconds()
+    let plan = Self.plan(executable: path, planner: planner)
+    let planning = Double(MonotonicClock.nanoseconds() - started) / 1e6
+    let planFile = PathName.directory(of: output) + "/.orderfile-plan-\(getpid())"
+    try AtomicFile.write(plan.bytes, to: planFile)
+    defer { unlink(planFile) }
+    let inherited = ProcessInfo.processInfo.environment["LD_PRELOAD"].flatMap { $0.isEmpty ? nil : $0 }
+    var runtime = RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimitMilliseconds)
+    runtime.environment = [
+      // The user's preloads stay, after this one: its signal calls must be the first found.
+      "LD_PRELOAD": library + (inherited.map { " " + $0 } ?? ""),
+      "ORDERFILE_TRAP_PLAN": planFile,
+    ]
+    runtime.passesTerminationSignals = true
+    var recording: Recording
+    do {
+      recording = try runtime.record(program: program, arguments: arguments)
+    } catch RecordingError.noTrace {
+      throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings.lines)
+    }
+    if (try? TraceReader.read(path: recording.tracePath))?.records.isEmpty ?? true {
+      throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings.lines)
+    }
+    recording.warnings = warnings.lines + recording.warnings
+    recording.notes = [
+      "recorded without a rebuild, in-process: \(plan.armed) entries planned in \(String(format: "%.1f", planning)) ms"
+    ]
+    if !planner.skippedSystemLibraries.isEmpty {
+      recording.notes.append(
+        "\(planner.skippedSystemLibraries.count) system libraries not recorded (--system-libraries records them)")
+    }
+    for name in untilFunctions where !planner.matchedStopNames.contains(name) {
+      recording.warnings.append("--until '\(name)' named no function of the recorded modules; the window ended at exit")
+    }
+    return recording
+  }
+
+  /// The plan of the executable and the libraries the loader resolves for it.
+  static func plan(executable path: String, planner: ModulePlanner) -> (bytes: [UInt8], armed: Int) {
+    planner.prepare(executable: path)
+    var modules: [InProcessPlan.Module] = []
+    let main = planner.plan(path: path, isMainExecutable: true, isInterpreter: false)
+    modules.append(.init(path: ModulePlanner.resolved(path), isMainExecutable: true, plan: main))
+    for library in RuntimeRecorder.linkedLibraries(path) ?? [] {
+      let plan = planner.plan(path: library, isMainExecutable: false, isInterpreter: false)
+      // Every linked library is named, armed or not: one the plan leaves out on purpose (a
+      // system library, --exclude-module) must not be armed from its symbols instead.
+      modules.append(.init(path: ModulePlanner.resolved(library), isMainExecutable: false, plan: plan))
+    }
+    return (InProcessPlan.encode(modules), modules.reduce(0) { $0 + $1.entries.count })
+  }
+}
+
+/// The planner's warnings, gathered while it plans.
+private final class WarningLines {
+  var lines: [String] = []
+}
+
+/// The plan file `libOrderfileInProcess.so` reads (ORDERFILE_TRAP_PLAN), all integers
+/// little-endian: "OFPLAN1\0", u32 module count, u32 0; then per module u32 path length,
+/// u32 flags (1: the main executable), u64 entry count, u64 stop count, the path padded
+/// with NULs to a multiple of 8 (at least one), the entries (ELF vaddrs, ascending, no
+/// repeats), the stops (entries whose first call ends the launch window).
+enum InProcessPlan {
+  struct Module {
+    var path: String
+    var isMainExecutable: Bool
+    var entries: [UInt64]
+    var stops: [UInt64]
+
+    init(path: String, isMainExecutable: Bool, plan: ModulePlan) {
+      self.path = path
+      self.isMainExecutable = isMainExecutable
+      entries = Array(Set(plan.entries.prefix(plan.entryCount))).sorted()
+      stops = Array(plan.stops.prefix(plan.stopCount))
+    }
+  }
+
+  static func encode(_ modules: [Module]) -> [UInt8] {
+    var bytes = Array("OFPLAN1".utf8) + [0]
+    func append<T: FixedWidthInteger>(_ value: T) {
+      withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+    append(UInt32(modules.count))
+    append(UInt32(0))
+    for module in modules {
+      let path = Array(module.path.utf8)
+      append(UInt32(path.count))
+      append(UInt32(module.isMainExecutable ? 1 : 0))
+      append(UInt64(module.entries.count))
+      append(UInt64(module.stops.count))
+      bytes += path + [UInt8](repeating: 0, count: (path.count + 8) & ~7 - path.count)
+      module.entries.forEach { append($0) }
+      module.stops.forEach { append($0) }
+    }
+    return bytes
+  }
+}

@@ -1,0 +1,73 @@
+/*
+ * state.c - the runtime's one instance of state, and the small helpers every
+ * other file uses: the clock, the thread id and the warning line.
+ *
+ * A leaf: it calls no other file of the runtime.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "orderfile.h"
+#include "runtime_internal.h"
+
+of_runtime of_rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
+__thread of_thread of_self __attribute__((tls_model(OF_TLS_MODEL)));
+
+uint8_t of_events_on;
+
+/* The copy of the runtime this one forwards to (shared_instance.c sets it); NULL: none. */
+const of_instance *of_owner;
+
+of_program_clock of_clock;
+
+uint64_t of_wall_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+/* The program's clock: zero recorder time unless a recorder in this process counts it
+ * (of_clock), so for an instrumented program this is CLOCK_MONOTONIC. */
+uint64_t of_now_ns(void) {
+  return of_wall_ns() - __atomic_load_n(&of_clock.recorder_ns, __ATOMIC_RELAXED);
+}
+
+uint32_t of_thread_id(void) {
+  of_thread *self = &of_self;
+  if (self->tid == 0) {
+    self->tid = (uint32_t)syscall(SYS_gettid);
+  }
+  return self->tid;
+}
+
+void of_warn(const char *format, ...) {
+  char line[512];
+  va_list arguments;
+  va_start(arguments, format);
+  int length = vsnprintf(line, sizeof line, format, arguments);
+  va_end(arguments);
+  if (length < 0) {
+    return;
+  }
+  if ((size_t)length >= sizeof line - 1) {
+    length = (int)sizeof line - 2;
+  }
+  line[length] = '\n';
+  ssize_t ignored = write(STDERR_FILENO, line, (size_t)length + 1);
+  (void)ignored;
+}
+
+const of_instance *of_owner_instance(void) {
+  return __atomic_load_n(&of_owner, __ATOMIC_ACQUIRE);
+}
+
+void of_forward_first_call(uintptr_t pc) {
+  const of_instance *owner = of_owner_instance();
+  if (owner != NULL) {
+    owner->first_call(pc);
+  }
+}
