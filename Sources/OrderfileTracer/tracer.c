@@ -114,7 +114,10 @@ static void report_end(oftr_tracer *tracer, oftr_process *process, oftr_ending e
 }
 
 static void process_end(oftr_tracer *tracer, oftr_process *process, oftr_ending ending, int status, uint64_t now) {
-  if (process->reported) report_end(tracer, process, ending, status, now);
+  /* Ended while the recorder stops on a termination signal (often by that signal, sent to
+   * the whole process group): for the host, its trace ends with the recording's. */
+  bool stopping = ending == OFTR_EXITED && tracer->let_go_as == OFTR_INTERRUPTED;
+  if (process->reported) report_end(tracer, process, stopping ? OFTR_INTERRUPTED : ending, status, now);
   if (process->pid == tracer->first && ending == OFTR_EXITED) {
     tracer->first_exited = true;
     tracer->result->status = status;

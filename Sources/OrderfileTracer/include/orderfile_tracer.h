@@ -67,7 +67,7 @@ typedef enum oftr_ending {
   OFTR_EXITED = 0,   /* exit() or a fatal signal: status is the wait status */
   OFTR_REPLACED = 1, /* it called execve(): a new trace of the same pid follows */
   OFTR_DETACHED = 2, /* still running when the first process exited: let go */
-  OFTR_INTERRUPTED = 3, /* let go because the recorder received a termination signal */
+  OFTR_INTERRUPTED = 3, /* let go, or ended, after the recorder received a termination signal */
 } oftr_ending;
 
 /* Why the launch window closed (oftr_host.window_closed). */
