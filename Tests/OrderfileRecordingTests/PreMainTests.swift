@@ -140,14 +140,17 @@ struct RecorderTimeTests {
   /// it: a machine loaded by other work stretches what is left over. So the best of five
   /// launches is compared, each initializer against its own known length (0.5 to 0.9 ms off
   /// seen under a load of 9; a launch hit by a burst of other work was 4 ms off). On the
-  /// wall clock the same launches are 12 and 20 ms off.
-  @Test("each initializer is attributed its own run (20 and 40 ms) within 1 ms, its traps and a plugin's arming taken out (best of 5)")
+  /// wall clock the same launches are 12 and 20 ms off. Up to 12 launches are made while no
+  /// launch yet came within the bound, so that one burst of other work on a shared machine
+  /// does not decide; a recorder that counts its own time wrongly misses it in every launch.
+  @Test("each initializer is attributed its own run (20 and 40 ms) within 1 ms, its traps and a plugin's arming taken out (best of 5 or more)")
   func initializersOnTheProgramsClock() throws {
     let directory = try TemporaryDirectory("orderfile-recorder-time")
     let program = try buildWorkProgram(in: directory)
     var libraryErrors: [Int64] = []
     var executableErrors: [Int64] = []
-    for run in 0..<5 {
+    for run in 0..<12 {
+      if run >= 5, libraryErrors.min()! < millisecond, executableErrors.min()! < millisecond { break }
       let output = directory.file("launch\(run).trace")
       let summary = try BreakpointRecorder(output: output).record(program: program, arguments: [], warn: { _ in })
       #expect(summary.recording.status == 0)
