@@ -28,10 +28,13 @@ public struct OrderDiff: Sendable, Equatable {
     // Base ranks of the common entries, in head order, and their head ranks.
     var sequence: [Int] = []
     var sequenceHeadRanks: [Int32] = []
+    // Base entries the head has, marked on the way: one lookup per head entry, none back.
+    var inHead = [Bool](repeating: false, count: base.count)
     for index in 0..<head.count {
       if let rank = base.index(ofNameAt: index, in: head) {
         sequence.append(rank)
         sequenceHeadRanks.append(Int32(index))
+        inHead[rank] = true
       } else {
         changes.append(
           OrderChange(
@@ -39,7 +42,7 @@ public struct OrderDiff: Sendable, Equatable {
             magnitude: head.count - index - 1))
       }
     }
-    for index in 0..<base.count where head.index(ofNameAt: index, in: base) == nil {
+    for index in 0..<base.count where !inHead[index] {
       changes.append(
         OrderChange(
           kind: .deleted, name: base[index], baseRank: index + 1, headRank: nil, move: nil,

@@ -67,8 +67,11 @@ struct OrderfileNamesTests {
     }
     let (streamed, whole) = try Self.bothWays(text)
     #expect(streamed.names.count == whole.names.count)
-    #expect(streamed.names.names == whole.names)
     #expect(streamed.entryLines == whole.lines.count)
+    // The first difference, not two arrays of 30,000 names.
+    let names = streamed.names.names
+    let first = zip(names, whole.names).enumerated().first { $0.element.0 != $0.element.1 }
+    #expect(first == nil, "name \(first?.offset ?? 0): \(first?.element.0 ?? "") read whole is \(first?.element.1 ?? "")")
   }
 
   @Test("bad input gives Orderfile's errors: bytes that are not UTF-8, a FIFO, a missing file")

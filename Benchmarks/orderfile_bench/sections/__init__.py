@@ -7,8 +7,8 @@ report, --report and --update-readme pick it up from here. A section that builds
 records something another section could reuse puts it on the context (context.py).
 """
 
-from . import (coldlaunch, daily, instrumentation, languages, measured, norebuild, overhead, programs, scale, startup,
-               symbolization)
+from . import (coldlaunch, daily, instrumentation, languages, largeorder, measured, norebuild, overhead, programs, scale,
+               startup, symbolization)
 
 SECTIONS = [
     overhead.SECTION,
@@ -20,6 +20,7 @@ SECTIONS = [
     symbolization.SECTION,
     scale.SECTION,
     coldlaunch.SECTION,
+    largeorder.SECTION,
     daily.SECTION,
     measured.SECTION,
 ]
