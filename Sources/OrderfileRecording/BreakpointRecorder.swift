@@ -171,10 +171,7 @@ public struct BreakpointRecorder: Recorder {
     if result.signal != 0 {
       recording.interruptedBy = result.signal
       recording.warnings.append(
-        "recording stopped by \(Self.signalName(result.signal)): the program was let go and sent it, then "
-          + (result.status & 0x7f == result.signal
-            ? "ended by it" : "ended with status \(recording.status)")
-          + "; the traces hold what ran until then")
+        Self.stopMessage(signal: result.signal, endedByIt: result.status & 0x7f == result.signal, status: recording.status))
     }
     return Summary(
       recording: recording, armed: result.armed, races: result.races, armingMilliseconds: Double(result.arm_ns) / 1e6,
@@ -220,6 +217,12 @@ public struct BreakpointRecorder: Recorder {
     guard geteuid() != 0, stat(path, &status) == 0, status.st_mode & (S_ISUID | S_ISGID) != 0 else { return nil }
     let kind = status.st_mode & S_ISUID != 0 ? "setuid" : "setgid"
     return "\(path) is \(kind): traced by a user without privileges it runs without its own (the kernel ignores \(kind) under ptrace), so it may fail or behave differently; record it as root, or record an instrumented build"
+  }
+
+  /// What `record` says when a termination signal sent to it stopped the recording.
+  static func stopMessage(signal: Int32, endedByIt: Bool, status: Int32) -> String {
+    "recording stopped by \(signalName(signal)): the program was let go and sent it, then "
+      + (endedByIt ? "ended by it" : "ended with status \(status)") + "; the traces hold what ran until then"
   }
 
   static func signalName(_ signal: Int32) -> String {

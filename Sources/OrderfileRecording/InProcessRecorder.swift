@@ -120,7 +120,9 @@ public struct InProcessRecorder: Recorder {
     } catch RecordingError.noTrace {
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings.lines)
     }
-    if (try? TraceReader.read(path: recording.tracePath))?.records.isEmpty ?? true {
+    // The program named may be a wrapper (a shell that execs the real one): any image counts.
+    let traces = [recording.tracePath] + recording.execTraces + recording.childTraces
+    if !traces.contains(where: { ((try? TraceReader.read(path: $0))?.records.isEmpty) == false }) {
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings.lines)
     }
     recording.warnings = warnings.lines + recording.warnings
