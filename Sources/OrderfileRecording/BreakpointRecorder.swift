@@ -109,6 +109,8 @@ public struct BreakpointRecorder: Recorder {
     let library = inProcessLibrary.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
     let (chosen, fallback) = try method.resolve(for: ProcessRunner.resolve(program), library: library)
     if chosen == .inProcess, let library {
+      // Before the program runs, as the tracer's run does.
+      try checkUntilFunctions(in: ProcessRunner.resolve(program), program: program)
       let recorder = InProcessRecorder(
         output: output, library: library, timeLimitMilliseconds: timeLimitMilliseconds, untilFunctions: untilFunctions,
         includeSystemLibraries: includeSystemLibraries, modules: modules)

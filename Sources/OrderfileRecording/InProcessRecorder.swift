@@ -123,6 +123,8 @@ public struct InProcessRecorder: Recorder {
     // The program named may be a wrapper (a shell that execs the real one): any image counts.
     let traces = [recording.tracePath] + recording.execTraces + recording.childTraces
     if !traces.contains(where: { ((try? TraceReader.read(path: $0))?.records.isEmpty) == false }) {
+      // As the tracer: a recording that failed leaves no empty trace to mistake for one.
+      for trace in traces { unlink(trace) }
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings.lines)
     }
     recording.warnings = warnings.lines + recording.warnings
