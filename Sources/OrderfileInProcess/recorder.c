@@ -382,6 +382,13 @@ static void of_note_first_call(uintptr_t pc, bool stop) {
   if (__atomic_load_n(&of_started, __ATOMIC_ACQUIRE)) {
     if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_RECORDING) {
       of_record_call(pc, now, 0);
+      /* First calls that could not be recorded (on a thread inside the runtime, or past the
+       * buffer before start-up) are counted as dropped, as the runtime counts its own. */
+      uint64_t lost = __atomic_exchange_n(&of_lost, 0u, __ATOMIC_RELAXED);
+      if (lost != 0 && of_writer_enter()) {
+        __atomic_fetch_add(&of_rt.header->dropped_count, lost, __ATOMIC_RELAXED);
+        of_writer_leave();
+      }
       if (stop && of_writer_enter()) {
         of_close_window(OFT_WINDOW_STARTUP_COMPLETE, of_now_ns());
         of_writer_leave();
@@ -536,8 +543,4 @@ __attribute__((constructor)) static void of_inprocess_start(void) {
   if (of_active) {
     of_take_over();
   }
-}
-
-uint64_t of_inprocess_lost(void) {
-  return __atomic_load_n(&of_lost, __ATOMIC_RELAXED);
 }

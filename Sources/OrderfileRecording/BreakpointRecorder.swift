@@ -135,14 +135,7 @@ public struct BreakpointRecorder: Recorder {
     recording.notes = [
       "recorded without a rebuild: \(summary.armed) breakpoints, armed in \(String(format: "%.1f", summary.armingMilliseconds)) ms"
     ]
-    if !summary.skippedSystemLibraries.isEmpty {
-      recording.notes.append(
-        "\(summary.skippedSystemLibraries.count) system libraries not recorded (--system-libraries records them)")
-    }
-    if !summary.excludedModules.isEmpty {
-      recording.notes.append(
-        "not recorded, as --exclude-module asked: \(TextFormatting.list(summary.excludedModules.map { PathName.split($0).base }))")
-    }
+    recording.notes += Self.moduleNotes(skipped: summary.skippedSystemLibraries, excluded: summary.excludedModules)
     for name in summary.unmatchedUntil {
       recording.warnings.append("--until '\(name)' named no function of the recorded modules; the window ended at exit")
     }
@@ -219,6 +212,18 @@ public struct BreakpointRecorder: Recorder {
     guard geteuid() != 0, stat(path, &status) == 0, status.st_mode & (S_ISUID | S_ISGID) != 0 else { return nil }
     let kind = status.st_mode & S_ISUID != 0 ? "setuid" : "setgid"
     return "\(path) is \(kind): traced by a user without privileges it runs without its own (the kernel ignores \(kind) under ptrace), so it may fail or behave differently; record it as root, or record an instrumented build"
+  }
+
+  /// The notes on modules the planner left unarmed, for either recorder.
+  static func moduleNotes(skipped: [String], excluded: [String]) -> [String] {
+    var notes: [String] = []
+    if !skipped.isEmpty {
+      notes.append("\(skipped.count) system libraries not recorded (--system-libraries records them)")
+    }
+    if !excluded.isEmpty {
+      notes.append("not recorded, as --exclude-module asked: \(TextFormatting.list(excluded.map { PathName.split($0).base }))")
+    }
+    return notes
   }
 
   /// What `record` says when a termination signal sent to it stopped the recording.

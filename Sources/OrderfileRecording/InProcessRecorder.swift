@@ -131,10 +131,8 @@ public struct InProcessRecorder: Recorder {
     recording.notes = [
       "recorded without a rebuild, in-process: \(plan.armed) entries planned in \(String(format: "%.1f", planning)) ms"
     ]
-    if !planner.skippedSystemLibraries.isEmpty {
-      recording.notes.append(
-        "\(planner.skippedSystemLibraries.count) system libraries not recorded (--system-libraries records them)")
-    }
+    recording.notes += BreakpointRecorder.moduleNotes(
+      skipped: planner.skippedSystemLibraries.sorted(), excluded: planner.excludedModules.sorted())
     for name in untilFunctions where !planner.matchedStopNames.contains(name) {
       recording.warnings.append("--until '\(name)' named no function of the recorded modules; the window ended at exit")
     }
