@@ -32,6 +32,8 @@
  * alternative, a writable second mapping through a memfd, needs the whole text copied
  * into the memfd at arming (megabytes for a large program) and fails for a module whose
  * code is shared with another process anyway; RWX costs nothing until a page is written.
+ * Arming 300,000 entries this way took 8.7 ms (Scripts/bench inprocess); a memfd alias was
+ * not built to compare.
  * A kernel that forbids writable code (SELinux execmod) makes arming fail: the module is
  * left unarmed, with a warning.
  *
