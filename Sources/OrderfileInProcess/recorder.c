@@ -30,8 +30,8 @@
  * Writing code: the text segments of armed modules are made writable (mprotect RWX) for
  * the rest of the run, so a first call costs one signal and no system call. The
  * alternative, a writable second mapping through a memfd, needs the whole text copied
- * into the memfd at arming (megabytes for a large program) and fails for a module whose
- * code is shared with another process anyway; RWX costs nothing until a page is written.
+ * into the memfd at arming (megabytes for a large program) and remapped over the original;
+ * RWX costs nothing until a page is written.
  * Arming 300,000 entries this way took 8.7 ms (Scripts/bench inprocess); a memfd alias was
  * not built to compare.
  * A kernel that forbids writable code (SELinux execmod) makes arming fail: the module is
