@@ -112,6 +112,8 @@ public struct BreakpointRecorder: Recorder {
     let library = inProcessLibrary.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
     let (chosen, fallback) = try method.resolve(for: ProcessRunner.resolve(program), library: library)
     if chosen == .inProcess, let library {
+      // Before the program runs, as the tracer's run does.
+      try checkUntilFunctions(in: ProcessRunner.resolve(program), program: program)
       let recorder = InProcessRecorder(
         output: output, library: library, timeLimitMilliseconds: timeLimitMilliseconds, untilFunctions: untilFunctions,
         includeSystemLibraries: includeSystemLibraries, modules: modules)
@@ -139,14 +141,7 @@ public struct BreakpointRecorder: Recorder {
           "; the program was held \(String(format: "%.1f", Double($0.totalNanoseconds) / 1e6)) ms by the tracer, taken out of the trace's times"
         } ?? "")
     ]
-    if !summary.skippedSystemLibraries.isEmpty {
-      recording.notes.append(
-        "\(summary.skippedSystemLibraries.count) system libraries not recorded (--system-libraries records them)")
-    }
-    if !summary.excludedModules.isEmpty {
-      recording.notes.append(
-        "not recorded, as --exclude-module asked: \(TextFormatting.list(summary.excludedModules.map { PathName.split($0).base }))")
-    }
+    recording.notes += Self.moduleNotes(skipped: summary.skippedSystemLibraries, excluded: summary.excludedModules)
     for name in summary.unmatchedUntil {
       recording.warnings.append("--until '\(name)' named no function of the recorded modules; the window ended at exit")
     }
@@ -178,10 +173,7 @@ public struct BreakpointRecorder: Recorder {
     if result.signal != 0 {
       recording.interruptedBy = result.signal
       recording.warnings.append(
-        "recording stopped by \(Self.signalName(result.signal)): the program was let go and sent it, then "
-          + (result.status & 0x7f == result.signal
-            ? "ended by it" : "ended with status \(recording.status)")
-          + "; the traces hold what ran until then")
+        Self.stopMessage(signal: result.signal, endedByIt: result.status & 0x7f == result.signal, status: recording.status))
     }
     return Summary(
       recording: recording, armed: result.armed, races: result.races, armingMilliseconds: Double(result.arm_ns) / 1e6,
@@ -228,6 +220,24 @@ public struct BreakpointRecorder: Recorder {
     guard geteuid() != 0, stat(path, &status) == 0, status.st_mode & (S_ISUID | S_ISGID) != 0 else { return nil }
     let kind = status.st_mode & S_ISUID != 0 ? "setuid" : "setgid"
     return "\(path) is \(kind): traced by a user without privileges it runs without its own (the kernel ignores \(kind) under ptrace), so it may fail or behave differently; record it as root, or record an instrumented build"
+  }
+
+  /// The notes on modules the planner left unarmed, for either recorder.
+  static func moduleNotes(skipped: [String], excluded: [String]) -> [String] {
+    var notes: [String] = []
+    if !skipped.isEmpty {
+      notes.append("\(skipped.count) system libraries not recorded (--system-libraries records them)")
+    }
+    if !excluded.isEmpty {
+      notes.append("not recorded, as --exclude-module asked: \(TextFormatting.list(excluded.map { PathName.split($0).base }))")
+    }
+    return notes
+  }
+
+  /// What `record` says when a termination signal sent to it stopped the recording.
+  static func stopMessage(signal: Int32, endedByIt: Bool, status: Int32) -> String {
+    "recording stopped by \(signalName(signal)): the program was let go and sent it, then "
+      + (endedByIt ? "ended by it" : "ended with status \(status)") + "; the traces hold what ran until then"
   }
 
   static func signalName(_ signal: Int32) -> String {

@@ -120,17 +120,19 @@ public struct InProcessRecorder: Recorder {
     } catch RecordingError.noTrace {
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings.lines)
     }
-    if (try? TraceReader.read(path: recording.tracePath))?.records.isEmpty ?? true {
+    // The program named may be a wrapper (a shell that execs the real one): any image counts.
+    let traces = [recording.tracePath] + recording.execTraces + recording.childTraces
+    if !traces.contains(where: { ((try? TraceReader.read(path: $0))?.records.isEmpty) == false }) {
+      // As the tracer: a recording that failed leaves no empty trace to mistake for one.
+      for trace in traces { unlink(trace) }
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings.lines)
     }
     recording.warnings = warnings.lines + recording.warnings
     recording.notes = [
       "recorded without a rebuild, in-process: \(plan.armed) entries planned in \(String(format: "%.1f", planning)) ms"
     ]
-    if !planner.skippedSystemLibraries.isEmpty {
-      recording.notes.append(
-        "\(planner.skippedSystemLibraries.count) system libraries not recorded (--system-libraries records them)")
-    }
+    recording.notes += BreakpointRecorder.moduleNotes(
+      skipped: planner.skippedSystemLibraries.sorted(), excluded: planner.excludedModules.sorted())
     for name in untilFunctions where !planner.matchedStopNames.contains(name) {
       recording.warnings.append("--until '\(name)' named no function of the recorded modules; the window ended at exit")
     }

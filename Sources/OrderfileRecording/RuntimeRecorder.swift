@@ -79,7 +79,7 @@ public struct RuntimeRecorder: Recorder {
     if let signal = forwarding?.received {
       recording.interruptedBy = signal
       recording.warnings.append(
-        "recording stopped by \(BreakpointRecorder.signalName(signal)): passed on to the program, which ended with status \(status); the traces hold what ran until then")
+        BreakpointRecorder.stopMessage(signal: signal, endedByIt: status == 128 + signal, status: status))
     }
     return recording
   }

@@ -31,8 +31,14 @@ final class TerminationSignals: @unchecked Sendable {
     return forwarding
   }
 
-  /// The program to pass signals to, once it runs.
-  func target(_ pid: pid_t) { Self.child = pid }
+  /// The program to pass signals to, once it runs. A signal that came between the spawn and
+  /// this call (the program may run and print before the spawning thread goes on) is passed
+  /// on now.
+  func target(_ pid: pid_t) {
+    Self.child = pid
+    let early = Self.last
+    if early != 0 { kill(pid, early) }
+  }
 
   /// The signal that arrived, if one did.
   var received: Int32? { Self.last == 0 ? nil : Self.last }

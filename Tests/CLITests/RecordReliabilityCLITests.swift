@@ -35,7 +35,8 @@ struct RecordReliabilityCLITests {
     let host = try buildFixture(["host.c"], in: work, flags: ["-ldl"], output: "host")
     let trace = work.file("launch.trace")
     let started = Date()
-    let result = try orderfileAsNobody(["record", "-o", trace, "--", host, plugin, "undumpable"])
+    // The tracer's limit: the in-process recorder, inside the process, goes on arming.
+    let result = try orderfileAsNobody(["record", "--recorder", "tracer", "-o", trace, "--", host, plugin, "undumpable"])
     #expect(result.status == 0, "\(result.standardError)")
     #expect(Date().timeIntervalSince(started) < 20)
     #expect(result.standardOutput == "host 44\n")
@@ -88,7 +89,8 @@ extension RecordReliabilityCLITests {
     let work = try TemporaryDirectory("orderfile-record-signal")
     let server = try buildFixture(["server.c"], in: work, output: "server")
     let trace = work.file("launch.trace")
-    let record = try BackgroundRecord(["record", "-o", trace, "--", server] + (handles ? ["handles"] : []), in: work)
+    let record = try BackgroundRecord(
+      ["record", "--recorder", "tracer", "-o", trace, "--", server] + (handles ? ["handles"] : []), in: work)
     try record.waitFor("ready 2")
     kill(record.child.pid, signal)
     let (status, _) = record.child.wait()
@@ -108,13 +110,35 @@ extension RecordReliabilityCLITests {
     #expect(report.standardOutput.contains("→ recording stopped by a signal"), "\(report.standardOutput)")
   }
 
+  @Test(
+    "in-process: SIGINT or SIGTERM to record is passed on, the trace kept, no child left, exit 128 + signal",
+    arguments: [SIGINT, SIGTERM])
+  func inProcessInterrupted(signal: Int32) throws {
+    let work = try TemporaryDirectory("orderfile-record-inprocess-signal")
+    let server = try buildFixture(["server.c"], in: work, output: "server")
+    let trace = work.file("launch.trace")
+    let record = try BackgroundRecord(["record", "--recorder", "in-process", "-o", trace, "--", server], in: work)
+    try record.waitFor("ready 2")
+    kill(record.child.pid, signal)
+    let (status, _) = record.child.wait()
+    #expect(status == 128 + signal)
+    let errors = try FileReading.text(atPath: record.standardError)
+    #expect(errors.contains("recording stopped by ") && errors.contains("ended by it"), "\(errors)")
+    let read = try TraceReader.read(path: trace)
+    #expect(read.modules.contains { $0.path == server && $0.isMainExecutable })
+    #expect(!read.records.isEmpty)
+    // The server was waited for: no process of that pid is left, not even a zombie.
+    #expect(kill(pid_t(read.header.pid), 0) == -1 && errno == ESRCH, "the server outlived record")
+  }
+
   @Test("timeout 2 orderfile record -- ./server: the server ends by SIGTERM, not SIGKILL, and the trace is kept")
   func underTimeout() throws {
     let work = try TemporaryDirectory("orderfile-record-timeout")
     let server = try buildFixture(["server.c"], in: work, output: "server")
     let trace = work.file("launch.trace")
     // timeout(1) sends SIGTERM to record and to its whole process group, the server included.
-    let record = try BackgroundRecord(["record", "-o", trace, "--", server], in: work, launcher: ["timeout", "2"])
+    let record = try BackgroundRecord(
+      ["record", "--recorder", "tracer", "-o", trace, "--", server], in: work, launcher: ["timeout", "2"])
     let (status, _) = record.child.wait()
     #expect(status == 124, "timeout's own status when it had to end the command")
     let errors = try FileReading.text(atPath: record.standardError)
@@ -159,7 +183,7 @@ extension RecordReliabilityCLITests {
     chmod(text, 0o755)
     let notProgram = try orderfile(["record", "-o", work.file("t.trace"), "--no-rebuild", "--", text])
     #expect(notProgram.status == 65, "\(notProgram.standardError)")
-    #expect(notProgram.standardError.contains("Exec format error"))
+    #expect(notProgram.standardError.lowercased().contains("exec format error"))
   }
 
   @Test(

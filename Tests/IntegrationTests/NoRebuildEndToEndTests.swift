@@ -24,9 +24,9 @@ func linkRelease(
 
 @Suite("End to end without a rebuild: record the release binary, generate, relink with ld.lld, verify", .serialized)
 struct NoRebuildEndToEndTests {
-  @Test(arguments: ["clang", "gcc"])
-  func releaseBinary(compiler: String) throws {
-    let work = try TemporaryDirectory("orderfile-norebuild-\(compiler)")
+  @Test(arguments: ["clang", "gcc"], ["in-process", "tracer"])
+  func releaseBinary(compiler: String, recorder: String) throws {
+    let work = try TemporaryDirectory("orderfile-norebuild-\(compiler)-\(recorder)")
     let fixtures = PackagePaths.fixtures + "/integration"
     let cc = compiler == "clang" ? Toolchain.clang : Toolchain.gcc
     // 1. The release build with the flags `orderfile flags` prints for it, nothing
@@ -49,7 +49,8 @@ struct NoRebuildEndToEndTests {
     // 2. Record that very binary; the launch ends where the instrumented build would call
     //    orderfile_startup_complete().
     let trace = work.file("launch.trace")
-    let recorded = try orderfile(["record", "-o", trace, "--until", "store_compact_after_launch", "--", release + "/app", "7"])
+    let recorded = try orderfile(
+      ["record", "--recorder", recorder, "-o", trace, "--until", "store_compact_after_launch", "--", release + "/app", "7"])
     #expect(recorded.succeeded, "\(recorded.standardError)")
     #expect(recorded.standardOutput == (try runChecked(release + "/app", ["7"]).standardOutput))
     #expect(recorded.standardError.contains("without a rebuild"), "\(recorded.standardError)")

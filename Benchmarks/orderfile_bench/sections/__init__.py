@@ -7,7 +7,8 @@ report, --report and --update-readme pick it up from here. A section that builds
 records something another section could reuse puts it on the context (context.py).
 """
 
-from . import (coldlaunch, daily, instrumentation, languages, largeorder, measured, norebuild, overhead, programs, scale,
+from . import (coldlaunch, daily, inprocess, instrumentation, languages, largeorder, measured, norebuild, overhead,
+               programs, scale,
                startup, symbolization)
 
 SECTIONS = [
@@ -16,6 +17,7 @@ SECTIONS = [
     programs.SECTION,
     instrumentation.SECTION,
     norebuild.SECTION,
+    inprocess.SECTION,
     languages.SECTION,
     symbolization.SECTION,
     scale.SECTION,

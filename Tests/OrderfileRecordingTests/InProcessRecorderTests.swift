@@ -1,0 +1,196 @@
+import Foundation
+import OrderfileRecording
+import OrderfileSupport
+import OrderfileSymbolization
+import OrderfileTrace
+import Testing
+import _OrderfileTestSupport
+
+/// The in-process recorder built by Scripts/build-runtime beside the tool.
+private let library = PackagePaths.binaryDirectory + "/" + InProcessRecorder.libraryName
+
+/// Records `binary` in-process; returns the recording and the trace of the program's own
+/// image. With `programOutput`, a shell that redirects its standard output execs it: the
+/// shell is planned, and the program, an image the plan does not name, is armed from its
+/// own symbols; its trace is then the last image's.
+private func recordInProcess(
+  _ binary: String, _ arguments: [String] = [], output: String, programOutput: String? = nil, until: [String] = [],
+  timeLimit: Int? = nil
+) throws -> (recording: Recording, trace: String) {
+  var recorder = BreakpointRecorder(output: output, timeLimitMilliseconds: timeLimit, untilFunctions: until)
+  recorder.method = .inProcess
+  recorder.inProcessLibrary = library
+  guard let programOutput else {
+    let recording = try recorder.record(program: binary, arguments: arguments)
+    return (recording, recording.tracePath)
+  }
+  let recording = try recorder.record(
+    program: "/bin/sh", arguments: ["-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", programOutput, binary] + arguments)
+  return (recording, recording.execTraces.last ?? recording.tracePath)
+}
+
+/// The module's first calls with their names, in first-call order.
+private func calls(in trace: Trace, module suffix: String) throws -> [(name: String, call: FirstCall)] {
+  guard let module = trace.modules.first(where: { $0.path.hasSuffix(suffix) }) else { return [] }
+  let symbolizer = try ELFSymbolizer(path: module.path)
+  return trace.records.filter { $0.module == module.index }.map {
+    (symbolizer.function(containing: $0.address)?.name ?? "?", $0)
+  }
+}
+
+private func names(in trace: Trace, module suffix: String) throws -> [String] {
+  try calls(in: trace, module: suffix).map(\.name)
+}
+
+@Suite(
+  "Recording the release binary in-process", .serialized,
+  .enabled(if: FileManager.default.fileExists(atPath: library), "needs Scripts/build-runtime's libOrderfileInProcess.so"))
+struct InProcessRecorderTests {
+  @Test("first calls in the program's order, PIE and non-PIE; the trace is on the program's clock",
+    arguments: [["-fPIE", "-pie"], ["-fno-pie", "-no-pie"]])
+  func order(flags: [String]) throws {
+    let work = try TemporaryDirectory("orderfile-ip-order")
+    let binary = try buildBreakpointFixture(["sequence.c"], in: work, flags: flags, output: "sequence")
+    let trace = work.file("launch.trace")
+    let recording = try recordInProcess(binary, ["3"], output: trace).recording
+    #expect(recording.status == 3)
+    let read = try TraceReader.read(path: trace)
+    let all = try names(in: read, module: "/sequence")
+    let order = all.filter { $0.hasPrefix("step_") || $0 == "main" || $0.hasSuffix("marker") }
+    #expect(order == ["main", "step_a", "step_b", "step_c", "step_d", "step_e", "marker", "after_marker"])
+    #expect(!all.contains("never_called"))
+    #expect(all.firstIndex(of: "_start").map { $0 < all.firstIndex(of: "main")! } == true, "\(all)")
+    #expect(read.header.isClosed)
+    let recorder = try #require(read.header.recorderTime, "no recorder time: the trace is on the wall clock")
+    #expect(recorder.armingNanoseconds > 0 && recorder.totalNanoseconds >= recorder.armingNanoseconds)
+  }
+
+  @Test("threads racing to one function's first call: recorded once, every thread runs on correctly")
+  func racingThreads() throws {
+    let work = try TemporaryDirectory("orderfile-ip-race")
+    let binary = try buildBreakpointFixture(["race.c"], in: work, flags: ["-pthread"], output: "race")
+    let expected = try runChecked(binary, []).standardOutput
+    for attempt in 0..<3 {
+      let trace = work.file("race\(attempt).trace")
+      let out = work.file("race\(attempt).out")
+      let recorded = try recordInProcess(binary, output: trace, programOutput: out)
+      #expect(recorded.recording.status == 0)
+      #expect(try FileReading.text(atPath: out) == expected)
+      let called = try names(in: try TraceReader.read(path: recorded.trace), module: "/race")
+        .filter { $0.hasPrefix("f") && Int($0.dropFirst()) != nil }
+      #expect(called.count == 64, "\(called)")
+      #expect(Set(called).count == called.count, "a function was recorded twice")
+    }
+  }
+
+  @Test("threads that block every signal are recorded, and the program runs to its end")
+  func blockedSignals() throws {
+    let work = try TemporaryDirectory("orderfile-ip-blocked")
+    let binary = try buildBreakpointFixture(["blocked.c"], in: work, flags: ["-pthread"], output: "blocked")
+    let trace = work.file("launch.trace")
+    let out = work.file("out")
+    let recorded = try recordInProcess(binary, output: trace, programOutput: out)
+    #expect(recorded.recording.status == 0)
+    #expect(try FileReading.text(atPath: out) == "blocked 10 15\n")
+    let called = try calls(in: try TraceReader.read(path: recorded.trace), module: "/blocked")
+    #expect(called.contains { $0.name == "in_thread" })
+  }
+
+  @Test("a program with its own SIGTRAP handler still gets its own traps, and reads its handler back")
+  func ownTrapHandler() throws {
+    let work = try TemporaryDirectory("orderfile-ip-own-trap")
+    let binary = try buildBreakpointFixture(["own_trap.c"], in: work, output: "own_trap")
+    let trace = work.file("launch.trace")
+    let out = work.file("out")
+    let recorded = try recordInProcess(binary, output: trace, programOutput: out)
+    #expect(recorded.recording.status == 0)
+    #expect(try FileReading.text(atPath: out) == "own_trap 2 handler-kept\n")
+    let called = try names(in: try TraceReader.read(path: recorded.trace), module: "/own_trap")
+    #expect(called.contains("trap_here") && called.contains("main"), "\(called)")
+  }
+
+  @Test("fork gives the child its own trace; exec starts a new trace of the same pid")
+  func forkAndExec() throws {
+    let work = try TemporaryDirectory("orderfile-ip-lineage")
+    let binary = try buildBreakpointFixture(["lineage.c"], in: work, output: "lineage")
+    let trace = work.file("launch.trace")
+    let (recording, programTrace) = try recordInProcess(binary, output: trace, programOutput: work.file("out"))
+    #expect(recording.status == 0)
+    #expect(try FileReading.text(atPath: work.file("out")) == "child said 4, parent 5\nsecond image 5\n")
+    // Images: the shell, the program's first image, its second (the last).
+    #expect(recording.execTraces.count == 2, "\(recording.execTraces)")
+    let final = try TraceReader.read(path: programTrace)
+    #expect(try names(in: final, module: "/lineage").contains("second_image"))
+    #expect(try !names(in: final, module: "/lineage").contains("first_image"))
+    let first = try names(in: TraceReader.read(path: recording.execTraces[0]), module: "/lineage")
+    #expect(first.contains("first_image") && !first.contains("child_only"), "\(first)")
+    #expect(recording.childTraces.count == 1, "\(recording.childTraces)")
+    let child = try TraceReader.read(path: try #require(recording.childTraces.first))
+    #expect(child.header.parentPID == final.header.pid)
+    let own = try names(in: child, module: "/lineage")[(child.header.forkRecordIndex ?? 0)...]
+    #expect(own.contains("child_only"), "\(own)")
+  }
+
+  @Test("a library loaded with dlopen is armed before its constructor runs")
+  func dlopenedLibrary() throws {
+    let work = try TemporaryDirectory("orderfile-ip-dlopen")
+    let plugin = try buildBreakpointFixture(["plugin.c"], in: work, flags: ["-fPIC", "-shared"], output: "plugin.so")
+    let host = try buildBreakpointFixture(["host.c"], in: work, flags: ["-ldl"], output: "host")
+    let trace = work.file("launch.trace")
+    #expect(try recordInProcess(host, [plugin], output: trace).recording.status == 0)
+    let read = try TraceReader.read(path: trace)
+    let pluginCalls = try names(in: read, module: "/plugin.so")
+    #expect(pluginCalls.filter { $0.hasPrefix("plugin_") } == ["plugin_constructor", "plugin_setup", "plugin_entry"], "\(pluginCalls)")
+    let hostCalls = try names(in: read, module: "/host")
+    #expect(hostCalls.firstIndex(of: "before_load")! < hostCalls.firstIndex(of: "after_load")!)
+  }
+
+  @Test("two constructors of known length (30 ms, 60 ms) are each attributed within 1 ms of what the program saw")
+  func constructorsAttributed() throws {
+    let work = try TemporaryDirectory("orderfile-ip-constructors")
+    let binary = try buildBreakpointFixture(["constructors.c"], in: work, output: "constructors")
+    let trace = work.file("launch.trace")
+    let out = work.file("out")
+    let recorded = try recordInProcess(binary, output: trace, programOutput: out)
+    #expect(recorded.recording.status == 0)
+    // The lengths as the program measured them, from each constructor's first instruction.
+    let seen = try FileReading.text(atPath: out).split(whereSeparator: \.isWhitespace).dropFirst().compactMap { Double($0) }
+    #expect(seen.count == 2)
+    #expect(seen.first.map { $0 >= 30e6 } == true && seen.last.map { $0 >= 60e6 } == true, "\(seen)")
+    let called = try calls(in: try TraceReader.read(path: recorded.trace), module: "/constructors")
+    func time(_ name: String) throws -> Double {
+      Double(try #require(called.first { $0.name == name }?.call.timeNanoseconds))
+    }
+    let first = try time("second_constructor") - time("first_constructor")
+    let second = try time("main") - time("second_constructor")
+    #expect(abs(first - seen[0]) < 1e6, "first constructor: recorded \(first / 1e6) ms, ran \(seen[0] / 1e6) ms")
+    #expect(abs(second - seen[1]) < 1e6, "second constructor: recorded \(second / 1e6) ms, ran \(seen[1] / 1e6) ms")
+  }
+
+  @Test("--time-limit counts from the program's start without the recorder's arming")
+  func timeLimitWithoutArming() throws {
+    let work = try TemporaryDirectory("orderfile-ip-time-limit")
+    let binary = try buildBreakpointFixture(["constructors.c"], in: work, output: "constructors")
+    let trace = work.file("launch.trace")
+    // The second constructor starts some 31 ms after the start (loading, then the first
+    // constructor's 30 ms), main at 91 ms: a 65 ms window holds the constructor's first
+    // call, not main's.
+    #expect(try recordInProcess(binary, output: trace, timeLimit: 65).recording.status == 0)
+    let read = try TraceReader.read(path: trace)
+    // The window ended 65 ms after the start on the program's clock, which leaves out the
+    // recorder's time: its arming and its start-up went to recorder_ns.
+    #expect(read.header.windowReason == .timeLimit)
+    #expect(try #require(read.header.recorderTime).totalNanoseconds > 0)
+    let called = try calls(in: read, module: "/constructors")
+    #expect(called.first { $0.name == "second_constructor" }?.call.phase == .launch, "\(called.map(\.name))")
+    #expect(called.first { $0.name == "main" }?.call.phase == .postWindow)
+  }
+
+  @Test("--recorder in-process refuses a static executable, naming the tracer")
+  func staticRefused() throws {
+    let work = try TemporaryDirectory("orderfile-ip-static")
+    let binary = try buildBreakpointFixture(["sequence.c"], in: work, flags: ["-static"], output: "sequence")
+    #expect(throws: RecordingError.self) { try recordInProcess(binary, output: work.file("t.trace")) }
+    #expect(try NoRebuildMethod.automatic.resolve(for: binary, library: library).method == .tracer)
+  }
+}
