@@ -1,6 +1,7 @@
 import Foundation
 import OrderfileSupport
 import OrderfileSymbolization
+import OrderfileTrace
 
 /// Runs a program linked with the runtime once, with the runtime's environment set, and
 /// collects its trace.
@@ -78,6 +79,10 @@ public struct RuntimeRecorder: Recorder {
       execTraces: images.sorted { ($0.number, $0.path) < ($1.number, $1.path) }.map(\.path))
     if let signal = forwarding?.received {
       recording.interruptedBy = signal
+      // The runtime could not know why the program ended: the trace says the user stopped it.
+      do { try TraceWindowMark.markStoppedBySignal(path: output) } catch {
+        recording.warnings.append("\(error.localizedDescription): the trace does not say it was stopped by a signal")
+      }
       recording.warnings.append(
         BreakpointRecorder.stopMessage(signal: signal, endedByIt: status == 128 + signal, status: status))
     }

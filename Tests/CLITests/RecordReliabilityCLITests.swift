@@ -127,6 +127,7 @@ extension RecordReliabilityCLITests {
     let read = try TraceReader.read(path: trace)
     #expect(read.modules.contains { $0.path == server && $0.isMainExecutable })
     #expect(!read.records.isEmpty)
+    #expect(read.header.windowReason == .signal, "the trace says the recording was stopped by a signal")
     // The server was waited for: no process of that pid is left, not even a zombie.
     #expect(kill(pid_t(read.header.pid), 0) == -1 && errno == ESRCH, "the server outlived record")
   }
