@@ -130,6 +130,7 @@ public struct BreakpointRecorder: Recorder {
   /// Runs the program once under the tracer. Warnings go to `warn` as they happen.
   public func record(program: String, arguments: [String], warn: @escaping (String) -> Void) throws -> Summary {
     let path = ProcessRunner.resolve(program)
+    try RecordingError.checkMachine(of: path, program: program)
     if let warning = Self.privilegeWarning(path: path) { warn(warning) }
     try checkUntilFunctions(in: path, program: program)
     let session = TracingSession(

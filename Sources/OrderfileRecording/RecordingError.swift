@@ -1,5 +1,6 @@
 import Foundation
 import OrderfileSupport
+import OrderfileSymbolization
 
 /// Why a recording run produced no usable trace.
 public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
@@ -13,6 +14,9 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
   /// Options of recording without a rebuild (`--until`, `--system-libraries`) given for an
   /// instrumented build, which `record` would otherwise record with its runtime.
   case noRebuildOptionsForInstrumented(program: String, options: [String])
+  /// The program is built for another machine than this one (an arm64 build on an x86-64
+  /// host): it can be recorded only under an emulator, through its instrumented build.
+  case otherMachine(program: String, machine: String, host: String)
 
   public var errorDescription: String? {
     switch self {
@@ -24,15 +28,25 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
         "\(program) exited with status \(status) and wrote no trace: \(instrumented.joined(separator: ", ")) \(instrumented.count == 1 ? "calls" : "call") __cyg_profile_func_enter, but libOrderfileRuntime is not among the libraries it loads (ldd), so glibc's no-op hooks answered. A -Wl,--as-needed before the runtime drops it: link it as -Wl,--no-as-needed -lOrderfileRuntime -Wl,--as-needed (what 'orderfile flags --instrument' prints), or LD_PRELOAD it"
     case .scratch(let message):
       return "cannot create a scratch directory: \(message)"
+    case .otherMachine(let program, let machine, let host):
+      return
+        "\(program) is an \(machine) program and this machine is \(host): record its instrumented build under qemu-user (orderfile record --instrumented -o launch.trace -- qemu-aarch64-static -L /usr/aarch64-linux-gnu \(program)) or on the device (see 'orderfile flags --instrument --target')"
     case .noRebuildOptionsForInstrumented(let program, let options):
       return
         "\(program) is an instrumented build, which record records with its runtime, but \(options.joined(separator: " and ")) \(options.count == 1 ? "is" : "are") for recording without a rebuild: add --no-rebuild to record it that way, or leave \(options.count == 1 ? "it" : "them") out and end the window with orderfile_startup_complete() (or --time-limit)"
     }
   }
 
+  /// Throws `otherMachine` when the program at `path` is an ELF file of another machine than
+  /// this one (the kernel would refuse it, or hand it to an emulator that ptrace cannot see into).
+  public static func checkMachine(of path: String, program: String) throws {
+    guard let machine = ELFMachine.of(fileAt: path), let host = ELFMachine.host, machine != host else { return }
+    throw otherMachine(program: program, machine: machine.displayName, host: host.displayName)
+  }
+
   public var exitStatus: ExitStatus {
     switch self {
-    case .noTrace, .runtimeNotLoaded: return .dataError
+    case .noTrace, .runtimeNotLoaded, .otherMachine: return .dataError
     case .scratch: return .ioError
     case .noRebuildOptionsForInstrumented: return .usage
     }
