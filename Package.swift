@@ -43,7 +43,7 @@ let package = Package(
       name: "OrderfileOrdering",
       dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileSupport"]
     ),
-    .target(name: "OrderfileBuild", dependencies: ["OrderfileOrdering", "OrderfileSupport"]),
+    .target(name: "OrderfileBuild", dependencies: ["OrderfileOrdering", "OrderfileSymbolization", "OrderfileSupport"]),
     .target(
       name: "OrderfileLayout",
       dependencies: ["OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileSupport"]

@@ -1,5 +1,6 @@
 import Foundation
 import OrderfileSupport
+import OrderfileSymbolization
 
 /// A machine a program is cross-built for, whose launch is recorded there (on a device, or
 /// under qemu-user on this machine) and whose trace this tool reads here: the usual split
@@ -10,13 +11,8 @@ public struct CrossTarget: Sendable, Equatable, Codable {
     case aarch64
     case x86_64
 
-    /// ELF's `e_machine` for it.
-    var elfMachine: UInt16 {
-      switch self {
-      case .aarch64: return 183  // EM_AARCH64
-      case .x86_64: return 62  // EM_X86_64
-      }
-    }
+    /// ELF's name for it.
+    var elfMachine: ELFMachine { self == .aarch64 ? .aarch64 : .x86_64 }
 
     /// The name qemu-user gives its emulator of this architecture.
     var qemuName: String { self == .aarch64 ? "aarch64" : "x86_64" }
@@ -125,24 +121,13 @@ public struct CrossTarget: Sendable, Equatable, Codable {
     return found.hasPrefix("/") ? PathName.directory(of: found) : nil
   }
 
-  /// The architecture an ELF file is built for, nil when it is no ELF file or another machine.
-  static func architecture(ofELF path: String) -> Architecture? {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-    defer { try? handle.close() }
-    guard let header = try? handle.read(upToCount: 20), header.count == 20, header.prefix(4) == Data([0x7f, 0x45, 0x4c, 0x46])
-    else { return nil }
-    // e_machine, little-endian on both machines.
-    let machine = UInt16(header[18]) | UInt16(header[19]) << 8
-    return Architecture.allCases.first { $0.elfMachine == machine }
-  }
-
   /// Checks that the runtime in `runtime` is built for this target, not for the host: an
   /// x86-64 runtime on an arm64 link line fails only at link time, with a message about
   /// incompatible objects.
   public func checkRuntime(_ runtime: RuntimeLocation) throws {
     let library = runtime.libraryDirectory + "/libOrderfileRuntime.so"
-    let built = Self.architecture(ofELF: library)
-    guard built == architecture else {
+    let built = ELFMachine.of(fileAt: library)
+    guard built == architecture.elfMachine else {
       throw BuildError.runtimeForOtherMachine(
         library: library, built: built?.displayName ?? "another machine", target: triple)
     }

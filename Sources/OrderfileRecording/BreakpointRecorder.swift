@@ -152,6 +152,7 @@ public struct BreakpointRecorder: Recorder {
   public func record(program: String, arguments: [String], warn: @escaping (String) -> Void) throws -> Summary {
     try TraceDestination.check(output)
     let path = ProcessRunner.resolve(program)
+    try RecordingError.checkMachine(of: path, program: program)
     if let warning = Self.privilegeWarning(path: path) { warn(warning) }
     try checkUntilFunctions(in: path, program: program)
     let session = TracingSession(

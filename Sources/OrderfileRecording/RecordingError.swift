@@ -1,5 +1,6 @@
 import Foundation
 import OrderfileSupport
+import OrderfileSymbolization
 
 /// Why a recording run produced no usable trace.
 public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
@@ -18,6 +19,9 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
   case outputNotWritable(path: String, reason: String)
   /// `--recorder in-process` for a program nothing can be preloaded into; `reason` says why.
   case inProcessImpossible(reason: String)
+  /// The program is built for another machine than this one (an arm64 build on an x86-64
+  /// host): it can be recorded only under an emulator, through its instrumented build.
+  case otherMachine(program: String, machine: String, host: String)
 
   public var errorDescription: String? {
     switch self {
@@ -33,15 +37,25 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
       return "cannot create a scratch directory: \(message)"
     case .inProcessImpossible(let reason):
       return "\(reason); record it with --recorder tracer"
+    case .otherMachine(let program, let machine, let host):
+      return
+        "\(program) is an \(machine) program and this machine is \(host): record its instrumented build under qemu-user (orderfile record --instrumented -o launch.trace -- qemu-aarch64-static -L /usr/aarch64-linux-gnu \(program)) or on the device (see 'orderfile flags --instrument --target')"
     case .noRebuildOptionsForInstrumented(let program, let options):
       return
         "\(program) is an instrumented build, which record records with its runtime, but \(options.joined(separator: " and ")) \(options.count == 1 ? "is" : "are") for recording without a rebuild: add --no-rebuild to record it that way, or leave \(options.count == 1 ? "it" : "them") out and end the window with orderfile_startup_complete() (or --time-limit)"
     }
   }
 
+  /// Throws `otherMachine` when the program at `path` is an ELF file of another machine than
+  /// this one (the kernel would refuse it, or hand it to an emulator that ptrace cannot see into).
+  public static func checkMachine(of path: String, program: String) throws {
+    guard let machine = ELFMachine.of(fileAt: path), let host = ELFMachine.host, machine != host else { return }
+    throw otherMachine(program: program, machine: machine.displayName, host: host.displayName)
+  }
+
   public var exitStatus: ExitStatus {
     switch self {
-    case .noTrace, .runtimeNotLoaded: return .dataError
+    case .noTrace, .runtimeNotLoaded, .otherMachine: return .dataError
     case .scratch, .outputNotWritable: return .ioError
     case .noRebuildOptionsForInstrumented, .inProcessImpossible: return .usage
     }

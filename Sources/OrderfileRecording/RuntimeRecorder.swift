@@ -29,6 +29,7 @@ public struct RuntimeRecorder: Recorder {
 
   public func record(program: String, arguments: [String]) throws -> Recording {
     try TraceDestination.check(output)
+    try RecordingError.checkMachine(of: ProcessRunner.resolve(program), program: program)
     Self.removeStaleScratch(in: PathName.directory(of: output))
     let scratch = PathName.directory(of: output) + "/.orderfile-record-\(getpid())"
     do {

@@ -11,10 +11,7 @@ struct CrossFlagsCLITests {
     // A file with an arm64 ELF header is all the check reads.
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
-    var header = [UInt8](repeating: 0, count: 64)
-    header.replaceSubrange(0..<4, with: [0x7f, 0x45, 0x4c, 0x46])
-    header[18] = 183  // EM_AARCH64
-    try AtomicFile.write(header, to: directory.file("libOrderfileRuntime.so"))
+    try Arm64.writeHeaderOnlyELF(to: directory.file("libOrderfileRuntime.so"))
     let environment = ["ORDERFILE_RUNTIME_DIR": directory.path, "ORDERFILE_INCLUDE_DIR": PackagePaths.runtimeInclude]
     let result = try orderfile(
       ["flags", "--instrument", "--compiler", "gcc", "--target", "aarch64-linux-gnu"], environment: environment)
@@ -47,5 +44,23 @@ struct CrossFlagsCLITests {
     #expect(unknown.standardError.contains("unknown triple 'sparc-linux-gnu'"), "\(unknown.standardError)")
     let swift = try orderfile(["flags", "--language", "swift", "--target", "aarch64-linux-gnu"])
     #expect(swift.status == 64, "\(swift.standardOutput)")
+  }
+}
+
+/// `orderfile record` of a program built for another machine.
+@Suite("record: a program of another machine")
+struct OtherMachineCLITests {
+  @Test("an arm64 program on this x86-64 machine is refused before it starts, both ways, naming qemu-user")
+  func refused() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let program = directory.file("app")
+    try Arm64.writeHeaderOnlyELF(to: program)
+    for mode in [["--no-rebuild"], ["--instrumented"]] {
+      let result = try orderfile(["record"] + mode + ["-o", directory.file("launch.trace"), "--", program])
+      #expect(result.status == 65, "\(mode): \(result.standardError)")
+      #expect(result.standardError.contains("is an arm64 program and this machine is x86-64"), "\(result.standardError)")
+      #expect(result.standardError.contains("qemu-aarch64-static -L /usr/aarch64-linux-gnu"))
+    }
   }
 }

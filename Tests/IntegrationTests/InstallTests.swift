@@ -47,6 +47,21 @@ struct InstallTests {
     #expect(manual.contains("--instrument"))
   }
 
+  @Test(
+    "--target: the arm64 runtime in lib/aarch64-linux-gnu, which the installed tool's flags --target name",
+    .enabled(if: Arm64.available, Comment(rawValue: Arm64.skipReason)))
+  func crossRuntime() throws {
+    let tree = try InstalledTree.shared.get()
+    let directory = tree.root + "/lib/" + Arm64.triple
+    for file in ["libOrderfileRuntime.so", "libOrderfileRuntime.a", "libOrderfileRuntimeEmbedded.a", "libOrderfilePageProbe.so"] {
+      #expect(FileManager.default.fileExists(atPath: directory + "/" + file), "missing \(file)")
+    }
+    let header = try runChecked("/usr/bin/readelf", ["-h", directory + "/libOrderfileRuntime.so"]).standardOutput
+    #expect(header.contains("AArch64"), "\(header)")
+    let flags = try tree.run("orderfile flags --instrument --target \(Arm64.triple) --ldflags")
+    #expect(flags.contains("-L\(directory)"), "\(flags)")
+  }
+
   @Test("the installed tool prints flags naming the installed runtime, not the checkout")
   func printedFlagsNameThePrefix() throws {
     let tree = try InstalledTree.shared.get()
@@ -251,8 +266,10 @@ struct InstalledTree: Sendable {
     // The tree outlives every test that uses it; it goes when the test process exits.
     stagedTree = destdir
     atexit { if let stagedTree { try? FileManager.default.removeItem(atPath: stagedTree) } }
+    // With the arm64 cross toolchain here, the arm64 runtime too (Scripts/install --target).
     let result = try ProcessRunner.run(
-      PackagePaths.root + "/Scripts/install", ["--prefix", "/usr/local", "--destdir", destdir])
+      PackagePaths.root + "/Scripts/install",
+      ["--prefix", "/usr/local", "--destdir", destdir] + (Arm64.available ? ["--target", Arm64.triple] : []))
     guard result.succeeded else {
       throw TestSupportError("Scripts/install exited \(result.status):\n\(result.standardError.suffix(3000))")
     }

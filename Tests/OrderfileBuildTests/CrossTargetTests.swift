@@ -84,10 +84,7 @@ struct CrossTargetTests {
       try BuildFlags.forBuild(build, target: target, executablePath: prefix.file("bin/orderfile"), environment: [:])
     }
     // An arm64 ELF header is all the check reads.
-    var header = [UInt8](repeating: 0, count: 64)
-    header.replaceSubrange(0..<4, with: [0x7f, 0x45, 0x4c, 0x46])
-    header[18] = 183
-    try AtomicFile.write(header, to: prefix.file("lib/aarch64-linux-gnu/libOrderfileRuntime.so"))
+    try Arm64.writeHeaderOnlyELF(to: prefix.file("lib/aarch64-linux-gnu/libOrderfileRuntime.so"))
     let flags = try BuildFlags.forBuild(build, target: target, executablePath: prefix.file("bin/orderfile"), environment: [:])
     #expect(flags.link.contains("-L" + prefix.file("lib/aarch64-linux-gnu")), "\(flags.link)")
     // The host build keeps the host's runtime.

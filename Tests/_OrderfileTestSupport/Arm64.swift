@@ -52,6 +52,15 @@ public enum Arm64 {
     try runChecked(qemu, ["-L", sysroot, program] + arguments, environment: environment)
   }
 
+  /// Writes an ELF header of an arm64 file (and nothing else) to `path`, executable: all that
+  /// reading a file's machine looks at.
+  public static func writeHeaderOnlyELF(to path: String) throws {
+    var header = [UInt8](repeating: 0, count: 64)
+    header.replaceSubrange(0..<4, with: [0x7f, 0x45, 0x4c, 0x46])
+    header[18] = 183  // EM_AARCH64
+    try AtomicFile.write(header, to: path, mode: 0o755)
+  }
+
   private static let runtimes = Locked<[String: String]>([:])
 
   /// The directory where `Scripts/build-runtime --target aarch64-linux-gnu` put the runtime,

@@ -1,0 +1,34 @@
+import Foundation
+
+/// The machine an ELF file is built for (`e_machine` in its header), among those the tool
+/// reads traces of. Read from the first 20 bytes, without libelf, to tell a program this
+/// machine cannot run (an arm64 build on the x86-64 CI host) before starting it.
+public enum ELFMachine: UInt16, Sendable, CaseIterable {
+  case x86_64 = 62  // EM_X86_64
+  case aarch64 = 183  // EM_AARCH64
+
+  /// The machine of the ELF file at `path`; nil when it is no ELF file or built for another machine.
+  public static func of(fileAt path: String) -> ELFMachine? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    guard let header = try? handle.read(upToCount: 20), header.count == 20,
+      Array(header.prefix(4)) == [0x7f, 0x45, 0x4c, 0x46]
+    else { return nil }
+    // Both machines are little-endian: e_machine's low byte first.
+    return ELFMachine(rawValue: UInt16(header[18]) | UInt16(header[19]) << 8)
+  }
+
+  /// The machine this tool runs on.
+  public static var host: ELFMachine? {
+    #if arch(x86_64)
+      return .x86_64
+    #elseif arch(arm64)
+      return .aarch64
+    #else
+      return nil
+    #endif
+  }
+
+  /// The name people read: "x86-64", "arm64".
+  public var displayName: String { self == .aarch64 ? "arm64" : "x86-64" }
+}
