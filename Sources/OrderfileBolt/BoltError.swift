@@ -27,7 +27,8 @@ public enum BoltError: LocalizedError, ExitStatusProviding, Equatable, Sendable 
   public var errorDescription: String? {
     switch self {
     case .notInstalled(let searched):
-      return "llvm-bolt not found (looked for \(searched.map { "'\($0)'" }.joined(separator: ", "))): install bolt-22 (apt-get install bolt-22) or give --bolt"
+      return
+        "llvm-bolt not found (looked for \(searched.map { "'\($0)'" }.joined(separator: ", "))): install bolt-22 (apt-get install bolt-22) or give --bolt"
     case .notExecutable(let path):
       return "'\(path)' is not an executable llvm-bolt"
     case .noRelocations(let binary):
@@ -41,7 +42,8 @@ public enum BoltError: LocalizedError, ExitStatusProviding, Equatable, Sendable 
     case .boltFailed(let step, let status, let message):
       return "llvm-bolt failed to \(step) (exit \(status)): \(message)"
     case .noProfile(let program, let status):
-      return "the instrumented '\(program)' exited with status \(status) and wrote no profile: the launch must end by exit or return from main"
+      return
+        "the instrumented '\(program)' exited with status \(status) and wrote no profile: the launch must end by exit or return from main"
     case .noOrderedFunction(let order, let binary):
       return "\(order): names no function of '\(binary)': was it generated for another program?"
     }

@@ -81,8 +81,10 @@ public struct BoltOptimizer {
     defer { scratch.remove() }
     // Beside the binary where it can be: a program finds its libraries and data relative
     // to itself ($ORIGIN in its rpath, /proc/self/exe).
-    let instrumented = try (try? ReservedFile.beside(binary)) ?? ReservedFile.beside(
-      scratch.file(PathName.split(binary).base))
+    let instrumented =
+      try (try? ReservedFile.beside(binary))
+      ?? ReservedFile.beside(
+        scratch.file(PathName.split(binary).base))
     defer { instrumented.discard() }
     let profileStem = scratch.file("launch.fdata")
     let orderPath = scratch.file("function-order.txt")
@@ -90,8 +92,10 @@ public struct BoltOptimizer {
     var clock = Stopwatch()
     let instrumentRun = try runBolt(
       tool,
-      [binary, "-instrument", "-instrumentation-file=\(profileStem)", "-instrumentation-file-append-pid",
-       "-o", instrumented.path],
+      [
+        binary, "-instrument", "-instrumentation-file=\(profileStem)", "-instrumentation-file-append-pid",
+        "-o", instrumented.path,
+      ],
       step: "instrument")
     try instrumented.setMode(0o755)
     let instrumentSeconds = clock.lap()
@@ -121,7 +125,8 @@ public struct BoltOptimizer {
       $0.sectionName == ".bolt.org.text" && $0.allNames.contains(where: ordered.contains)
     }.map(\.name)
 
-    let summary = BoltSummary(log: instrumentRun.standardOutput + optimizeRun.standardOutput + optimizeRun.standardError)
+    let summary = BoltSummary(
+      log: instrumentRun.standardOutput + optimizeRun.standardOutput + optimizeRun.standardError)
     return BoltReport(
       binary: binary, output: output, order: order, bolt: tool.path, command: launch, launchStatus: launchStatus,
       orderedFunctions: functionOrder.names.count, absentFunctions: functionOrder.absent,

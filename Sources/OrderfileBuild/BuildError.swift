@@ -29,14 +29,16 @@ public enum BuildError: LocalizedError, ExitStatusProviding, Equatable, Sendable
       return
         "--packages: no \(RuntimePackages.pkgConfigName).pc or \(RuntimePackages.cmakePackage)Config.cmake beside the runtime in '\(directory)'; Scripts/install writes them"
     case .unknownTarget(let triple):
-      return "--target: unknown triple '\(triple)'; give e.g. aarch64-linux-gnu, aarch64-linux-android34 or x86_64-linux-gnu"
+      return
+        "--target: unknown triple '\(triple)'; give e.g. aarch64-linux-gnu, aarch64-linux-android34 or x86_64-linux-gnu"
     case .noCrossCompiler(let target, let compiler):
       return "--target \(target): no \(compiler) cross compiler for it; use --compiler clang"
     case .runtimeForOtherMachine(let library, let built, let target):
       return
         "--target \(target): the runtime '\(library)' is built for \(built); cross-build one with 'Scripts/build-runtime --target \(target) DIR' and set ORDERFILE_RUNTIME_DIR=DIR, or install one beside the tool with 'Scripts/install --target \(target)'"
     case .noCrossBuild(let language):
-      return "--target: no cross build for --language \(language) (it needs an SDK of the target); --target is for C and Rust"
+      return
+        "--target: no cross build for --language \(language) (it needs an SDK of the target); --target is for C and Rust"
     }
   }
 

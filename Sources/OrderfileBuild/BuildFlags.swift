@@ -104,7 +104,8 @@ public struct BuildFlags: Sendable, Equatable, Codable {
   /// under the target's prefix (`aarch64-linux-gnu-ld.lld`, which no package installs):
   /// `-B` names the folder of the `ld.lld` found (`lldDirectory`).
   public func crossBuilt(
-    for target: CrossTarget, compiler: InstrumentingCompiler, host: CrossTarget.Architecture? = CrossTarget.hostArchitecture,
+    for target: CrossTarget, compiler: InstrumentingCompiler,
+    host: CrossTarget.Architecture? = CrossTarget.hostArchitecture,
     lldDirectory: String? = CrossTarget.lldDirectory
   ) throws -> BuildFlags {
     let crossFlags = target.compilerFlags(compiler)

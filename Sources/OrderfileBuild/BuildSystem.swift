@@ -38,7 +38,8 @@ public enum BuildSystem: String, CaseIterable, Sendable, Codable {
     if case .release(let orderfile, let format) = build, !link.isEmpty {
       link.removeLast()
       let name = (orderfile as NSString).lastPathComponent
-      var target = name.hasSuffix("." + format.fileExtension) ? String(name.dropLast(format.fileExtension.count + 1)) : name
+      var target =
+        name.hasSuffix("." + format.fileExtension) ? String(name.dropLast(format.fileExtension.count + 1)) : name
       if target.hasPrefix("lib"), let so = target.range(of: ".so") {
         target = String(target[target.index(target.startIndex, offsetBy: 3)..<so.lowerBound])
       }

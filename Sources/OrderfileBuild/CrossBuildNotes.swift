@@ -18,7 +18,8 @@ public struct CrossBuildNotes: Sendable, Equatable {
       target.system == .linuxGNU && target.architecture == .aarch64
       ? " (Debian: gcc-aarch64-linux-gnu, libc6-dev-arm64-cross\(compiler == "clang" ? "; clang finds their sysroot" : ""))"
       : target.system == .android ? " (the NDK's clang, with its sysroot)" : ""
-    return "# Cross build for \(target.triple) (\(target.architecture.displayName)): compile and link with \(compiler)\(packages)\n"
+    return
+      "# Cross build for \(target.triple) (\(target.architecture.displayName)): compile and link with \(compiler)\(packages)\n"
   }
 
   /// The lines after the flags: how to record and where the trace goes next.

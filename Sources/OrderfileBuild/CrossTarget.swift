@@ -9,6 +9,8 @@ public struct CrossTarget: Sendable, Equatable, Codable {
   /// The architectures the runtime is built and tested for.
   public enum Architecture: String, Sendable, Codable, CaseIterable {
     case aarch64
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    // The architecture's own spelling, as in target triples.
     case x86_64
 
     /// ELF's name for it.

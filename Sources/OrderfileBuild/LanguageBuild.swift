@@ -41,7 +41,8 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
   /// whose standard library `rustup target add` installs) and links with the target's C
   /// compiler; the instrumented build needs a runtime built for the target, which is checked.
   public static func forBuild(
-    _ build: Build, language: Language, target: CrossTarget? = nil, executablePath: String = RuntimeLocation.runningTool,
+    _ build: Build, language: Language, target: CrossTarget? = nil,
+    executablePath: String = RuntimeLocation.runningTool,
     environment: [String: String] = [:]
   ) throws -> LanguageBuild {
     if target != nil && language != .rust { throw BuildError.noCrossBuild(language: language.rawValue) }
@@ -75,7 +76,8 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
           cargoArguments: ["--target", rustTarget, "--target-dir", rustInstrumentedTargetDirectory])
       }
     }
-    return LanguageBuild(language: language, arguments: arguments, cargoArguments: language == .rust ? ["--target", rustTarget] : [])
+    return LanguageBuild(
+      language: language, arguments: arguments, cargoArguments: language == .rust ? ["--target", rustTarget] : [])
   }
 
   /// The release build as it ships and is recorded: one section per function (rustc emits
@@ -87,8 +89,10 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
     switch language {
     case .c: return []
     case .swift:
-      return ["-Xswiftc", "-Xfrontend", "-Xswiftc", "-function-sections", "-Xcc", "-ffunction-sections",
-              "-Xswiftc", "-use-ld=lld"]
+      return [
+        "-Xswiftc", "-Xfrontend", "-Xswiftc", "-function-sections", "-Xcc", "-ffunction-sections",
+        "-Xswiftc", "-use-ld=lld",
+      ]
         + linkerArguments(.swift, ["--build-id"])
     case .rust:
       // cargo shows the linker's output only with this lint on: lld's warnings about
@@ -122,11 +126,15 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
     switch language {
     case .c: return []
     case .swift:
-      return ["-Xswiftc", "-Xfrontend", "-Xswiftc", "-sanitize=fuzzer",
-              "-Xswiftc", "-Xfrontend", "-Xswiftc", "-sanitize-coverage=func,trace-pc-guard"]
+      return [
+        "-Xswiftc", "-Xfrontend", "-Xswiftc", "-sanitize=fuzzer",
+        "-Xswiftc", "-Xfrontend", "-Xswiftc", "-sanitize-coverage=func,trace-pc-guard",
+      ]
     case .rust:
-      return ["-C", "passes=sancov-module", "-C", "llvm-args=-sanitizer-coverage-level=1",
-              "-C", "llvm-args=-sanitizer-coverage-trace-pc-guard"]
+      return [
+        "-C", "passes=sancov-module", "-C", "llvm-args=-sanitizer-coverage-level=1",
+        "-C", "llvm-args=-sanitizer-coverage-trace-pc-guard",
+      ]
     }
   }
 
@@ -136,7 +144,9 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
     switch language {
     case .c: return []
     case .swift:
-      return ["-Xlinker", "-L" + directory, "-Xlinker", "-lOrderfileRuntime", "-Xlinker", "-rpath", "-Xlinker", directory]
+      return [
+        "-Xlinker", "-L" + directory, "-Xlinker", "-lOrderfileRuntime", "-Xlinker", "-rpath", "-Xlinker", directory,
+      ]
     case .rust:
       return ["-L", "native=" + directory, "-l", "dylib=OrderfileRuntime", "-C", "link-arg=-Wl,-rpath," + directory]
     }

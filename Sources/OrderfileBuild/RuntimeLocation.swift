@@ -30,7 +30,9 @@ public struct RuntimeLocation: Sendable, Equatable, Codable {
     let binDirectory = PathName.directory(of: executablePath)
     let libraryCandidates =
       [environment["ORDERFILE_RUNTIME_DIR"]].compactMap { $0 }
-      + [targetTriple.map { binDirectory + "/../lib/" + $0 }].compactMap { $0 } + [binDirectory, binDirectory + "/../lib"]
+      + [targetTriple.map { binDirectory + "/../lib/" + $0 }].compactMap { $0 } + [
+        binDirectory, binDirectory + "/../lib",
+      ]
     let includeCandidates =
       [environment["ORDERFILE_INCLUDE_DIR"]].compactMap { $0 } + [
         binDirectory + "/../include",

@@ -69,7 +69,8 @@ public struct DiffRequest {
     if let measure {
       let probe = PageProbe(library: MeasureRequest.defaultProbeLibrary())
       func run(_ binary: String) throws -> MeasuredLaunch {
-        try probe.measure(program: binary, arguments: measure.arguments, timeLimitMilliseconds: measure.timeLimitMilliseconds)
+        try probe.measure(
+          program: binary, arguments: measure.arguments, timeLimitMilliseconds: measure.timeLimitMilliseconds)
       }
       report.measured = try MeasuredComparison(
         baseBinary: measure.base, base: try run(measure.base), headBinary: measure.head, head: try run(measure.head),

@@ -50,7 +50,8 @@ public struct EstimateRequest {
       let (launch, unmatched) = try measure.measure(
         binary: estimation.binaryPath, pageSizes: estimation.estimator.pageSizes)
       for name in unmatched {
-        output.warning("--until '\(name)' names no function of \(estimation.binaryPath); the pages were counted to exit")
+        output.warning(
+          "--until '\(name)' names no function of \(estimation.binaryPath); the pages were counted to exit")
       }
       if !measure.until.isEmpty && unmatched.count < measure.until.count && launch.end != .until {
         output.warning("the measured run never called an --until function; the pages were counted to its end")

@@ -13,7 +13,9 @@ public struct GenerateRequest: Sendable {
   /// Text or JSON.
   public var reportFormat: ReportFormat
 
-  public init(traces: [WeightedTrace], orderfiles: OrderfileOptions, list: Bool = false, reportFormat: ReportFormat = .text) {
+  public init(
+    traces: [WeightedTrace], orderfiles: OrderfileOptions, list: Bool = false, reportFormat: ReportFormat = .text
+  ) {
     self.traces = traces
     self.orderfiles = orderfiles
     self.list = list

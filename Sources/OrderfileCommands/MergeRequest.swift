@@ -32,7 +32,8 @@ public struct MergeRequest: Sendable {
     let merger = TraceMerger(
       selection: orderfiles.selection, binaries: orderfiles.binaries,
       builder: OrderBuilder(
-        includePostWindow: orderfiles.includePostWindow, placeCodeWithoutSymbol: orderfiles.format.placesCodeWithoutSymbol), allowMixedBuilds: allowMixedBuilds,
+        includePostWindow: orderfiles.includePostWindow,
+        placeCodeWithoutSymbol: orderfiles.format.placesCodeWithoutSymbol), allowMixedBuilds: allowMixedBuilds,
       previousOrder: try previousOrders(), release: orderfiles.release)
     let merge = try merger.merge(traces)
     return try orderfiles.finish(

@@ -50,11 +50,13 @@ public struct ReportRequest: Sendable {
     // Every export is rendered before any is written, and all are written as one set.
     var files: [OutputFile] = []
     if let chromeTrace {
-      files.append(OutputFile(path: chromeTrace, text: try ChromeTraceExporter(trace: trace, symbols: symbols).render(profile)))
+      files.append(
+        OutputFile(path: chromeTrace, text: try ChromeTraceExporter(trace: trace, symbols: symbols).render(profile)))
     }
     if let folded {
       guard !trace.threads.isEmpty else { throw ProfileError.notFullMode(trace: self.trace) }
-      files.append(OutputFile(path: folded, text: FoldedStacksExporter(symbols: symbols, perThread: perThread).render(trace)))
+      files.append(
+        OutputFile(path: folded, text: FoldedStacksExporter(symbols: symbols, perThread: perThread).render(trace)))
     }
     if let html {
       let pages = try pagesBinary.map {

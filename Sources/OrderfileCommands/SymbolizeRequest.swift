@@ -17,7 +17,8 @@ public struct SymbolizeRequest: Sendable {
 
   /// Looks up the addresses of `input`, one a line (stdin's bytes).
   public func run(input: [UInt8]) throws -> CommandOutput {
-    let lookup = AddressLookup(symbolizer: try ELFSymbolizer(path: binary), demangle: demangle, sourceLines: sourceLines)
+    let lookup = AddressLookup(
+      symbolizer: try ELFSymbolizer(path: binary), demangle: demangle, sourceLines: sourceLines)
     let result = lookup.lookUp(input)
     var output = CommandOutput()
     output.print(result.text)

@@ -28,7 +28,8 @@ public struct VerifyRequest: Sendable {
     var output = CommandOutput()
     if symbolizer.symbolSource == .dynamicSymbols {
       output.warning(
-        "\(binary) has only dynamic symbols: its local functions cannot be found and count as missing; verify a build that keeps its .symtab")
+        "\(binary) has only dynamic symbols: its local functions cannot be found and count as missing; verify a build that keeps its .symtab"
+      )
     }
     output.print(try reportFormat.renderer(text: VerificationTextRenderer()).render(verification))
     // The verdict and its reason are the report's last lines: no second line on stderr.

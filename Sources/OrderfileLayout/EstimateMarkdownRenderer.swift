@@ -31,7 +31,8 @@ public struct EstimateMarkdownRenderer: Renderer {
       lines.append("| --- | ---: | ---: | ---: |")
       for row in measurement.rows {
         lines.append(
-          "| \(formatBytes(row.pageSize)) | \(row.estimated) | \(row.measured) | \(row.estimated - row.measured)\(row.agrees ? "" : " **!**") |")
+          "| \(formatBytes(row.pageSize)) | \(row.estimated) | \(row.measured) | \(row.estimated - row.measured)\(row.agrees ? "" : " **!**") |"
+        )
       }
       if !measurement.agrees {
         lines.append("")

@@ -20,7 +20,8 @@ public struct EstimateTextRenderer: Renderer {
     }
     if let releaseOnly = estimate.releaseOnly, !releaseOnly.uncountedColdParts.isEmpty {
       lines.append(
-        "  not counted: \(releaseOnly.uncountedColdParts.count) cold parts of recorded functions that the trace did not see run")
+        "  not counted: \(releaseOnly.uncountedColdParts.count) cold parts of recorded functions that the trace did not see run"
+      )
     }
     if !estimate.missingFunctions.isEmpty {
       let shown = estimate.missingFunctions.prefix(8).map(Demangler.withLinkerName).joined(separator: ", ")
@@ -63,7 +64,10 @@ public struct EstimateTextRenderer: Renderer {
 
 /// The estimate's "now" beside the pages the binary touched under the page probe.
 private func measurementLines(_ measurement: PageMeasurement) -> [String] {
-  var lines = ["", "measured by the page probe: \(measurement.launch.command.joined(separator: " ")) (\(endText(measurement.launch)))"]
+  var lines = [
+    "",
+    "measured by the page probe: \(measurement.launch.command.joined(separator: " ")) (\(endText(measurement.launch)))",
+  ]
   guard measurement.module != nil else {
     return lines + ["warning: the run never loaded this binary, so nothing of it was measured"]
   }
@@ -111,7 +115,7 @@ private func fragmentLines(_ fragments: LaunchFragments) -> [String] {
 /// "4 KiB", "1.5 MiB", "312 B".
 public func formatBytes(_ bytes: UInt64) -> String {
   if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
-  if bytes >= 1 << 20 { return String(format: "%.1f MiB", Double(bytes) / 1048576) }
+  if bytes >= 1 << 20 { return String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
   if bytes >= 1 << 10 && bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
   if bytes >= 1 << 10 { return String(format: "%.1f KiB", Double(bytes) / 1024) }
   return "\(bytes) B"
@@ -123,5 +127,3 @@ public func signedPercent(from old: Int, to new: Int) -> String {
   let change = (Double(new) - Double(old)) / Double(old) * 100
   return (change > 0 ? "+" : "") + String(format: "%.1f%%", change)
 }
-
-import Foundation

@@ -49,7 +49,8 @@ public struct LaunchEstimation {
         recordedPath: traceModule.path, buildID: traceModule.buildID)
     }
     // Code without a symbol runs and takes pages like any other: it is counted.
-    let launch = OrderBuilder(placeCodeWithoutSymbol: true).order(trace: trace, module: moduleIndex, symbolizer: recorded)
+    let launch = OrderBuilder(placeCodeWithoutSymbol: true).order(
+      trace: trace, module: moduleIndex, symbolizer: recorded)
     let order = try orderPath.map { try Orderfile.read(path: $0) }
     let measured = MeasuredFaults(
       minorFaults: trace.header.minorFaults, majorFaults: trace.header.majorFaults,
@@ -88,8 +89,11 @@ public struct LaunchEstimation {
     estimate.releaseOnly = releaseOnly
     estimate.countedByAddress = exactAddresses != nil
     estimate.sharedNames = launch.ambiguousNames.count
-    if order != nil { estimate.worseThanDefault = LayoutRegressionCheck.worseLayout(estimate.pages, binary: binaryPath) }
-    estimate.fragments = LaunchFragments(launch: launchNames, functions: binary.functions, pageSizes: estimator.pageSizes)
+    if order != nil {
+      estimate.worseThanDefault = LayoutRegressionCheck.worseLayout(estimate.pages, binary: binaryPath)
+    }
+    estimate.fragments = LaunchFragments(
+      launch: launchNames, functions: binary.functions, pageSizes: estimator.pageSizes)
     if let order {
       estimate.reorderedBinary = Self.caution(
         launch: launchNames, missing: estimate.missingFunctions, order: order, binary: binary)

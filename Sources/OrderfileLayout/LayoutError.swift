@@ -19,7 +19,8 @@ public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendabl
     case .emptyOrderfile(let path):
       return "\(path): the orderfile has no entries"
     case .noPageProbe(let path):
-      return "\(path): the page probe is missing; build it with Scripts/build-runtime (Scripts/install puts it beside the runtime)"
+      return
+        "\(path): the page probe is missing; build it with Scripts/build-runtime (Scripts/install puts it beside the runtime)"
     case .probeWroteNothing(let program, let status):
       return "\(program): the page probe recorded nothing (exit status \(status)); is it a dynamically linked program?"
     case .notMeasured(let binary):

@@ -105,7 +105,9 @@ public struct PageProbe {
     environment["LD_PRELOAD"] = library + inherited
     if let until, !until.addresses.isEmpty {
       // The probe compares it with the loader's names: the real, absolute path.
-      guard let resolved = realpath(until.module, nil) else { throw LayoutError.probeWroteNothing(program: until.module, status: -1) }
+      guard let resolved = realpath(until.module, nil) else {
+        throw LayoutError.probeWroteNothing(program: until.module, status: -1)
+      }
       let realPath = String(cString: resolved)
       free(resolved)
       environment["ORDERFILE_PAGE_PROBE_UNTIL"] =

@@ -10,18 +10,22 @@ public struct VerificationTextRenderer: Renderer {
     var lines: [String] = []
     let linker = verification.linker.map { ", linked by \($0)" } ?? ""
     lines.append("binary \(verification.binary)\(linker)")
-    lines.append("order  \(verification.order) (\(verification.orderFormat.rawValue) format, \(verification.entries) entries)")
     lines.append(
-      "present:            \(verification.present) of \(verification.entries) (\(TextFormatting.percent(verification.presentShare)))")
+      "order  \(verification.order) (\(verification.orderFormat.rawValue) format, \(verification.entries) entries)")
     lines.append(
-      "in order, adjacent: \(verification.inOrder) of \(verification.present) (\(TextFormatting.percent(verification.inOrderShare)))")
+      "present:            \(verification.present) of \(verification.entries) (\(TextFormatting.percent(verification.presentShare)))"
+    )
+    lines.append(
+      "in order, adjacent: \(verification.inOrder) of \(verification.present) (\(TextFormatting.percent(verification.inOrderShare)))"
+    )
     if !verification.missing.isEmpty {
       lines.append("not in the binary: " + verification.missing.map(Demangler.withLinkerName).joined(separator: ", "))
     }
     if !verification.firstMisplaced.isEmpty {
       lines.append("first entries out of place:")
       for entry in verification.firstMisplaced {
-        let expected = entry.expectedAfter.map { "should follow \(Demangler.withLinkerName($0))" } ?? "should start the block"
+        let expected =
+          entry.expectedAfter.map { "should follow \(Demangler.withLinkerName($0))" } ?? "should start the block"
         let actual = entry.actualAfter.map { ", follows \(Demangler.withLinkerName($0))" } ?? ""
         lines.append("  #\(entry.rank) \(Demangler.withLinkerName(entry.name)): \(expected)\(actual)")
       }

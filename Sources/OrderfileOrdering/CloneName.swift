@@ -12,7 +12,9 @@
 public struct CloneName: Equatable, Sendable {
   /// The kinds of copies, by suffix.
   public enum Kind: String, Sendable, Codable {
-    case part, isra, constprop, cold, ltoPrivate = "lto_priv", localAlias = "localalias"
+    case part, isra, constprop, cold
+    case ltoPrivate = "lto_priv"
+    case localAlias = "localalias"
   }
 
   /// The original function's name (`foo` for `foo.isra.0`).

@@ -55,7 +55,8 @@ public struct GenerationTextRenderer: Renderer {
       }
       if !module.unplaceable.isEmpty {
         lines.append(
-          "  \(module.unplaceable.count) functions no orderfile can move (no size, or outside .text): \(TextFormatting.list(module.unplaceable.map(Demangler.demangle)))")
+          "  \(module.unplaceable.count) functions no orderfile can move (no size, or outside .text): \(TextFormatting.list(module.unplaceable.map(Demangler.demangle)))"
+        )
       }
       if !module.refusedByLinker.isEmpty {
         lines.append(
@@ -63,18 +64,23 @@ public struct GenerationTextRenderer: Renderer {
         )
       }
       if !module.coldParts.isEmpty {
-        lines.append("  \(module.coldParts.count) cold split parts kept out of the order: \(TextFormatting.list(module.coldParts.map(Demangler.demangle)))")
+        lines.append(
+          "  \(module.coldParts.count) cold split parts kept out of the order: \(TextFormatting.list(module.coldParts.map(Demangler.demangle)))"
+        )
       }
       if !module.placedColdParts.isEmpty {
         lines.append(
-          "  \(module.placedColdParts.count) cold split parts ran and are placed after the launch functions: \(TextFormatting.list(module.placedColdParts.map(Demangler.demangle)))")
+          "  \(module.placedColdParts.count) cold split parts ran and are placed after the launch functions: \(TextFormatting.list(module.placedColdParts.map(Demangler.demangle)))"
+        )
       }
       if !module.withoutSymbol.isEmpty {
-        let cost = module.withoutSymbolCost.first { $0.pageSize == 4096 }.map {
-          " (the launch touches \($0.ordered) pages of 4 KiB with them where they are, \($0.placed) with them placed)"
-        } ?? ""
+        let cost =
+          module.withoutSymbolCost.first { $0.pageSize == 4096 }.map {
+            " (the launch touches \($0.ordered) pages of 4 KiB with them where they are, \($0.placed) with them placed)"
+          } ?? ""
         lines.append(
-          "  warning: \(module.withoutSymbol.count) launch functions have no symbol (\(module.withoutSymbolBytes) bytes), so a symbol orderfile cannot place them\(cost): \(TextFormatting.list(module.withoutSymbol, limit: 3)); --format lld-script places them, from the binary's link map")
+          "  warning: \(module.withoutSymbol.count) launch functions have no symbol (\(module.withoutSymbolBytes) bytes), so a symbol orderfile cannot place them\(cost): \(TextFormatting.list(module.withoutSymbol, limit: 3)); --format lld-script places them, from the binary's link map"
+        )
       }
       for ambiguous in module.ambiguousNames {
         lines.append(
@@ -128,7 +134,8 @@ public struct GenerationTextRenderer: Renderer {
     if !release.renamed.isEmpty {
       let shown = release.renamed.map { "\(Demangler.demangle($0.name)) is \($0.releaseName ?? "?") there" }
       lines.append(
-        "  \(release.renamed.count) recorded functions are renamed in the release build (\(fate)): \(TextFormatting.list(shown))")
+        "  \(release.renamed.count) recorded functions are renamed in the release build (\(fate)): \(TextFormatting.list(shown))"
+      )
     }
     if !release.rehashed.isEmpty {
       lines.append(

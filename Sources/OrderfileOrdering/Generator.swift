@@ -63,7 +63,8 @@ public struct Generator {
   public var assessCodeWithoutSymbol: ((ModuleOrder, any Symbolizer) -> [CodeWithoutSymbolCost])? = nil
 
   public init(
-    selection: ModuleSelection = .all, binaries: BinaryResolver = BinaryResolver(), builder: OrderBuilder = OrderBuilder(),
+    selection: ModuleSelection = .all, binaries: BinaryResolver = BinaryResolver(),
+    builder: OrderBuilder = OrderBuilder(),
     release: ReleaseBinaries? = nil,
     initializers: @escaping (any Symbolizer) throws -> [StaticInitializer] = Generator.staticInitializers,
     assessLayout: ((ModuleOrder, any Symbolizer) -> WorseLayout?)? = nil
@@ -110,7 +111,8 @@ public struct Generator {
       let compared = try release?.compare(order) ?? order
       // The initializers of the binary that will be linked: its names are the ones lld looks up.
       let linked = try release?.symbolizer(for: module) ?? symbolizer
-      var placed = Self.leavingOutRefused(InitializerPlacement.apply(try initializers(linked), to: compared), linked: linked)
+      var placed = Self.leavingOutRefused(
+        InitializerPlacement.apply(try initializers(linked), to: compared), linked: linked)
       placed.worseLayout = assessLayout?(placed, linked)
       if !placed.withoutSymbol.isEmpty { placed.withoutSymbolCost = assessCodeWithoutSymbol?(placed, symbolizer) ?? [] }
       orders.append(placed)

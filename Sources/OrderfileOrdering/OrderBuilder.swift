@@ -22,7 +22,9 @@ public struct OrderBuilder {
   /// `ModuleOrder.withoutSymbol` instead.
   public var placeCodeWithoutSymbol: Bool
 
-  public init(includePostWindow: Bool = false, resolveSourceLocations: Bool = false, placeCodeWithoutSymbol: Bool = false) {
+  public init(
+    includePostWindow: Bool = false, resolveSourceLocations: Bool = false, placeCodeWithoutSymbol: Bool = false
+  ) {
     self.includePostWindow = includePostWindow
     self.resolveSourceLocations = resolveSourceLocations
     self.placeCodeWithoutSymbol = placeCodeWithoutSymbol

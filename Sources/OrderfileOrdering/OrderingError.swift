@@ -26,7 +26,8 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
     switch self {
     case .noLinkMap(let binary, let problem):
       let why = problem.map { ": \($0)" } ?? ": none at \(binary).map"
-      return "\(binary): --format lld-script needs the link map of the recorded binary\(why); link it with -Wl,-Map=\(binary).map (swiftc: -Xlinker -Map=\(binary).map) and record it again"
+      return
+        "\(binary): --format lld-script needs the link map of the recorded binary\(why); link it with -Wl,-Map=\(binary).map (swiftc: -Xlinker -Map=\(binary).map) and record it again"
 
     case .noSuchModule(let name, let trace, let available):
       return "\(trace): no module matches '\(name)'; the trace has: \(available.joined(separator: ", "))"

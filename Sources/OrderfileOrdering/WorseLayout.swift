@@ -33,6 +33,7 @@ public struct WorseLayout: Codable, Sendable, Equatable {
   /// One line for people.
   public var message: String {
     let counts = pages.map { "\($0.ordered) pages ordered against \($0.defaultLayout) at \($0.pageSize / 1024) KiB" }
-    return "the orderfile makes the launch of \(binary) touch more pages than its default layout (\(counts.joined(separator: ", "))): do not apply it"
+    return
+      "the orderfile makes the launch of \(binary) touch more pages than its default layout (\(counts.joined(separator: ", "))): do not apply it"
   }
 }

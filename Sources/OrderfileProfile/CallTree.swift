@@ -40,8 +40,9 @@ public enum CallTree {
       case .enter:
         let stack = open.map(\.id) + [id]
         calls.append(
-          Call(module: event.module, address: event.address, start: event.timeNanoseconds, end: event.timeNanoseconds,
-               depth: open.count, stack: stack))
+          Call(
+            module: event.module, address: event.address, start: event.timeNanoseconds, end: event.timeNanoseconds,
+            depth: open.count, stack: stack))
         open.append((id, event.timeNanoseconds, calls.count - 1))
       case .exit:
         guard let position = open.lastIndex(where: { $0.id == id }) else { continue }

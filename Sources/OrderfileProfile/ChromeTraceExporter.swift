@@ -30,7 +30,9 @@ public struct ChromeTraceExporter: Renderer {
 
     var events: [[String: Any]] = []
     events.append(["ph": "M", "pid": pid, "tid": 0, "name": "process_name", "args": ["name": "launch of pid \(pid)"]])
-    events.append(["ph": "M", "pid": pid, "tid": Int(Self.phaseTrack), "name": "thread_name", "args": ["name": "launch phases"]])
+    events.append([
+      "ph": "M", "pid": pid, "tid": Int(Self.phaseTrack), "name": "thread_name", "args": ["name": "launch phases"],
+    ])
     var threadIDs = Set(profile.threads.map(\.thread))
     threadIDs.formUnion(trace.threads.map(\.threadID))
     for thread in threadIDs.sorted() {
@@ -45,7 +47,8 @@ public struct ChromeTraceExporter: Renderer {
       for part in preMain.parts {
         guard let start = part.startNanoseconds else { continue }
         events.append([
-          "ph": "X", "pid": pid, "tid": Int(track), "name": part.name, "cat": part.isOverhead ? "overhead" : "before main",
+          "ph": "X", "pid": pid, "tid": Int(track), "name": part.name,
+          "cat": part.isOverhead ? "overhead" : "before main",
           "ts": micros(start), "dur": micros(part.durationNanoseconds),
           "args": ["firstCalls": part.firstCalls ?? 0],
         ])

@@ -7,7 +7,7 @@ public struct LaunchSeriesTextRenderer: Renderer {
   public func render(_ series: LaunchSeries) -> String {
     let sources = series.processStartSources.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
     var lines = [
-      "\(series.traces.count) launches of \(series.program); process start from \(sources.joined(separator: ", "))",
+      "\(series.traces.count) launches of \(series.program); process start from \(sources.joined(separator: ", "))"
     ]
     for group in [LaunchSeries.Statistic.Group.beforeMain, .phase] {
       let statistics = series.statistics.filter { $0.group == group }

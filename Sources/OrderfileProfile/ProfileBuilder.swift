@@ -27,7 +27,8 @@ public struct ProfileBuilder {
       // runs backwards ("main → first hook").
       .init(
         kind: .firstHook, name: "first hook",
-        timeNanoseconds: relative(min(trace.header.traceStartNanoseconds, trace.records.map(\.timeNanoseconds).min() ?? .max)),
+        timeNanoseconds: relative(
+          min(trace.header.traceStartNanoseconds, trace.records.map(\.timeNanoseconds).min() ?? .max)),
         thread: nil),
     ]
     if let mainModule,
@@ -37,11 +38,14 @@ public struct ProfileBuilder {
           && symbols.function(module: mainModule, address: $0.address)?.allNames.contains("main") == true
       })
     {
-      boundaries.append(.init(kind: .main, name: "main", timeNanoseconds: relative(main.timeNanoseconds), thread: main.threadID))
-      preMain = PreMainBuilder(trace: trace, symbols: symbols, relative: relative).build(main: relative(main.timeNanoseconds))
+      boundaries.append(
+        .init(kind: .main, name: "main", timeNanoseconds: relative(main.timeNanoseconds), thread: main.threadID))
+      preMain = PreMainBuilder(trace: trace, symbols: symbols, relative: relative).build(
+        main: relative(main.timeNanoseconds))
     }
     for mark in trace.marks {
-      boundaries.append(.init(kind: .mark, name: mark.name, timeNanoseconds: relative(mark.timeNanoseconds), thread: mark.threadID))
+      boundaries.append(
+        .init(kind: .mark, name: mark.name, timeNanoseconds: relative(mark.timeNanoseconds), thread: mark.threadID))
     }
     if let end = trace.header.windowEndNanoseconds, trace.header.windowReason != .exit {
       let name =
@@ -55,7 +59,9 @@ public struct ProfileBuilder {
     let lastRecord = trace.records.map(\.timeNanoseconds).max() ?? trace.header.traceStartNanoseconds
     let end = trace.header.endNanoseconds ?? lastRecord
     boundaries.append(
-      .init(kind: .exit, name: trace.header.isClosed ? "exit" : "trace end", timeNanoseconds: relative(max(end, lastRecord)), thread: nil))
+      .init(
+        kind: .exit, name: trace.header.isClosed ? "exit" : "trace end",
+        timeNanoseconds: relative(max(end, lastRecord)), thread: nil))
     // Stable: equal times keep the order above (process start, first hook, main, marks, ...).
     boundaries = boundaries.enumerated().sorted {
       ($0.element.timeNanoseconds, $0.offset) < ($1.element.timeNanoseconds, $1.offset)

@@ -1,6 +1,6 @@
 import Foundation
-import OrderfileSupport
 import OrderfileLayout
+import OrderfileSupport
 
 /// A self-contained HTML report of the launch: a phase timeline, first calls over time
 /// per thread, and, when an estimate is given, the page strip. No scripts, no network.
@@ -27,7 +27,8 @@ public struct ProfileHTMLRenderer: Renderer {
       body += "<h2>Pages</h2>\n" + PageStripRenderer().render(pages)
     }
     if let slowest = profile.slowestFirstCalls, !slowest.isEmpty {
-      body += "<h2>Slowest first calls</h2>\n<table><tr><th>function</th><th>thread</th><th>start</th><th>inclusive</th></tr>\n"
+      body +=
+        "<h2>Slowest first calls</h2>\n<table><tr><th>function</th><th>thread</th><th>start</th><th>inclusive</th></tr>\n"
       for call in slowest {
         body +=
           "<tr><td>\(escape(call.name))</td><td>\(call.thread)</td><td>\(milliseconds(call.startNanoseconds))</td><td>\(milliseconds(call.inclusiveNanoseconds))</td></tr>\n"
@@ -70,7 +71,8 @@ public struct ProfileHTMLRenderer: Renderer {
       let x = Double(boundary.timeNanoseconds) / Double(total) * Double(width)
       svg += "<line x1=\"\(format(x))\" x2=\"\(format(x))\" y1=\"6\" y2=\"40\" stroke=\"#222\" stroke-width=\"1\"/>\n"
     }
-    svg += "<text x=\"0\" y=\"58\">0 ms</text><text x=\"\(width)\" y=\"58\" text-anchor=\"end\">\(milliseconds(total))</text>\n"
+    svg +=
+      "<text x=\"0\" y=\"58\">0 ms</text><text x=\"\(width)\" y=\"58\" text-anchor=\"end\">\(milliseconds(total))</text>\n"
     return svg + "</svg>\n"
   }
 
@@ -95,7 +97,8 @@ public struct ProfileHTMLRenderer: Renderer {
     let height = 240
     let plotHeight = 200
     let maxCount = max(profile.threads.map(\.firstCalls).max() ?? 1, 1)
-    var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height + 20 * profile.threads.count)\">\n"
+    var svg =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height + 20 * profile.threads.count)\">\n"
     svg += "<rect x=\"0\" y=\"0\" width=\"\(width)\" height=\"\(plotHeight)\" fill=\"#fafafa\" stroke=\"#ddd\"/>\n"
     for boundary in profile.boundaries where boundary.timeNanoseconds > origin {
       svg +=
@@ -110,7 +113,8 @@ public struct ProfileHTMLRenderer: Renderer {
         let y = Double(plotHeight) - Double(count) / Double(maxCount) * Double(plotHeight - 10)
         points.append("\(format(x(call.timeNanoseconds))),\(format(y))")
       }
-      svg += "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"/>\n"
+      svg +=
+        "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"/>\n"
       let label = thread.isMainThread ? "thread \(thread.thread) (main)" : "thread \(thread.thread)"
       let y = height + 20 * index
       svg +=
@@ -144,16 +148,18 @@ public struct ProfileHTMLRenderer: Renderer {
     }
     html += svg + "</svg>\n"
     html += "<table><tr><th>part</th><th>start</th><th>duration</th><th>functions first called</th></tr>\n"
-    let runs = Dictionary(preMain.modules.map { ("initializers of " + StartupProfile.PreMain.fileName($0.module), $0) }) { first, _ in first }
+    let runs = Dictionary(preMain.modules.map { ("initializers of " + StartupProfile.PreMain.fileName($0.module), $0) })
+    { first, _ in first }
     for (index, part) in parts.enumerated() {
       let color = part.isOverhead ? "#bbb" : Self.palette[index % Self.palette.count]
       let swatch =
         "<span style=\"display:inline-block;width:10px;height:10px;margin-right:6px;background:\(color)\"></span>"
-      let functions = runs[part.name].map { run in
-        run.functions.prefix(20).map { name in
-          run.initializers.contains(name) ? "<b>\(escape(name))</b>" : escape(name)
-        }.joined(separator: ", ") + (run.functions.count > 20 ? ", … (\(run.functions.count) in all)" : "")
-      } ?? ""
+      let functions =
+        runs[part.name].map { run in
+          run.functions.prefix(20).map { name in
+            run.initializers.contains(name) ? "<b>\(escape(name))</b>" : escape(name)
+          }.joined(separator: ", ") + (run.functions.count > 20 ? ", … (\(run.functions.count) in all)" : "")
+        } ?? ""
       html +=
         "<tr><td>\(swatch)\(escape(part.name))</td><td>\(part.startNanoseconds.map(milliseconds) ?? "")</td><td>\(milliseconds(part.durationNanoseconds))</td><td>\(functions)</td></tr>\n"
     }

@@ -43,7 +43,8 @@ public struct ProfileMarkdownRenderer: Renderer {
       lines.append("| slowest first call | thread | inclusive |")
       lines.append("| --- | ---: | ---: |")
       for call in slowest.prefix(10) {
-        lines.append("| \(TextFormatting.markdownCode(call.name)) | \(call.thread) | \(milliseconds(call.inclusiveNanoseconds)) |")
+        lines.append(
+          "| \(TextFormatting.markdownCode(call.name)) | \(call.thread) | \(milliseconds(call.inclusiveNanoseconds)) |")
       }
     }
     return lines.joined(separator: "\n") + "\n"

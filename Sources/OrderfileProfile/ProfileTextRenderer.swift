@@ -54,7 +54,9 @@ public struct ProfileTextRenderer: Renderer {
     lines.append("modules")
     rows = [["module", "first calls", "pages"]]
     for module in profile.modules {
-      rows.append([module.path + (module.symbolized ? "" : " (not symbolized)"), String(module.firstCalls), String(module.pages)])
+      rows.append([
+        module.path + (module.symbolized ? "" : " (not symbolized)"), String(module.firstCalls), String(module.pages),
+      ])
     }
     lines += TextFormatting.table(rows, indent: "  ")
     if let slowest = profile.slowestFirstCalls {
@@ -62,11 +64,14 @@ public struct ProfileTextRenderer: Renderer {
       lines.append("slowest first calls (full mode, callees included)")
       rows = [["function", "thread", "start", "inclusive"]]
       for call in slowest {
-        rows.append([call.name, String(call.thread), milliseconds(call.startNanoseconds), milliseconds(call.inclusiveNanoseconds)])
+        rows.append([
+          call.name, String(call.thread), milliseconds(call.startNanoseconds), milliseconds(call.inclusiveNanoseconds),
+        ])
       }
       lines += TextFormatting.table(rows, indent: "  ")
       if let dropped = profile.droppedEvents, dropped > 0 {
-        lines.append("warning: \(dropped) events were dropped because thread buffers were full (raise ORDERFILE_EVENTS)")
+        lines.append(
+          "warning: \(dropped) events were dropped because thread buffers were full (raise ORDERFILE_EVENTS)")
       }
     }
     for module in profile.unsymbolizedModules { lines.append("note: not symbolized: \(module)") }
@@ -86,7 +91,8 @@ public struct ProfileTextRenderer: Renderer {
   func renderPreMain(_ preMain: StartupProfile.PreMain) -> [String] {
     var lines = [
       "before main: \(milliseconds(preMain.mainNanoseconds))"
-        + (preMain.runtimeStartupNanoseconds == nil ? "" : ", the program's own \(milliseconds(preMain.programNanoseconds))")
+        + (preMain.runtimeStartupNanoseconds == nil
+          ? "" : ", the program's own \(milliseconds(preMain.programNanoseconds))")
     ]
     // First calls are counted in initializers only: without any, the column would be empty.
     let counted = preMain.parts.contains { $0.firstCalls != nil }

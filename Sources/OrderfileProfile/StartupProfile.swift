@@ -168,20 +168,28 @@ extension StartupProfile.PreMain {
 
   /// The loader, the runtime's start-up, each module's initializers and the rest, in time order.
   public var parts: [Part] {
-    var parts = [Part(name: "loader (exec, mapping, relocation)", startNanoseconds: 0,
-      durationNanoseconds: loaderNanoseconds, firstCalls: nil, isOverhead: false)]
+    var parts = [
+      Part(
+        name: "loader (exec, mapping, relocation)", startNanoseconds: 0,
+        durationNanoseconds: loaderNanoseconds, firstCalls: nil, isOverhead: false)
+    ]
     if let runtimeStartupNanoseconds {
       parts.append(
-        Part(name: "runtime start-up (overhead)", startNanoseconds: loaderNanoseconds,
+        Part(
+          name: "runtime start-up (overhead)", startNanoseconds: loaderNanoseconds,
           durationNanoseconds: runtimeStartupNanoseconds, firstCalls: nil, isOverhead: true))
     }
     for run in modules {
       parts.append(
-        Part(name: "initializers of \(Self.fileName(run.module))", startNanoseconds: run.startNanoseconds,
+        Part(
+          name: "initializers of \(Self.fileName(run.module))", startNanoseconds: run.startNanoseconds,
           durationNanoseconds: run.durationNanoseconds, firstCalls: run.functions.count, isOverhead: false))
     }
     if otherNanoseconds > 0 {
-      parts.append(Part(name: "other", startNanoseconds: nil, durationNanoseconds: otherNanoseconds, firstCalls: nil, isOverhead: false))
+      parts.append(
+        Part(
+          name: "other", startNanoseconds: nil, durationNanoseconds: otherNanoseconds, firstCalls: nil,
+          isOverhead: false))
     }
     return parts
   }

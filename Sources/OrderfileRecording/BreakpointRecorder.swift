@@ -174,7 +174,8 @@ public struct BreakpointRecorder: Recorder {
     if result.signal != 0 {
       recording.interruptedBy = result.signal
       recording.warnings.append(
-        Self.stopMessage(signal: result.signal, endedByIt: result.status & 0x7f == result.signal, status: recording.status))
+        Self.stopMessage(
+          signal: result.signal, endedByIt: result.status & 0x7f == result.signal, status: recording.status))
     }
     return Summary(
       recording: recording, armed: result.armed, races: result.races, armingMilliseconds: Double(result.arm_ns) / 1e6,
@@ -220,7 +221,8 @@ public struct BreakpointRecorder: Recorder {
     var status = stat()
     guard geteuid() != 0, stat(path, &status) == 0, status.st_mode & (S_ISUID | S_ISGID) != 0 else { return nil }
     let kind = status.st_mode & S_ISUID != 0 ? "setuid" : "setgid"
-    return "\(path) is \(kind): traced by a user without privileges it runs without its own (the kernel ignores \(kind) under ptrace), so it may fail or behave differently; record it as root, or record an instrumented build"
+    return
+      "\(path) is \(kind): traced by a user without privileges it runs without its own (the kernel ignores \(kind) under ptrace), so it may fail or behave differently; record it as root, or record an instrumented build"
   }
 
   /// The notes on modules the planner left unarmed, for either recorder.
@@ -230,7 +232,8 @@ public struct BreakpointRecorder: Recorder {
       notes.append("\(skipped.count) system libraries not recorded (--system-libraries records them)")
     }
     if !excluded.isEmpty {
-      notes.append("not recorded, as --exclude-module asked: \(TextFormatting.list(excluded.map { PathName.split($0).base }))")
+      notes.append(
+        "not recorded, as --exclude-module asked: \(TextFormatting.list(excluded.map { PathName.split($0).base }))")
     }
     return notes
   }
@@ -258,7 +261,9 @@ public struct BreakpointRecorder: Recorder {
 
   /// The final image of the program's first process: the trace `output` receives.
   static func firstProcessFinal(in traces: [TraceCollector.Finished]) -> TraceCollector.Finished? {
-    guard let first = traces.first(where: { $0.trace.header.parentPID == nil && $0.image == 0 })?.pid else { return nil }
+    guard let first = traces.first(where: { $0.trace.header.parentPID == nil && $0.image == 0 })?.pid else {
+      return nil
+    }
     return traces.last { $0.pid == first && $0.isFinalImage }
   }
 

@@ -46,7 +46,8 @@ public enum NoRebuildMethod: String, Sendable, CaseIterable {
   static func isDynamicallyLinked(_ path: String) -> Bool {
     guard let handle = FileHandle(forReadingAtPath: path) else { return true }
     defer { try? handle.close() }
-    guard let header = try? handle.read(upToCount: 64), header.count == 64, header.starts(with: [0x7f, 0x45, 0x4c, 0x46]),
+    guard let header = try? handle.read(upToCount: 64), header.count == 64,
+      header.starts(with: [0x7f, 0x45, 0x4c, 0x46]),
       header[4] == 2, header[5] == 1
     else { return true }
     func integer<T: FixedWidthInteger>(_ bytes: Data, _ offset: Int, _: T.Type) -> T {
@@ -194,8 +195,8 @@ enum InProcessPlan {
       append(UInt64(module.entries.count))
       append(UInt64(module.stops.count))
       bytes += path + [UInt8](repeating: 0, count: (path.count + 8) & ~7 - path.count)
-      module.entries.forEach { append($0) }
-      module.stops.forEach { append($0) }
+      for entry in module.entries { append(entry) }
+      for stop in module.stops { append(stop) }
     }
     return bytes
   }

@@ -102,7 +102,8 @@ final class ModulePlanner {
     guard !ColdPartEntries.coldParts(of: symbolizer.functions).isEmpty else { return }
     guard let disassembler = ColdPartEntries.disassembler() else {
       warn(
-        "\(path) has cold parts (foo.cold), which a function may jump into past their first byte; without llvm-objdump on PATH only those entered at their start are recorded")
+        "\(path) has cold parts (foo.cold), which a function may jump into past their first byte; without llvm-objdump on PATH only those entered at their start are recorded"
+      )
       return
     }
     coldPartEntries[mapped] = ColdPartEntries.entries(
@@ -211,11 +212,14 @@ final class ModulePlanner {
         "\(path) is an instrumented build, recorded here without a rebuild all the same; 'record --instrumented' records it with its runtime"
       )
     }
-    let stops = stopNames.isEmpty ? [] : functions.filter { function in
-      let matched = stopNames.filter { Self.name(of: function, matches: $0) }
-      matchedStopNames.formUnion(matched)
-      return !matched.isEmpty
-    }.map(\.address)
+    let stops =
+      stopNames.isEmpty
+      ? []
+      : functions.filter { function in
+        let matched = stopNames.filter { Self.name(of: function, matches: $0) }
+        matchedStopNames.formUnion(matched)
+        return !matched.isEmpty
+      }.map(\.address)
     return ModulePlan(
       entries: functions.map(\.address) + (coldPartEntries[path] ?? []), stops: stops,
       signalHook: Self.sigactionEntry(in: functions) ?? 0)

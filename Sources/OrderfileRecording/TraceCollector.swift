@@ -71,7 +71,8 @@ final class TraceCollector {
     case .forked:
       // `time` is on the program's clock, as every time after the process start: the trace starts then.
       live[pid] =
-        live[parent]?.forked(pid: pid, traceStart: time) ?? Live(pid: pid, image: 0, processStart: time, traceStart: time)
+        live[parent]?.forked(pid: pid, traceStart: time)
+        ?? Live(pid: pid, image: 0, processStart: time, traceStart: time)
     case .execed:
       let image = (images[pid] ?? 0) + 1
       images[pid] = image

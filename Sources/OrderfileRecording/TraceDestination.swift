@@ -22,7 +22,8 @@ enum TraceDestination {
     if stat(output, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { return "it is a directory" }
     guard stat(directory, &status) == 0 else {
       return errno == ENOENT || errno == ENOTDIR
-        ? "its directory \(directory) does not exist" : "its directory \(directory): \(String(cString: strerror(errno)))"
+        ? "its directory \(directory) does not exist"
+        : "its directory \(directory): \(String(cString: strerror(errno)))"
     }
     guard status.st_mode & S_IFMT == S_IFDIR else { return "\(directory) is not a directory" }
     // The trace is written to a temporary file beside it, then renamed over it.

@@ -10,7 +10,9 @@ public enum UntilFunction {
 
   /// The entries of the functions of the binary at `path` that `names` call for (where the
   /// page probe ends its count), and the names that matched none of them.
-  public static func entries(_ names: [String], binary path: String) throws -> (addresses: [UInt64], unmatched: [String]) {
+  public static func entries(_ names: [String], binary path: String) throws -> (
+    addresses: [UInt64], unmatched: [String]
+  ) {
     guard !names.isEmpty else { return ([], []) }
     let functions = try ELFSymbolizer.withSymbols(path: path).functions
     var addresses: [UInt64] = []

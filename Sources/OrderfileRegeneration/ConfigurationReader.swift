@@ -48,11 +48,13 @@ public struct ConfigurationReader: Sendable {
     } catch let error as RegenerationError {
       throw error
     } catch let error as YamlError {
-      throw RegenerationError.configuration(file: file, line: Self.line(of: error), key: "", message: "not YAML: \(Self.problem(of: error))")
+      throw RegenerationError.configuration(
+        file: file, line: Self.line(of: error), key: "", message: "not YAML: \(Self.problem(of: error))")
     }
     let document = Fields(node: root, key: "", file: file)
     let top = try document.mapping(known: Self.topLevelKeys)
-    let absolute = AbsolutePaths(directory: PathName.directory(of: Self.absolute(file, in: FileManager.default.currentDirectoryPath)))
+    let absolute = AbsolutePaths(
+      directory: PathName.directory(of: Self.absolute(file, in: FileManager.default.currentDirectoryPath)))
 
     let binaries = try Self.binaries(try top.required("binaries"))
     let recording: RegenerationConfiguration.Recording
@@ -62,7 +64,8 @@ public struct ConfigurationReader: Sendable {
       if let field = fields.optional("compiler") {
         let text = try field.string()
         guard let named = InstrumentingCompiler(rawValue: text) else {
-          throw field.error("'\(text)' is not a compiler: \(InstrumentingCompiler.allCases.map(\.rawValue).joined(separator: ", "))")
+          throw field.error(
+            "'\(text)' is not a compiler: \(InstrumentingCompiler.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         compiler = named
       }
@@ -91,26 +94,33 @@ public struct ConfigurationReader: Sendable {
         throw fields.error("scenario '\(name)' has no command: give `command: [program, arguments…]`")
       }
       let words = try commandField.words()
-      guard let program = words.first, !program.isEmpty else { throw commandField.error("scenario '\(name)' has an empty command") }
+      guard let program = words.first, !program.isEmpty else {
+        throw commandField.error("scenario '\(name)' has an empty command")
+      }
       let modules = Set(binaries.map(\.module))
       if !modules.contains(program) {
         if program.contains("/") {
           let path = absolute.path(program)
-          guard binaries.contains(where: { absolute.path($0.path) == path }) || FileManager.default.isExecutableFile(atPath: path)
+          guard
+            binaries.contains(where: { absolute.path($0.path) == path })
+              || FileManager.default.isExecutableFile(atPath: path)
           else {
             throw commandField.error(
-              "'\(program)' is neither a module of binaries (\(binaries.map(\.module).joined(separator: ", "))) nor an executable file")
+              "'\(program)' is neither a module of binaries (\(binaries.map(\.module).joined(separator: ", "))) nor an executable file"
+            )
           }
         } else if findProgram(program) == nil {
           throw commandField.error(
-            "'\(program)' is neither a module of binaries (\(binaries.map(\.module).joined(separator: ", "))) nor a program on PATH")
+            "'\(program)' is neither a module of binaries (\(binaries.map(\.module).joined(separator: ", "))) nor a program on PATH"
+          )
         }
       }
       let weight = try fields.optional("weight")?.positiveNumber() ?? 1
       let until = try fields.optional("until")?.words() ?? []
       let timeLimit = try fields.optional("time-limit")?.positiveInteger()
       if case .instrumented = recording, !until.isEmpty {
-        throw try fields.required("until").error("an instrumented build ends its launch window with orderfile_startup_complete(), not `until`")
+        throw try fields.required("until").error(
+          "an instrumented build ends its launch window with orderfile_startup_complete(), not `until`")
       }
       var environment: [String: String] = [:]
       if let field = fields.optional("environment") {
@@ -135,26 +145,30 @@ public struct ConfigurationReader: Sendable {
       if let growth = fields.optional("max-page-growth") { gates.maxPageGrowth = try growth.percentage() }
     }
     let formatField = top.optional("format")
-    let format = try formatField.map { field -> OrderfileFormat in
-      let text = try field.string()
-      guard let format = OrderfileFormat(rawValue: text) else {
-        throw field.error("'\(text)' is not a format: \(OrderfileFormat.allCases.map(\.rawValue).joined(separator: ", "))")
-      }
-      return format
-    } ?? .lld
+    let format =
+      try formatField.map { field -> OrderfileFormat in
+        let text = try field.string()
+        guard let format = OrderfileFormat(rawValue: text) else {
+          throw field.error(
+            "'\(text)' is not a format: \(OrderfileFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return format
+      } ?? .lld
     let runs = try top.optional("runs")?.positiveInteger() ?? 5
     let work = absolute.path(try top.optional("work")?.string() ?? ".orderfile")
 
     return RegenerationConfiguration(
       file: file, projectDirectory: absolute.directory,
       orderfileDirectory: absolute.path(try top.required("orderfiles").string()), format: format,
-      workDirectory: work, report: try top.optional("report").map { absolute.path(try $0.string()) } ?? work + "/report.md",
+      workDirectory: work,
+      report: try top.optional("report").map { absolute.path(try $0.string()) } ?? work + "/report.md",
       build: try top.required("build").string(), relink: try top.required("relink").string(),
       binaries: binaries.map { .init(module: $0.module, path: absolute.path($0.path)) },
       recording: {
         if case .instrumented(let build, let binaries, let compiler) = recording {
           return .instrumented(
-            build: build, binaries: binaries.map { .init(module: $0.module, path: absolute.path($0.path)) }, compiler: compiler)
+            build: build, binaries: binaries.map { .init(module: $0.module, path: absolute.path($0.path)) },
+            compiler: compiler)
         }
         return .release
       }(), scenarios: scenarios, runs: runs, gates: gates,
@@ -228,7 +242,8 @@ struct Fields {
       guard let name = keyNode.string else { throw error("keys must be text") }
       if let known, !known.contains(name) {
         let nearest = known.min { editDistance($0, name) < editDistance($1, name) }
-        let hint = nearest.map { editDistance($0, name) <= max(2, name.count / 3) ? " (did you mean '\($0)'?)" : "" } ?? ""
+        let hint =
+          nearest.map { editDistance($0, name) <= max(2, name.count / 3) ? " (did you mean '\($0)'?)" : "" } ?? ""
         throw RegenerationError.configuration(
           file: file, line: keyNode.mark?.line ?? line, key: child(name),
           message: "unknown key\(hint); known keys: \(known.joined(separator: ", "))")
@@ -290,7 +305,8 @@ struct Fields {
 
 /// Levenshtein distance, for "did you mean".
 func editDistance(_ a: String, _ b: String) -> Int {
-  let a = Array(a), b = Array(b)
+  let a = Array(a)
+  let b = Array(b)
   var previous = Array(0...b.count)
   for i in 1...max(a.count, 1) where !a.isEmpty {
     var current = [i] + Array(repeating: 0, count: b.count)

@@ -33,7 +33,8 @@ public struct RegenerationOptions: Sendable {
   public var pageProbe: String?
 
   public init(
-    runs: Int? = nil, report: String? = nil, timings: Bool = false, orderfileDirectory: String? = nil, check: Bool = false,
+    runs: Int? = nil, report: String? = nil, timings: Bool = false, orderfileDirectory: String? = nil,
+    check: Bool = false,
     workDirectory: String? = nil, pageProbe: String? = nil
   ) {
     self.workDirectory = workDirectory
@@ -65,11 +66,14 @@ public struct Regeneration {
   public init(configuration: RegenerationConfiguration, options: RegenerationOptions = RegenerationOptions()) {
     var configuration = configuration
     if let directory = options.orderfileDirectory {
-      configuration.orderfileDirectory = ConfigurationReader.absolute(directory, in: FileManager.default.currentDirectoryPath)
+      configuration.orderfileDirectory = ConfigurationReader.absolute(
+        directory, in: FileManager.default.currentDirectoryPath)
     }
     if let directory = options.workDirectory {
       let work = ConfigurationReader.absolute(directory, in: FileManager.default.currentDirectoryPath)
-      if configuration.report == configuration.workDirectory + "/report.md" { configuration.report = work + "/report.md" }
+      if configuration.report == configuration.workDirectory + "/report.md" {
+        configuration.report = work + "/report.md"
+      }
       configuration.workDirectory = work
     }
     self.configuration = configuration
@@ -111,15 +115,20 @@ public struct Regeneration {
       try FileManager.default.copyItem(atPath: binary.path, toPath: copy)
       shipped[binary.module] = copy
     }
-    var recordedBinaries: [String: String] = Dictionary(uniqueKeysWithValues: configuration.binaries.map { ($0.module, $0.path) })
+    var recordedBinaries: [String: String] = Dictionary(
+      uniqueKeysWithValues: configuration.binaries.map { ($0.module, $0.path) })
     if case .instrumented(let build, let binaries, let compiler) = configuration.recording {
       // The flags `orderfile flags --instrument` prints, for the build command to use.
       let flags = try BuildFlags.forBuild(.instrumented(compiler))
       try runCommand(
         build, step: "instrumented build", log: work.log("instrumented-build"), newDirectory: work.new,
-        extra: ["ORDERFILE_CFLAGS": BuildFlags.shellLine(flags.compile), "ORDERFILE_LDFLAGS": BuildFlags.shellLine(flags.link)])
+        extra: [
+          "ORDERFILE_CFLAGS": BuildFlags.shellLine(flags.compile),
+          "ORDERFILE_LDFLAGS": BuildFlags.shellLine(flags.link),
+        ])
       for binary in binaries where !FileManager.default.fileExists(atPath: binary.path) {
-        throw RegenerationError.binaryNotBuilt(module: binary.module, path: display(binary.path), step: "instrumented build")
+        throw RegenerationError.binaryNotBuilt(
+          module: binary.module, path: display(binary.path), step: "instrumented build")
       }
       recordedBinaries = Dictionary(uniqueKeysWithValues: binaries.map { ($0.module, $0.path) })
     }
@@ -132,7 +141,9 @@ public struct Regeneration {
       for run in 1...runs {
         progress(.run(scenario: scenario.name, run: run, of: runs))
         let trace = work.traces + "/\(scenario.name)-\(run).trace"
-        try record(scenario, run: run, to: trace, program: recordedBinaries[scenario.program] ?? scenario.program, log: work.log("scenarios"))
+        try record(
+          scenario, run: run, to: trace, program: recordedBinaries[scenario.program] ?? scenario.program,
+          log: work.log("scenarios"))
         inputs.append(WeightedTrace(path: trace, weight: scenario.weight))
       }
     }
@@ -154,7 +165,8 @@ public struct Regeneration {
     }
     guard !merged.isEmpty else { throw RegenerationError.nothingRecorded(modules: modules) }
     let regenerated = merged.map {
-      OutputFile(path: $0.name + "." + configuration.format.fileExtension, text: $0.module.orderfile(configuration.format).text)
+      OutputFile(
+        path: $0.name + "." + configuration.format.fileExtension, text: $0.module.orderfile(configuration.format).text)
     }
     try AtomicFile.write(regenerated, intoDirectory: work.new)
     clock.finish()
@@ -189,7 +201,8 @@ public struct Regeneration {
       let hadCommitted = FileManager.default.fileExists(atPath: committedPath)
       let committedNames = hadCommitted ? try Orderfile.read(path: committedPath).names : []
       let newNames = try Orderfile.read(path: work.newOrderfile(name)).names
-      let diff = DiffReport(base: display(committedPath), head: "regenerated", diff: OrderDiff(base: committedNames, head: newNames))
+      let diff = DiffReport(
+        base: display(committedPath), head: "regenerated", diff: OrderDiff(base: committedNames, head: newNames))
       let committedText = hadCommitted ? try FileReading.text(atPath: committedPath) : nil
       let newText = try FileReading.text(atPath: work.newOrderfile(name))
       let changed = committedText != newText
@@ -197,8 +210,10 @@ public struct Regeneration {
         changed && hadCommitted && diff.summary.added == 0 && diff.summary.removed == 0
         && diff.summary.churn * 100 < configuration.ignoreChurnBelow.value
       let releasePath = configuration.binaries.first { $0.module == name }?.path ?? ""
-      let pages = try comparePages(trace: firstTrace, module: name, shipped: shipped[name] ?? "", relinked: releasePath, work: work)
-      let measured = try measuredPages(module: name, shipped: shipped[name], relinked: releasePath, simulated: pages, work: work)
+      let pages = try comparePages(
+        trace: firstTrace, module: name, shipped: shipped[name] ?? "", relinked: releasePath, work: work)
+      let measured = try measuredPages(
+        module: name, shipped: shipped[name], relinked: releasePath, simulated: pages, work: work)
       let verification = verifications[name]
       let verified = RegenerationReport.Verified(
         entries: verification?.entries ?? 0, present: verification?.present ?? 0, inOrder: verification?.inOrder ?? 0,
@@ -209,7 +224,8 @@ public struct Regeneration {
         let gone = committedNames.filter { !present.contains($0) }
         decay = RegenerationReport.Decay(
           previousEntries: committedNames.count, goneEntries: gone.count,
-          goneShare: committedNames.isEmpty ? 0 : Double(gone.count) / Double(committedNames.count), gone: Array(gone.prefix(10)))
+          goneShare: committedNames.isEmpty ? 0 : Double(gone.count) / Double(committedNames.count),
+          gone: Array(gone.prefix(10)))
       }
       // The page gate trusts what the binaries really touched where the probe measured it.
       failures += gateFailures(
@@ -230,15 +246,21 @@ public struct Regeneration {
       !failures.isEmpty ? .gateFailed : !changed ? .noChange : options.check ? .changed : .replaced
     let reportPath = options.report ?? configuration.report
     var report = RegenerationReport(
-      outcome: outcome, configuration: display(configuration.file), orderfileDirectory: display(configuration.orderfileDirectory),
-      recorded: { if case .instrumented = configuration.recording { return "instrumented" } else { return "release" } }(),
+      outcome: outcome, configuration: display(configuration.file),
+      orderfileDirectory: display(configuration.orderfileDirectory),
+      recorded: {
+        if case .instrumented = configuration.recording { return "instrumented" } else { return "release" }
+      }(),
       runs: runs, scenarios: configuration.scenarios.map { .init(name: $0.name, weight: $0.weight, runs: runs) },
       modules: results, failedGates: failures, report: display(reportPath))
     if outcome == .replaced {
-      try FileManager.default.createDirectory(atPath: configuration.orderfileDirectory, withIntermediateDirectories: true)
+      try FileManager.default.createDirectory(
+        atPath: configuration.orderfileDirectory, withIntermediateDirectories: true)
       try AtomicFile.write(
         try results.filter(\.changed).map {
-          OutputFile(path: work.committed($0.module, in: configuration.orderfileDirectory), text: try FileReading.text(atPath: work.newOrderfile($0.module)))
+          OutputFile(
+            path: work.committed($0.module, in: configuration.orderfileDirectory),
+            text: try FileReading.text(atPath: work.newOrderfile($0.module)))
         })
     }
     clock.finish()
@@ -247,7 +269,8 @@ public struct Regeneration {
       report.wallSeconds = Date().timeIntervalSince(started)
     }
     let markdown = RegenerationMarkdownRenderer().render(report)
-    try FileManager.default.createDirectory(atPath: PathName.directory(of: reportPath), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      atPath: PathName.directory(of: reportPath), withIntermediateDirectories: true)
     try AtomicFile.write(Array(markdown.utf8), to: reportPath)
     return Result(report: report, markdown: markdown)
   }
@@ -268,7 +291,9 @@ public struct Regeneration {
       failures.append(
         .init(
           module: module, gate: .minMatch,
-          message: "match rate \(TextFormatting.percent(matchRate)) is below min-match \(TextFormatting.percent(minMatch.value))"))
+          message:
+            "match rate \(TextFormatting.percent(matchRate)) is below min-match \(TextFormatting.percent(minMatch.value))"
+        ))
     }
     if let limit = configuration.gates.maxPageGrowth {
       for row in pages {
@@ -276,7 +301,8 @@ public struct Regeneration {
           failures.append(
             .init(
               module: module, gate: .maxPageGrowth,
-              message: "\(pagesMeasured ? "measured" : "simulated") launch pages grow \(String(format: "%+.1f%%", growth)) at \(formatBytes(row.pageSize)) pages (\(row.pages.base) → \(row.pages.head)), more than max-page-growth \(limit)"
+              message:
+                "\(pagesMeasured ? "measured" : "simulated") launch pages grow \(String(format: "%+.1f%%", growth)) at \(formatBytes(row.pageSize)) pages (\(row.pages.base) → \(row.pages.head)), more than max-page-growth \(limit)"
             ))
           break
         }
@@ -286,20 +312,25 @@ public struct Regeneration {
       failures.append(
         .init(
           module: module, gate: .verify,
-          message: "the relinked binary does not follow its orderfile: \(verification.inOrder) of \(verification.entries) entries in order"))
+          message:
+            "the relinked binary does not follow its orderfile: \(verification.inOrder) of \(verification.entries) entries in order"
+        ))
     }
     return failures
   }
 
   /// The launch pages of the shipped and the relinked binary, each as laid out.
-  func comparePages(trace: String, module: String, shipped: String, relinked: String, work: Work) throws -> [RegenerationReport.Pages] {
+  func comparePages(trace: String, module: String, shipped: String, relinked: String, work: Work) throws
+    -> [RegenerationReport.Pages]
+  {
     func estimate(_ binary: String) throws -> Estimate {
       try LaunchEstimation(tracePath: trace, binaryPath: binary, module: module, searchPaths: [work.shipped]).run()
     }
     let before = try estimate(shipped)
     let after = try estimate(relinked)
     return PageComparison.reportedPageSizes.compactMap { size in
-      guard let base = before.pages.first(where: { $0.pageSize == size }), let head = after.pages.first(where: { $0.pageSize == size })
+      guard let base = before.pages.first(where: { $0.pageSize == size }),
+        let head = after.pages.first(where: { $0.pageSize == size })
       else { return nil }
       return .init(pageSize: size, lowerBound: head.lowerBound, pages: .init(base: base.current, head: head.current))
     }
@@ -337,7 +368,9 @@ public struct Regeneration {
   }
 
   /// Runs a configured command with `/bin/sh` in the project directory; its output goes to `log`.
-  func runCommand(_ command: String, step: String, log: String, newDirectory: String, extra: [String: String] = [:]) throws {
+  func runCommand(_ command: String, step: String, log: String, newDirectory: String, extra: [String: String] = [:])
+    throws
+  {
     var environment = extra
     environment["ORDERFILE_NEW_DIR"] = newDirectory
     environment["ORDERFILE_WORK"] = configuration.workDirectory
@@ -345,30 +378,40 @@ public struct Regeneration {
     let result = try ProcessRunner.run(
       "/bin/sh", ["-c", command], environment: environment, currentDirectory: configuration.projectDirectory)
     try AtomicFile.write(Array((result.standardOutput + result.standardError).utf8), to: log)
-    guard result.succeeded else { throw RegenerationError.commandFailed(step: step, status: result.status, log: display(log)) }
+    guard result.succeeded else {
+      throw RegenerationError.commandFailed(step: step, status: result.status, log: display(log))
+    }
   }
 
   /// Records one run of a scenario; the program's own output goes to `log`, so that stdout
   /// stays the report's.
-  func record(_ scenario: RegenerationConfiguration.Scenario, run: Int, to trace: String, program: String, log: String) throws {
+  func record(_ scenario: RegenerationConfiguration.Scenario, run: Int, to trace: String, program: String, log: String)
+    throws
+  {
     let recorder: any Recorder
     switch configuration.recording {
     case .release:
-      recorder = BreakpointRecorder(output: trace, timeLimitMilliseconds: scenario.timeLimitMilliseconds, untilFunctions: scenario.until)
+      recorder = BreakpointRecorder(
+        output: trace, timeLimitMilliseconds: scenario.timeLimitMilliseconds, untilFunctions: scenario.until)
     case .instrumented:
       recorder = RuntimeRecorder(output: trace, timeLimitMilliseconds: scenario.timeLimitMilliseconds)
     }
-    let recording = try ProgramSurroundings(environment: scenario.environment, directory: configuration.projectDirectory, log: log).with {
+    let recording = try ProgramSurroundings(
+      environment: scenario.environment, directory: configuration.projectDirectory, log: log
+    ).with {
       try recorder.record(program: program, arguments: scenario.arguments)
     }
     guard recording.status == 0 else {
-      throw RegenerationError.scenarioFailed(scenario: scenario.name, run: run, status: recording.status, log: display(log))
+      throw RegenerationError.scenarioFailed(
+        scenario: scenario.name, run: run, status: recording.status, log: display(log))
     }
   }
 
   /// A path inside the project relative to it, others as they are.
   func display(_ path: String) -> String {
-    let directory = configuration.projectDirectory.hasSuffix("/") ? configuration.projectDirectory : configuration.projectDirectory + "/"
+    let directory =
+      configuration.projectDirectory.hasSuffix("/")
+      ? configuration.projectDirectory : configuration.projectDirectory + "/"
     return path.hasPrefix(directory) ? String(path.dropFirst(directory.count)) : path
   }
 }
@@ -382,7 +425,9 @@ struct Work {
   var shipped: String { root + "/shipped" }
   func log(_ name: String) -> String { root + "/\(name).log" }
   func newOrderfile(_ module: String) -> String { new + "/" + module + "." + format.fileExtension }
-  func committed(_ module: String, in directory: String) -> String { directory + "/" + module + "." + format.fileExtension }
+  func committed(_ module: String, in directory: String) -> String {
+    directory + "/" + module + "." + format.fileExtension
+  }
 
   /// Empties what an earlier run left, so no stale trace or orderfile is taken for new.
   func prepare() throws {

@@ -33,9 +33,11 @@ public enum RegenerationError: LocalizedError, ExitStatusProviding, Equatable {
     case .binaryNotBuilt(let module, let path, let step):
       return "binaries.\(module): '\(path)' does not exist after the \(step) command"
     case .noBuildID(let module, let path):
-      return "binaries.\(module): '\(path)' has no GNU build-id: link it with -Wl,--build-id, so that its traces are told from the relinked binary"
+      return
+        "binaries.\(module): '\(path)' has no GNU build-id: link it with -Wl,--build-id, so that its traces are told from the relinked binary"
     case .nothingRecorded(let modules):
-      return "no run recorded any of the configured modules (\(modules.joined(separator: ", "))): check binaries and the scenarios' commands"
+      return
+        "no run recorded any of the configured modules (\(modules.joined(separator: ", "))): check binaries and the scenarios' commands"
     }
   }
 

@@ -19,39 +19,53 @@ public struct RegenerationMarkdownRenderer: Renderer {
     case .noChange:
       lines.append("No change: the regenerated orderfiles match the committed ones in `\(report.orderfileDirectory)`.")
     case .replaced:
-      lines.append("The launch order changed: this replaces the committed orderfiles in `\(report.orderfileDirectory)`.")
+      lines.append(
+        "The launch order changed: this replaces the committed orderfiles in `\(report.orderfileDirectory)`.")
     case .changed:
-      lines.append("The launch order changed against the orderfiles in `\(report.orderfileDirectory)`; every gate passed.")
+      lines.append(
+        "The launch order changed against the orderfiles in `\(report.orderfileDirectory)`; every gate passed.")
     case .gateFailed:
-      lines.append("**A gate failed**: the committed orderfiles in `\(report.orderfileDirectory)` were left as they are.")
+      lines.append(
+        "**A gate failed**: the committed orderfiles in `\(report.orderfileDirectory)` were left as they are.")
       lines.append("")
-      for failure in report.failedGates { lines.append("- `\(failure.module)` (\(failure.gate.rawValue)): \(failure.message)") }
+      for failure in report.failedGates {
+        lines.append("- `\(failure.module)` (\(failure.gate.rawValue)): \(failure.message)")
+      }
     }
     lines.append("")
-    let scenarios = report.scenarios.map { "\($0.name) (weight \(TextFormatting.number($0.weight)))" }.joined(separator: ", ")
+    let scenarios = report.scenarios.map { "\($0.name) (weight \(TextFormatting.number($0.weight)))" }.joined(
+      separator: ", ")
     let recorded =
       report.recorded == "release" ? "the release binaries as they ship, without a rebuild" : "the instrumented build"
-    lines.append("Recorded \(recorded), \(report.runs) runs of each launch scenario: \(scenarios); merged by weighted median first-call rank, kept stable against the committed orderfiles.")
+    lines.append(
+      "Recorded \(recorded), \(report.runs) runs of each launch scenario: \(scenarios); merged by weighted median first-call rank, kept stable against the committed orderfiles."
+    )
     lines.append("")
-    lines.append("| module | entries | added | removed | moved | churn | match rate | relinked, in order | launch pages 4 KiB | 16 KiB | previous entries gone |")
+    lines.append(
+      "| module | entries | added | removed | moved | churn | match rate | relinked, in order | launch pages 4 KiB | 16 KiB | previous entries gone |"
+    )
     lines.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for module in report.modules {
       let summary = module.diff.summary
       let pages = [UInt64(4096), 16384].map { size in
         module.pages.first { $0.pageSize == size }.map { Self.delta($0.pages) } ?? "–"
       }
-      let decay = module.decay.map { "\($0.goneEntries) of \($0.previousEntries) (\(TextFormatting.percent($0.goneShare)))" } ?? "–"
+      let decay =
+        module.decay.map { "\($0.goneEntries) of \($0.previousEntries) (\(TextFormatting.percent($0.goneShare)))" }
+        ?? "–"
       lines.append(
         "| `\(module.module)` | \(summary.headEntries) | \(summary.added) | \(summary.removed) | \(summary.moved) | \(TextFormatting.percent(summary.churn)) | \(TextFormatting.percent(module.matchRate)) | \(module.verified.inOrder) of \(module.verified.entries) | \(pages[0]) | \(pages[1]) | \(decay) |"
       )
     }
     lines.append("")
     lines.append(
-      "Launch pages are simulated for the first run's launch on the binary as it shipped (with the committed orderfile) and as relinked with the regenerated one; a negative change is fewer pages. Previous entries gone: entries of the committed orderfile that the shipped binary no longer has.")
+      "Launch pages are simulated for the first run's launch on the binary as it shipped (with the committed orderfile) and as relinked with the regenerated one; a negative change is fewer pages. Previous entries gone: entries of the committed orderfile that the shipped binary no longer has."
+    )
     let measured = report.modules.filter { $0.measuredPages != nil }
     if !measured.isEmpty {
       lines.append("")
-      lines.append("Measured: pages the first scenario really touched, counted by the page probe in each binary as it runs.")
+      lines.append(
+        "Measured: pages the first scenario really touched, counted by the page probe in each binary as it runs.")
       lines.append("")
       lines.append("| module | measured pages 4 KiB | 16 KiB | simulated 4 KiB | 16 KiB |")
       lines.append("| --- | ---: | ---: | ---: | ---: |")
@@ -60,24 +74,29 @@ public struct RegenerationMarkdownRenderer: Renderer {
           rows?.first { $0.pageSize == size }.map { Self.delta($0.pages) } ?? "–"
         }
         lines.append(
-          "| `\(module.module)` | \(cell(module.measuredPages, 4096)) | \(cell(module.measuredPages, 16384)) | \(cell(module.pages, 4096)) | \(cell(module.pages, 16384)) |")
+          "| `\(module.module)` | \(cell(module.measuredPages, 4096)) | \(cell(module.measuredPages, 16384)) | \(cell(module.pages, 4096)) | \(cell(module.pages, 16384)) |"
+        )
       }
     }
     for module in report.modules where module.keptCommitted {
       lines.append("")
-      lines.append("`\(module.module)`: a reordering below the configured `ignore-churn-below`: the committed orderfile is kept.")
+      lines.append(
+        "`\(module.module)`: a reordering below the configured `ignore-churn-below`: the committed orderfile is kept.")
     }
     for module in report.modules {
       if let decay = module.decay, !decay.gone.isEmpty {
         lines.append("")
-        lines.append("`\(module.module)`: gone since the committed orderfile: \(decay.gone.map { "`\($0)`" }.joined(separator: ", "))\(decay.goneEntries > decay.gone.count ? ", …" : "").")
+        lines.append(
+          "`\(module.module)`: gone since the committed orderfile: \(decay.gone.map { "`\($0)`" }.joined(separator: ", "))\(decay.goneEntries > decay.gone.count ? ", …" : "")."
+        )
       }
       lines.append("")
       lines.append(DiffMarkdownRenderer(limit: limit).render(module.diff).trimmingCharacters(in: .newlines))
     }
     if let steps = report.steps {
       lines.append("")
-      lines.append("Steps: " + steps.map { "\($0.step) \(String(format: "%.1f", $0.seconds)) s" }.joined(separator: ", ") + ".")
+      lines.append(
+        "Steps: " + steps.map { "\($0.step) \(String(format: "%.1f", $0.seconds)) s" }.joined(separator: ", ") + ".")
     }
     return lines.joined(separator: "\n") + "\n"
   }
@@ -98,13 +117,20 @@ public struct RegenerationTextRenderer: Renderer {
     let changed = report.modules.filter(\.changed).count
     switch report.outcome {
     case .noChange:
-      lines.append("no change: the committed orderfiles in \(report.orderfileDirectory) are up to date (report: \(report.report))")
+      lines.append(
+        "no change: the committed orderfiles in \(report.orderfileDirectory) are up to date (report: \(report.report))")
     case .replaced:
-      lines.append("updated \(changed) orderfile\(changed == 1 ? "" : "s") in \(report.orderfileDirectory) (merge request body: \(report.report))")
+      lines.append(
+        "updated \(changed) orderfile\(changed == 1 ? "" : "s") in \(report.orderfileDirectory) (merge request body: \(report.report))"
+      )
     case .changed:
-      lines.append("changed: \(changed) orderfile\(changed == 1 ? "" : "s") differ from those in \(report.orderfileDirectory); left as they are (--check) (report: \(report.report))")
+      lines.append(
+        "changed: \(changed) orderfile\(changed == 1 ? "" : "s") differ from those in \(report.orderfileDirectory); left as they are (--check) (report: \(report.report))"
+      )
     case .gateFailed:
-      lines.append("gate failed: the committed orderfiles in \(report.orderfileDirectory) were left as they are (report: \(report.report))")
+      lines.append(
+        "gate failed: the committed orderfiles in \(report.orderfileDirectory) were left as they are (report: \(report.report))"
+      )
     }
     for module in report.modules {
       let summary = module.diff.summary

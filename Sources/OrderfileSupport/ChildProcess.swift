@@ -34,7 +34,8 @@ public struct ChildProcess: Sendable {
     if let standardError { posix_spawn_file_actions_adddup2(&actions, standardError, 2) }
     if let currentDirectory {
       guard let changeDirectory = Self.addChangeDirectory else {
-        throw SupportError.launchFailed(program: program, message: "this C library cannot start a program in another directory")
+        throw SupportError.launchFailed(
+          program: program, message: "this C library cannot start a program in another directory")
       }
       _ = currentDirectory.withCString { changeDirectory(&actions, $0) }
     }

@@ -83,7 +83,8 @@ private final class OutputPipe {
   init(program: String) throws {
     var ends: [Int32] = [-1, -1]
     guard let makePipe = Self.pipe2, makePipe(&ends, O_CLOEXEC) == 0 else {
-      throw SupportError.launchFailed(program: program, message: "pipe: \(String(cString: strerror(errno)).lowercased())")
+      throw SupportError.launchFailed(
+        program: program, message: "pipe: \(String(cString: strerror(errno)).lowercased())")
     }
     reading = ends[0]
     writing = ends[1]
@@ -105,8 +106,10 @@ private final class OutputPipe {
   /// Reads both pipes to their ends, whichever has data first.
   static func drain(_ first: OutputPipe, _ second: OutputPipe) -> ([UInt8], [UInt8]) {
     var collected: [[UInt8]] = [[], []]
-    var descriptors = [pollfd(fd: first.reading, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: second.reading, events: Int16(POLLIN), revents: 0)]
+    var descriptors = [
+      pollfd(fd: first.reading, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: second.reading, events: Int16(POLLIN), revents: 0),
+    ]
     var buffer = [UInt8](repeating: 0, count: 65536)
     while descriptors.contains(where: { $0.fd >= 0 }) {
       if poll(&descriptors, nfds_t(descriptors.count), -1) < 0 {

@@ -128,10 +128,11 @@ struct StagedFile {
 
   /// `mkstemp`'s six letters and digits.
   private static func isTemporarySuffix(_ suffix: Substring) -> Bool {
-    suffix.utf8.count == 6 && suffix.utf8.allSatisfy { byte in
-      (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-    }
+    suffix.utf8.count == 6
+      && suffix.utf8.allSatisfy { byte in
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+          || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+      }
   }
 
   private static func prefix(_ base: String) -> String { "." + base + "." }

@@ -12,7 +12,8 @@ public final class BinaryResolver {
 
   /// - Parameter open: opens a binary; tests pass a fake.
   public init(
-    searchPaths: [String] = [], open: @escaping (String) throws -> any Symbolizer = { try ELFSymbolizer.withSymbols(path: $0) }
+    searchPaths: [String] = [],
+    open: @escaping (String) throws -> any Symbolizer = { try ELFSymbolizer.withSymbols(path: $0) }
   ) {
     self.searchPaths = searchPaths
     self.open = open

@@ -51,7 +51,9 @@ public struct CompilerProducers: Sendable, Equatable {
   public var functionSectionsFlag: String {
     switch language {
     case .c: return "-ffunction-sections"
-    case .swift: return "-Xfrontend -function-sections (SwiftPM: -Xswiftc -Xfrontend -Xswiftc -function-sections, and -Xcc -ffunction-sections for C targets)"
+    case .swift:
+      return
+        "-Xfrontend -function-sections (SwiftPM: -Xswiftc -Xfrontend -Xswiftc -function-sections, and -Xcc -ffunction-sections for C targets)"
     case .rust: return "nothing: rustc emits one section per function"
     }
   }

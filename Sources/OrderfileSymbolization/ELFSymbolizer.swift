@@ -88,7 +88,8 @@ public final class ELFSymbolizer: Symbolizer {
     let (symbols, untyped) = SymbolTableReader.symbols(of: module, bias: bias)
     let named = FunctionIndex(symbols)
     symbolSource = Self.source(of: module, hasSymbolTable: hasSymbolTable, found: !named.functions.isEmpty)
-    let map = Self.readLinkMap(linkMap ?? path + ".map", required: linkMap != nil, binary: path, functions: named.functions)
+    let map = Self.readLinkMap(
+      linkMap ?? path + ".map", required: linkMap != nil, binary: path, functions: named.functions)
     self.linkMap = map.map
     linkMapProblem = map.problem
     switch symbolSource {
@@ -148,7 +149,11 @@ public final class ELFSymbolizer: Symbolizer {
     do {
       let map = try LinkMap.read(path: path)
       if let wrong = map.firstDisagreement(with: functions) {
-        return (nil, .staleLinkMap(path: path, binary: binary, symbol: wrong.name, mapAddress: wrong.map, binaryAddress: wrong.binary))
+        return (
+          nil,
+          .staleLinkMap(
+            path: path, binary: binary, symbol: wrong.name, mapAddress: wrong.map, binaryAddress: wrong.binary)
+        )
       }
       return (map, nil)
     } catch let error as SymbolizationError {

@@ -62,9 +62,12 @@ public struct LinkMap: Sendable {
   public init(path: String, text: String) throws {
     self.path = path
     var lines = text.split(separator: "\n", omittingEmptySubsequences: true)[...]
-    guard let header = lines.popFirst(), header.split(separator: " ").elementsEqual(["VMA", "LMA", "Size", "Align", "Out", "In", "Symbol"].lazy.map { Substring($0) })
+    guard let header = lines.popFirst(),
+      header.split(separator: " ").elementsEqual(
+        ["VMA", "LMA", "Size", "Align", "Out", "In", "Symbol"].lazy.map { Substring($0) })
     else {
-      throw SymbolizationError.notALinkMap(path: path, reason: "its first line is not lld's 'VMA LMA Size Align Out In Symbol'")
+      throw SymbolizationError.notALinkMap(
+        path: path, reason: "its first line is not lld's 'VMA LMA Size Align Out In Symbol'")
     }
     var raw: [(address: UInt64, size: UInt64, file: Substring, section: Substring)] = []
     var symbols: [String: [UInt64]] = [:]
@@ -87,7 +90,9 @@ public struct LinkMap: Sendable {
         // Code lives in the output sections named .text…; .init, .fini and .plt stay put.
         inText = text.hasPrefix(".text")
       } else if indent < 17 {
-        guard inText, size > 0, let split = text.range(of: ":(", options: .backwards), text.hasSuffix(")") else { continue }
+        guard inText, size > 0, let split = text.range(of: ":(", options: .backwards), text.hasSuffix(")") else {
+          continue
+        }
         let section = text[split.upperBound..<text.index(before: text.endIndex)]
         raw.append((address, size, text[..<split.lowerBound], section))
       } else if inText, !text.contains(" ") {

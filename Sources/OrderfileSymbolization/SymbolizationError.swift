@@ -61,14 +61,16 @@ public enum SymbolizationError: LocalizedError, ExitStatusProviding, Equatable, 
       let debugFile =
         buildID.map { id in
           let hex = "\(id)"
-          return "install its separate debug file where its build-id finds it (/usr/lib/debug/.build-id/\(hex.prefix(2))/\(hex.dropFirst(2)).debug, or in a --debug-dir)"
+          return
+            "install its separate debug file where its build-id finds it (/usr/lib/debug/.build-id/\(hex.prefix(2))/\(hex.dropFirst(2)).debug, or in a --debug-dir)"
         } ?? "link it with -Wl,--build-id and install its separate debug file under /usr/lib/debug/.build-id/"
       return
         "'\(path)' has no symbol table (it was stripped), so no function in it can be named: keep its .symtab (link without -s and do not strip it, or strip with --strip-debug at most), or \(debugFile)"
     case .notALinkMap(let path, let reason):
       return "'\(path)' is not an lld link map: \(reason)"
     case .staleLinkMap(let path, let binary, let symbol, let mapAddress, let binaryAddress):
-      return "'\(path)' describes another link of '\(binary)': it places \(symbol) at 0x\(String(mapAddress, radix: 16)), the binary has it at 0x\(String(binaryAddress, radix: 16)); link again with -Wl,-Map=\(path)"
+      return
+        "'\(path)' describes another link of '\(binary)': it places \(symbol) at 0x\(String(mapAddress, radix: 16)), the binary has it at 0x\(String(binaryAddress, radix: 16)); link again with -Wl,-Map=\(path)"
     case .notAnAddress(let line, let text):
       return "line \(line): '\(text)' is not a hexadecimal address"
     }

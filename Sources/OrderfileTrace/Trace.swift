@@ -1,3 +1,4 @@
+import Foundation
 import OrderfileSupport
 
 /// A launch trace as the runtime wrote it: header facts, the modules that own
@@ -316,5 +317,3 @@ public struct ThreadEvents: Sendable, Equatable {
     self.droppedEvents = droppedEvents
   }
 }
-
-import Foundation

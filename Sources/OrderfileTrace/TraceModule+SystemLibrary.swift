@@ -1,6 +1,8 @@
 extension TraceModule {
   /// The directories whose libraries belong to the system, not to the program being ordered.
-  public static let systemLibraryDirectories = ["/lib/", "/lib32/", "/lib64/", "/usr/lib/", "/usr/lib32/", "/usr/lib64/"]
+  public static let systemLibraryDirectories = [
+    "/lib/", "/lib32/", "/lib64/", "/usr/lib/", "/usr/lib32/", "/usr/lib64/",
+  ]
 
   /// Folders of a toolchain's runtime libraries, wherever the toolchain is installed
   /// (`/opt/swift/usr/lib/swift/linux/libswiftCore.so`, a rustup toolchain's `rustlib`):

@@ -75,10 +75,14 @@ struct Region {
   }
 
   /// The bytes of `range`, given as file offsets inside the region.
-  func slice(_ range: Range<Int>) -> ArraySlice<UInt8> { bytes[(range.lowerBound - start)..<(range.upperBound - start)] }
+  func slice(_ range: Range<Int>) -> ArraySlice<UInt8> {
+    bytes[(range.lowerBound - start)..<(range.upperBound - start)]
+  }
 
   func withBytes<Result>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-    bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[(range.lowerBound - start)..<(range.upperBound - start)])) }
+    bytes.withUnsafeBytes {
+      body(UnsafeRawBufferPointer(rebasing: $0[(range.lowerBound - start)..<(range.upperBound - start)]))
+    }
   }
 }
 
@@ -267,7 +271,8 @@ private struct Parser {
     var records: [FirstCall] = []
     var uncommitted = 0
     var unknown = 0
-    try forEachChunk(first: Int(recordsOffset), count: recordCount, entrySize: TraceLayout.recordSize) { bytes, indices in
+    try forEachChunk(first: Int(recordsOffset), count: recordCount, entrySize: TraceLayout.recordSize) {
+      bytes, indices in
       for index in indices {
         let offset = Int(recordsOffset) + index * TraceLayout.recordSize
         switch try record(index, at: offset, in: bytes, modules: modules, minor: minor) {
@@ -434,22 +439,22 @@ private struct Parser {
       var events: [CallEvent] = []
       var previous: UInt64 = 0
       try forEachChunk(first: first, count: Int(count), entrySize: TraceLayout.eventSize) { bytes, indices in
-      for event in indices {
-        let offset = first + event * TraceLayout.eventSize
-        let time = bytes.u64(offset + TraceLayout.Event.time)
-        guard time != 0, time >= previous else {
-          throw fail(offset, "event \(event) has time \(time) after \(previous)")
+        for event in indices {
+          let offset = first + event * TraceLayout.eventSize
+          let time = bytes.u64(offset + TraceLayout.Event.time)
+          guard time != 0, time >= previous else {
+            throw fail(offset, "event \(event) has time \(time) after \(previous)")
+          }
+          guard time <= TraceLimits.latestTime else { throw fail(offset, "event \(event): \(timeReason(time))") }
+          previous = time
+          let word = bytes.u64(offset + TraceLayout.Event.word)
+          let pc = word & ~TraceLayout.exitBit
+          let module = modules.first { pc >= $0.loadBase && $0.textRange.contains(pc &- $0.loadBase) }
+          events.append(
+            CallEvent(
+              kind: word & TraceLayout.exitBit != 0 ? .exit : .enter, module: module?.index,
+              address: module.map { pc - $0.loadBase } ?? pc, timeNanoseconds: time))
         }
-        guard time <= TraceLimits.latestTime else { throw fail(offset, "event \(event): \(timeReason(time))") }
-        previous = time
-        let word = bytes.u64(offset + TraceLayout.Event.word)
-        let pc = word & ~TraceLayout.exitBit
-        let module = modules.first { pc >= $0.loadBase && $0.textRange.contains(pc &- $0.loadBase) }
-        events.append(
-          CallEvent(
-            kind: word & TraceLayout.exitBit != 0 ? .exit : .enter, module: module?.index,
-            address: module.map { pc - $0.loadBase } ?? pc, timeNanoseconds: time))
-      }
       }
       if let time = events.first?.timeNanoseconds { firstEvents.append((index, first, time)) }
       threads.append(ThreadEvents(threadID: header.u32(base + B.tid), events: events, droppedEvents: bufferDropped))

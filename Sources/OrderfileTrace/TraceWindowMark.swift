@@ -26,7 +26,8 @@ public enum TraceWindowMark {
     guard current == WindowReason.open.rawValue || current == WindowReason.exit.rawValue else { return false }
     var signal = WindowReason.signal.rawValue.littleEndian
     guard pwrite(descriptor, &signal, 4, offset) == 4 else {
-      throw TraceError.unreadable(path: path, message: "cannot write the window reason: \(String(cString: strerror(errno)))")
+      throw TraceError.unreadable(
+        path: path, message: "cannot write the window reason: \(String(cString: strerror(errno)))")
     }
     return true
   }

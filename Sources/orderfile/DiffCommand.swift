@@ -84,7 +84,8 @@ struct DiffCommand: ParsableCommand {
       valueName: "ms"))
   var timeLimit: Int?
 
-  @Argument(parsing: .postTerminator, help: "With --base-binary and --head-binary: the arguments both run with, after '--'.")
+  @Argument(
+    parsing: .postTerminator, help: "With --base-binary and --head-binary: the arguments both run with, after '--'.")
   var arguments: [String] = []
 
   func validate() throws {

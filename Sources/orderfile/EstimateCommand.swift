@@ -88,7 +88,9 @@ struct EstimateCommand: ParsableCommand {
       throw ValidationError("--measure runs the binary: give the command after '--', e.g. --measure -- ./app --version")
     }
     if !measure && !words.isEmpty { throw ValidationError("a command after '--' is run only with --measure") }
-    if !measure && (!until.isEmpty || timeLimit != nil) { throw ValidationError("--until and --time-limit need --measure") }
+    if !measure && (!until.isEmpty || timeLimit != nil) {
+      throw ValidationError("--until and --time-limit need --measure")
+    }
     if let timeLimit, timeLimit <= 0 { throw ValidationError("--time-limit must be a positive number of milliseconds") }
     if until.contains(where: \.isEmpty) { throw ValidationError("--until needs a function name") }
     if faultAround <= 0 || faultAround & (faultAround - 1) != 0 {

@@ -50,18 +50,25 @@ struct FlagsCommand: ParsableCommand {
       """
   )
 
-  @Flag(help: "Flags for the instrumented build that records a launch (without it and --release: the release build, recorded as it is).")
+  @Flag(
+    help:
+      "Flags for the instrumented build that records a launch (without it and --release: the release build, recorded as it is)."
+  )
   var instrument = false
 
   @Option(help: ArgumentHelp("Flags for the release build that applies this orderfile.", valueName: "orderfile"))
   var release: String?
 
   @Option(
-    help: "The compiler of the instrumented build: \(InstrumentingCompiler.allCases.map(\.rawValue).joined(separator: ", ")) (default: the one CXX or CC names, else clang).")
+    help:
+      "The compiler of the instrumented build: \(InstrumentingCompiler.allCases.map(\.rawValue).joined(separator: ", ")) (default: the one CXX or CC names, else clang)."
+  )
   var compiler: InstrumentingCompiler?
 
   @Option(
-    help: "The orderfile's format, which picks the linker: \(OrderfileFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+    help:
+      "The orderfile's format, which picks the linker: \(OrderfileFormat.allCases.map(\.rawValue).joined(separator: ", "))."
+  )
   var format: OrderfileFormat = .lld
 
   @Flag(help: "Print only the compile flags, on one line.")
@@ -70,19 +77,29 @@ struct FlagsCommand: ParsableCommand {
   @Flag(help: "Print only the link flags, on one line.")
   var ldflags = false
 
-  @Option(help: "Print a snippet for this build system: \(BuildSystem.allCases.map(\.rawValue).joined(separator: ", ")).")
+  @Option(
+    help: "Print a snippet for this build system: \(BuildSystem.allCases.map(\.rawValue).joined(separator: ", ")).")
   var buildSystem: BuildSystem?
 
-  @Option(help: "The language of the program: \(Language.allCases.map(\.rawValue).joined(separator: ", ")) (swift and rust print the swift build or cargo command).")
+  @Option(
+    help:
+      "The language of the program: \(Language.allCases.map(\.rawValue).joined(separator: ", ")) (swift and rust print the swift build or cargo command)."
+  )
   var language: Language = .c
 
-  @Flag(help: "With --instrument: link the installed runtime through its pkg-config or CMake package instead (--build-system make or cmake: that one alone).")
+  @Flag(
+    help:
+      "With --instrument: link the installed runtime through its pkg-config or CMake package instead (--build-system make or cmake: that one alone)."
+  )
   var packages = false
 
   @Flag(help: "With --release: also keep relocations (-Wl,--emit-relocs), so 'orderfile bolt' can rewrite the binary.")
   var emitRelocs = false
 
-  @Option(help: ArgumentHelp("Cross-build for this target triple (aarch64-linux-gnu, aarch64-linux-android34; C and Rust).", valueName: "triple"))
+  @Option(
+    help: ArgumentHelp(
+      "Cross-build for this target triple (aarch64-linux-gnu, aarch64-linux-android34; C and Rust).",
+      valueName: "triple"))
   var target: String?
 
   @OptionGroup var output: OutputFormatOptions<JSONFlag>
@@ -90,7 +107,8 @@ struct FlagsCommand: ParsableCommand {
   func validate() throws {
     if packages && (!instrument || cflags || ldflags || language != .c || output.format == .json) {
       throw ValidationError(
-        "--packages prints how to link the installed runtime: give it with --instrument (and --build-system make or cmake) alone")
+        "--packages prints how to link the installed runtime: give it with --instrument (and --build-system make or cmake) alone"
+      )
     }
     if packages && buildSystem == .swiftpm {
       throw ValidationError(
@@ -103,16 +121,21 @@ struct FlagsCommand: ParsableCommand {
       throw ValidationError("give at most one of --instrument or --release <orderfile>")
     }
     if emitRelocs && (release == nil || format == .ld64) {
-      throw ValidationError("--emit-relocs is for the ordered release build of an ELF program: give it with --release and --format lld or gold")
+      throw ValidationError(
+        "--emit-relocs is for the ordered release build of an ELF program: give it with --release and --format lld or gold"
+      )
     }
     if compiler != nil && language != .c {
       throw ValidationError(
-        "--compiler picks the C compiler's hook flag: --language \(language.rawValue) builds with \(language == .rust ? "rustc" : "swiftc")")
+        "--compiler picks the C compiler's hook flag: --language \(language.rawValue) builds with \(language == .rust ? "rustc" : "swiftc")"
+      )
     }
     if cflags && ldflags { throw ValidationError("--cflags and --ldflags print one line each: give one") }
     if language != .c {
       if cflags || ldflags || buildSystem != nil {
-        throw ValidationError("--language \(language.rawValue) prints the whole build command: --cflags, --ldflags and --build-system are for C")
+        throw ValidationError(
+          "--language \(language.rawValue) prints the whole build command: --cflags, --ldflags and --build-system are for C"
+        )
       }
       if format != .lld && format != .lldScript {
         throw ValidationError("--language \(language.rawValue) links with ld.lld: --format must be lld or lld-script")

@@ -26,6 +26,10 @@ struct OrderfileCommand: ParsableCommand {
       65 bad input data, 66 input not found, 70 internal error, 74 I/O error.
       """,
     version: "0.1.0",
-    subcommands: [FlagsCommand.self, RecordCommand.self, GenerateCommand.self, MergeCommand.self, DiffCommand.self, EstimateCommand.self, VerifyCommand.self, BoltCommand.self, ReportCommand.self, SymbolizeCommand.self, RegenerateCommand.self]
+    subcommands: [
+      FlagsCommand.self, RecordCommand.self, GenerateCommand.self, MergeCommand.self, DiffCommand.self,
+      EstimateCommand.self, VerifyCommand.self, BoltCommand.self, ReportCommand.self, SymbolizeCommand.self,
+      RegenerateCommand.self,
+    ]
   )
 }

@@ -53,7 +53,10 @@ struct RecordCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Instrumented: record at most this many distinct functions.", valueName: "count"))
   var capacity: Int?
 
-  @Flag(help: "Record the unmodified release binary with first-entry breakpoints (the default unless the executable is instrumented).")
+  @Flag(
+    help:
+      "Record the unmodified release binary with first-entry breakpoints (the default unless the executable is instrumented)."
+  )
   var noRebuild = false
 
   @Flag(help: "Record with the runtime of an instrumented build.")
@@ -107,9 +110,12 @@ struct RecordCommand: ParsableCommand {
     if noRebuild && instrumented { throw ValidationError("give at most one of --no-rebuild and --instrumented") }
     if instrumented && (!until.isEmpty || systemLibraries || !includeModules.isEmpty || !excludeModules.isEmpty) {
       throw ValidationError(
-        "--until, --system-libraries, --include-module and --exclude-module record without a rebuild; an instrumented program ends its window with orderfile_startup_complete()")
+        "--until, --system-libraries, --include-module and --exclude-module record without a rebuild; an instrumented program ends its window with orderfile_startup_complete()"
+      )
     }
-    if noRebuild && capacity != nil { throw ValidationError("--capacity is for --instrumented: without a rebuild every function is recorded") }
+    if noRebuild && capacity != nil {
+      throw ValidationError("--capacity is for --instrumented: without a rebuild every function is recorded")
+    }
     if until.contains(where: \.isEmpty) { throw ValidationError("--until needs a function name") }
     if includeModules.contains(where: \.isEmpty) || excludeModules.contains(where: \.isEmpty) {
       throw ValidationError("--include-module and --exclude-module need a file name or a path")

@@ -67,7 +67,8 @@ struct RegenerateCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Runs of each scenario, instead of the file's 'runs'.", valueName: "count"))
   var runs: Int?
 
-  @Option(help: ArgumentHelp("Where to write the merge-request body, instead of the file's 'report'.", valueName: "file"))
+  @Option(
+    help: ArgumentHelp("Where to write the merge-request body, instead of the file's 'report'.", valueName: "file"))
   var report: String?
 
   @Option(
@@ -98,7 +99,8 @@ struct RegenerateCommand: ParsableCommand {
     let display = quiet ? nil : ProgressDisplay()
     try Terminal.run {
       try RegenerateRequest(
-        configuration: config, options: RegenerationOptions(
+        configuration: config,
+        options: RegenerationOptions(
           runs: runs, report: report, timings: timings, orderfileDirectory: orderfiles, check: check,
           workDirectory: work),
         reportFormat: output.format, progress: { display?.show($0) }

@@ -26,7 +26,8 @@ struct VerifyCommand: ParsableCommand {
   var order: String
 
   @Option(
-    help: ArgumentHelp("The least share of entries present, and in order, that passes: 0.95 or 95%.", valueName: "rate"))
+    help: ArgumentHelp("The least share of entries present, and in order, that passes: 0.95 or 95%.", valueName: "rate")
+  )
   var threshold = Rate(0.95)
 
   @OptionGroup var output: OutputFormatOptions<JSONFlag>

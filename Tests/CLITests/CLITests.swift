@@ -44,10 +44,11 @@ struct TracedBinary {
     let module = TraceModule(
       index: 0, path: binary, buildID: buildIDOverride ?? buildID, loadBase: 0x5555_0000_0000,
       textRange: 0..<0x10_0000, isMainExecutable: true)
-    let addressList = try called.map { name in
-      guard let address = addresses[name] else { throw TestSupportError("no symbol \(name)") }
-      return address
-    } + unresolved
+    let addressList =
+      try called.map { name in
+        guard let address = addresses[name] else { throw TestSupportError("no symbol \(name)") }
+        return address
+      } + unresolved
     let records = addressList.enumerated().map { index, address in
       FirstCall(module: 0, address: address, timeNanoseconds: 300 + UInt64(index), threadID: 77, phase: .launch)
     }
@@ -98,7 +99,11 @@ struct CLITests {
   @Test("each format names the functions as its linker expects")
   func formats() throws {
     let fixture = try TracedBinary(called: ["main", "beta"])
-    for (format, expected) in [("lld", "main\nbeta\n"), ("gold", ".text.main\n.text.hot.main\n.text.startup.main\n.text.beta\n.text.hot.beta\n.text.startup.beta\n"), ("ld64", "_main\n_beta\n")] {
+    for (format, expected) in [
+      ("lld", "main\nbeta\n"),
+      ("gold", ".text.main\n.text.hot.main\n.text.startup.main\n.text.beta\n.text.hot.beta\n.text.startup.beta\n"),
+      ("ld64", "_main\n_beta\n"),
+    ] {
       let result = try orderfile(["generate", fixture.trace, "--format", format])
       #expect(result.status == 0)
       #expect(result.standardOutput == expected, "format \(format)")
@@ -127,7 +132,9 @@ struct CLITests {
   func matchRateWording() throws {
     let fixture = try TracedBinary(called: ["main", "alpha"])
     let released = try orderfile(["generate", fixture.trace, "-o", fixture.directory.file("a.order")])
-    #expect(released.standardOutput.contains("(against the recorded binary, recorded without a rebuild)"), "\(released.standardOutput)")
+    #expect(
+      released.standardOutput.contains("(against the recorded binary, recorded without a rebuild)"),
+      "\(released.standardOutput)")
     #expect(!released.standardOutput.contains("instrumented"), "\(released.standardOutput)")
     // The runtime notes when its start-up ended: its trace is of an instrumented build.
     var trace = try TraceReader.read(path: fixture.trace)
@@ -159,7 +166,9 @@ struct CLITests {
     let result = try orderfile(
       ["generate", fixture.trace, "--output-dir", fixture.directory.file("orders"), "--min-match", "0.8"])
     #expect(result.status == 1, "\(result.standardOutput)")
-    #expect(result.standardError.contains("match rate 50.0% of libplugin.so is below --min-match 80.0%"), "\(result.standardError)")
+    #expect(
+      result.standardError.contains("match rate 50.0% of libplugin.so is below --min-match 80.0%"),
+      "\(result.standardError)")
   }
 
   @Test("a corrupt trace is one error line naming the file and offset, exit 65, nothing written")

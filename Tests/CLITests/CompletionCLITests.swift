@@ -28,7 +28,8 @@ struct CompletionCLITests {
   @Test("--help lists every command the tool dispatches to")
   func helpListsCommands() throws {
     let names = try Self.subcommandsInHelp()
-    #expect(Set(names).isSuperset(of: ["flags", "record", "generate", "merge", "diff", "verify", "report"]), "\(names)")
+    #expect(
+      Set(names).isSuperset(of: ["flags", "record", "generate", "merge", "diff", "verify", "report"]), "\(names)")
   }
 
   @Test("each completion script names every subcommand of --help", arguments: ["bash", "zsh", "fish"])

@@ -19,11 +19,18 @@ struct CrossFlagsCLITests {
     let output = result.standardOutput
     #expect(output.contains("compile and link with aarch64-linux-gnu-gcc"), "\(output)")
     #expect(output.contains("-finstrument-functions -DORDERFILE_INSTRUMENTED"))
-    #expect(output.contains("orderfile record --instrumented -o launch.trace -- qemu-aarch64-static -L /usr/aarch64-linux-gnu ./app"))
+    #expect(
+      output.contains(
+        "orderfile record --instrumented -o launch.trace -- qemu-aarch64-static -L /usr/aarch64-linux-gnu ./app"))
 
     let json = try orderfile(
       ["flags", "--instrument", "--target", "aarch64-linux-gnu", "--json"], environment: environment)
-    struct Printed: Decodable { var compile: [String]; var link: [String]; var compiler: String?; var emulator: [String]? }
+    struct Printed: Decodable {
+      var compile: [String]
+      var link: [String]
+      var compiler: String?
+      var emulator: [String]?
+    }
     let printed = try JSONDecoder().decode(Printed.self, from: Data(json.standardOutput.utf8))
     #expect(printed.compiler == "clang")
     #expect(printed.compile.first == "--target=aarch64-linux-gnu")
@@ -35,7 +42,8 @@ struct CrossFlagsCLITests {
   func refused() throws {
     let runtime = try RuntimeBuilder.libraryDirectory()
     let environment = ["ORDERFILE_RUNTIME_DIR": runtime, "ORDERFILE_INCLUDE_DIR": PackagePaths.runtimeInclude]
-    let wrongRuntime = try orderfile(["flags", "--instrument", "--target", "aarch64-linux-gnu"], environment: environment)
+    let wrongRuntime = try orderfile(
+      ["flags", "--instrument", "--target", "aarch64-linux-gnu"], environment: environment)
     #expect(wrongRuntime.status == 64)
     #expect(wrongRuntime.standardError.contains("is built for x86-64"), "\(wrongRuntime.standardError)")
     #expect(wrongRuntime.standardError.contains("Scripts/build-runtime --target aarch64-linux-gnu"))
@@ -59,7 +67,8 @@ struct OtherMachineCLITests {
     for mode in [["--no-rebuild"], ["--instrumented"]] {
       let result = try orderfile(["record"] + mode + ["-o", directory.file("launch.trace"), "--", program])
       #expect(result.status == 65, "\(mode): \(result.standardError)")
-      #expect(result.standardError.contains("is an arm64 program and this machine is x86-64"), "\(result.standardError)")
+      #expect(
+        result.standardError.contains("is an arm64 program and this machine is x86-64"), "\(result.standardError)")
       #expect(result.standardError.contains("qemu-aarch64-static -L /usr/aarch64-linux-gnu"))
     }
   }

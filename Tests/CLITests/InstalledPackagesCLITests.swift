@@ -16,7 +16,9 @@ struct InstalledPackagesCLITests {
     #expect(result.standardError.contains(PackagePaths.binaryDirectory), "\(result.standardError)")
   }
 
-  @Test("--packages is for the instrumented build alone", arguments: [[], ["--instrument", "--cflags"], ["--instrument", "--json"]])
+  @Test(
+    "--packages is for the instrumented build alone",
+    arguments: [[], ["--instrument", "--cflags"], ["--instrument", "--json"]])
   func needsInstrumentAlone(extra: [String]) throws {
     let result = try orderfile(["flags", "--packages"] + extra)
     #expect(result.status == 64)
@@ -38,12 +40,14 @@ struct InstalledPackagesCLITests {
       try AtomicFile.write("", to: prefix.file(file))
     }
     let environment = ["ORDERFILE_RUNTIME_DIR": prefix.file("lib"), "ORDERFILE_INCLUDE_DIR": prefix.file("include")]
-    let cmake = try orderfile(["flags", "--instrument", "--packages", "--build-system", "cmake"], environment: environment)
+    let cmake = try orderfile(
+      ["flags", "--instrument", "--packages", "--build-system", "cmake"], environment: environment)
     #expect(cmake.status == 0, "\(cmake.standardError)")
     #expect(cmake.standardOutput.contains("find_package(OrderfileRuntime REQUIRED)"))
     #expect(cmake.standardOutput.contains("link_libraries(OrderfileRuntime::OrderfileRuntime)"))
     #expect(!cmake.standardOutput.contains("pkg-config"))
-    let make = try orderfile(["flags", "--instrument", "--packages", "--build-system", "make"], environment: environment)
+    let make = try orderfile(
+      ["flags", "--instrument", "--packages", "--build-system", "make"], environment: environment)
     #expect(make.status == 0, "\(make.standardError)")
     #expect(make.standardOutput.contains("LDLIBS += $(shell pkg-config --libs orderfile-runtime)"))
     #expect(!make.standardOutput.contains("find_package"))

@@ -192,7 +192,8 @@ struct MergeCLITests {
         textRange: 0..<0x100_0000, isMainExecutable: false),
     ]
     let calls: [(module: Int, address: UInt64?)] = [
-      (0, first.addresses["main"]), (0, first.addresses["f0"]), (1, second.addresses["f1"]), (1, second.addresses["f2"]),
+      (0, first.addresses["main"]), (0, first.addresses["f0"]), (1, second.addresses["f1"]),
+      (1, second.addresses["f2"]),
     ]
     let records = try calls.enumerated().map { index, call in
       FirstCall(

@@ -12,7 +12,9 @@ private func singleErrorLine(_ result: ProcessResult) -> String {
 
 @Suite("Inputs that are wrong in their data, and outputs written as sets", .serialized)
 struct OutputReliabilityCLITests {
-  @Test("a stripped binary is an error naming it, the missing symbol table and the fixes, for generate, estimate and verify")
+  @Test(
+    "a stripped binary is an error naming it, the missing symbol table and the fixes, for generate, estimate and verify"
+  )
   func strippedBinary() throws {
     let fixture = try TracedBinary(called: ["main", "alpha"])
     try runChecked(ProcessRunner.resolve("strip"), [fixture.binary])
@@ -72,7 +74,8 @@ struct OutputReliabilityCLITests {
     #expect(singleErrorLine(result) == "orderfile: error: \(base): line 2 is not valid UTF-8 (byte 0xff at column 2)")
   }
 
-  @Test("a trace without a main executable and a trace without threads are bad input (65) in one line, not usage errors")
+  @Test(
+    "a trace without a main executable and a trace without threads are bad input (65) in one line, not usage errors")
   func dataProblemsAreNotUsageErrors() throws {
     let fixture = try TracedBinary(called: ["main", "alpha"])
     let recorded = try TraceReader.read(path: fixture.trace)
@@ -85,7 +88,8 @@ struct OutputReliabilityCLITests {
     try FileManager.default.copyItem(atPath: fixture.binary, toPath: second.path)
     modules.append(second)
     var records = recorded.records
-    records.append(FirstCall(module: 1, address: records[0].address, timeNanoseconds: 400, threadID: 77, phase: .launch))
+    records.append(
+      FirstCall(module: 1, address: records[0].address, timeNanoseconds: 400, threadID: 77, phase: .launch))
     let noMain = fixture.directory.file("nomain.trace")
     try AtomicFile.write(
       TraceEncoder.encode(Trace(path: noMain, header: recorded.header, modules: modules, records: records)), to: noMain)
@@ -110,7 +114,9 @@ struct OutputReliabilityCLITests {
     ])
     #expect(result.status == 74, "\(result.standardError)")
     #expect(try FileReading.text(atPath: chrome) == "old\n")
-    let made = try orderfile(["report", fixture.trace, "--chrome-trace", chrome, "--html", fixture.directory.file("launch.html")])
+    let made = try orderfile([
+      "report", fixture.trace, "--chrome-trace", chrome, "--html", fixture.directory.file("launch.html"),
+    ])
     #expect(made.status == 0, "\(made.standardError)")
     #expect(try FileReading.text(atPath: chrome) != "old\n")
     #expect(FileManager.default.fileExists(atPath: fixture.directory.file("launch.html")))
@@ -131,7 +137,8 @@ struct OutputReliabilityCLITests {
     // A new inode: the whole directory was exchanged, so no reader saw old and new mixed.
     #expect(info.st_ino != before)
     #expect(try FileReading.text(atPath: orders + "/tool.order") == "main\nalpha\n")
-    #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.directory.path).filter { $0.hasPrefix(".") } == [])
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: fixture.directory.path).filter { $0.hasPrefix(".") } == [])
 
     try AtomicFile.write("mine\n", to: orders + "/NOTES")
     let third = try orderfile(["generate", fixture.trace, "--output-dir", orders])
@@ -161,7 +168,8 @@ struct OutputReliabilityCLITests {
     let fixture = try TracedBinary(called: ["main", "alpha"])
     for arguments in [["-o", "a"], ["--output-dir", "d/o"], ["--output-dir", "e"]] {
       let result = try ProcessRunner.run(
-        PackagePaths.orderfileExecutable, ["generate", fixture.trace] + arguments, currentDirectory: fixture.directory.path)
+        PackagePaths.orderfileExecutable, ["generate", fixture.trace] + arguments,
+        currentDirectory: fixture.directory.path)
       #expect(result.status == 0, "\(arguments): \(result.standardError)")
     }
     #expect(try FileReading.text(atPath: fixture.directory.file("a")) == "main\nalpha\n")
@@ -177,8 +185,10 @@ struct OutputReliabilityCLITests {
     try "int main(void) { return 0; }\n".write(toFile: directory.file("tiny.c"), atomically: true, encoding: .utf8)
     try runChecked(
       Toolchain.clang,
-      ["-O1", "-finstrument-functions", directory.file("tiny.c"), "-o", directory.file("tiny"), "-L", runtime,
-       "-lOrderfileRuntime", "-Wl,-rpath," + runtime])
+      [
+        "-O1", "-finstrument-functions", directory.file("tiny.c"), "-o", directory.file("tiny"), "-L", runtime,
+        "-lOrderfileRuntime", "-Wl,-rpath," + runtime,
+      ])
     let result = try ProcessRunner.run(
       PackagePaths.orderfileExecutable, ["record", "--instrumented", "-q", "-o", "a", "--", "./tiny"],
       currentDirectory: directory.path)

@@ -36,7 +36,9 @@ struct RecordReliabilityCLITests {
     let trace = work.file("launch.trace")
     let started = Date()
     // The tracer's limit: the in-process recorder, inside the process, goes on arming.
-    let result = try orderfileAsNobody(["record", "--recorder", "tracer", "-o", trace, "--", host, plugin, "undumpable"])
+    let result = try orderfileAsNobody([
+      "record", "--recorder", "tracer", "-o", trace, "--", host, plugin, "undumpable",
+    ])
     #expect(result.status == 0, "\(result.standardError)")
     #expect(Date().timeIntervalSince(started) < 20)
     #expect(result.standardOutput == "host 44\n")
@@ -194,7 +196,11 @@ extension RecordReliabilityCLITests {
     let work = try TemporaryDirectory("orderfile-record-traced")
     let program = try buildFixture(["shell.c"], in: work, output: "shell")
     let result = try ProcessRunner.run(
-      "strace", ["-f", "-o", "/dev/null", PackagePaths.orderfileExecutable, "record", "--recorder", "tracer", "-o", work.file("t.trace"), "--", program])
+      "strace",
+      [
+        "-f", "-o", "/dev/null", PackagePaths.orderfileExecutable, "record", "--recorder", "tracer", "-o",
+        work.file("t.trace"), "--", program,
+      ])
     #expect(result.status == 69, "\(result.standardError)")
     #expect(result.standardError.contains("it is already traced by process"), "\(result.standardError)")
   }
@@ -223,7 +229,9 @@ extension RecordReliabilityCLITests {
     chmod(program, 0o4755)
     let result = try orderfileAsNobody(["record", "-o", work.file("t.trace"), "--", program])
     #expect(result.status == 0, "\(result.standardError)")
-    #expect(result.standardError.contains("\(program) is setuid: traced by a user without privileges it runs without its own"))
+    #expect(
+      result.standardError.contains("\(program) is setuid: traced by a user without privileges it runs without its own")
+    )
     // As root the program keeps its privileges, and nothing is said.
     let asRoot = try orderfile(["record", "-o", work.file("root.trace"), "--", program])
     #expect(!asRoot.standardError.contains("is setuid"))

@@ -12,7 +12,8 @@ struct RegenerateCLITests {
     #expect(result.status == 66)
     #expect(
       result.standardError
-        == "orderfile: error: no configuration file at '\(directory.file("orderfile.yml"))' (write one as in Examples/ci/orderfile.yml, or pass --config)\n")
+        == "orderfile: error: no configuration file at '\(directory.file("orderfile.yml"))' (write one as in Examples/ci/orderfile.yml, or pass --config)\n"
+    )
     #expect(result.standardOutput.isEmpty)
   }
 

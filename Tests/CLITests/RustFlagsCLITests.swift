@@ -37,7 +37,8 @@ struct RustFlagsCLITests {
   func compilerRefused() throws {
     let result = try orderfile(["flags", "--language", "rust", "--instrument", "--compiler", "gcc"])
     #expect(result.status == 64)
-    #expect(result.standardError.contains("--compiler") && result.standardError.contains("rustc"), "\(result.standardError)")
+    #expect(
+      result.standardError.contains("--compiler") && result.standardError.contains("rustc"), "\(result.standardError)")
   }
 
   @Test("the instrumented build prints a target folder of its own and the host as --target")

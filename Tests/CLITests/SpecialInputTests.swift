@@ -32,15 +32,19 @@ struct SpecialInputTests {
       (["report", "/dev/null"], "/dev/null", "a character device"),
       (["generate", fifo], fifo, "a FIFO"),
       (["estimate", "--trace", fixture.trace, "--binary", fifo], fifo, "a FIFO"),
-      (["estimate", "--trace", fixture.trace, "--binary", fixture.binary, "--order", "/dev/zero"], "/dev/zero",
-       "a character device"),
+      (
+        ["estimate", "--trace", fixture.trace, "--binary", fixture.binary, "--order", "/dev/zero"], "/dev/zero",
+        "a character device"
+      ),
       (["symbolize", "--binary", fifo], fifo, "a FIFO"),
       (["verify", "--binary", fifo, "--order", order], fifo, "a FIFO"),
       (["verify", "--binary", fixture.binary, "--order", fifo], fifo, "a FIFO"),
       (["diff", "/dev/zero", order], "/dev/zero", "a character device"),
       (["diff", order, fifo], fifo, "a FIFO"),
-      (["merge", fixture.trace, "-o", fixture.directory.file("merged.order"), "--previous", "/dev/zero"],
-       "/dev/zero", "a character device"),
+      (
+        ["merge", fixture.trace, "-o", fixture.directory.file("merged.order"), "--previous", "/dev/zero"],
+        "/dev/zero", "a character device"
+      ),
     ]
     for (arguments, path, kind) in cases {
       let run = try boundedOrderfile(arguments, seconds: 20)

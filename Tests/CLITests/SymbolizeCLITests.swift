@@ -53,7 +53,9 @@ struct SymbolizeCLITests {
     let line = try #require(nm.first { $0.hasSuffix(" _ZN3app4initEi") })
     let address = String(try #require(line.split(separator: " ").first))
     #expect(try symbolize(["--binary", binary], input: address).standardOutput.hasSuffix("\tapp::init(int)\n"))
-    #expect(try symbolize(["--binary", binary, "--no-demangle"], input: address).standardOutput.hasSuffix("\t_ZN3app4initEi\n"))
+    #expect(
+      try symbolize(["--binary", binary, "--no-demangle"], input: address).standardOutput.hasSuffix(
+        "\t_ZN3app4initEi\n"))
   }
 
   @Test("a line that is not an address: what came before is printed, then one error naming the line, exit 65")

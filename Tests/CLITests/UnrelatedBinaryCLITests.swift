@@ -9,7 +9,8 @@ struct UnrelatedBinaryCLITests {
   func unrelatedBinary() throws {
     let fixture = try TracedBinary(called: ["main", "alpha", "beta", "gamma_"])
     let source = fixture.directory.file("other.c")
-    try "__attribute__((noinline)) int delta(int x) { return x + 7; }\nint main(int argc, char **argv) { return delta(argc); }\n"
+    try
+      "__attribute__((noinline)) int delta(int x) { return x + 7; }\nint main(int argc, char **argv) { return delta(argc); }\n"
       .write(toFile: source, atomically: true, encoding: .utf8)
     let other = fixture.directory.file("other")
     try runChecked(Toolchain.clang, ["-O2", "-g", source, "-o", other])

@@ -41,7 +41,9 @@ private struct Arm64Program {
     includeDirectory = PackagePaths.fixtures + "/" + fixture
     let runtime = try Arm64.runtimeDirectory(compiler: compiler.hasPrefix("clang") ? "clang" : "gcc")
     let instrument = compiler.hasPrefix("clang") ? "-finstrument-functions-after-inlining" : "-finstrument-functions"
-    let runtimeLink = ["-L", runtime, "-Wl,--no-as-needed", "-lOrderfileRuntime", "-Wl,--as-needed", "-Wl,-rpath," + runtime]
+    let runtimeLink = [
+      "-L", runtime, "-Wl,--no-as-needed", "-lOrderfileRuntime", "-Wl,--as-needed", "-Wl,-rpath," + runtime,
+    ]
     try FileManager.default.createDirectory(atPath: work.file("instrumented"), withIntermediateDirectories: true)
     let instrumentedFlags = flags + [instrument, "-DORDERFILE_INSTRUMENTED", "-I", PackagePaths.runtimeInclude]
     try link(into: work.file("instrumented"), flags: instrumentedFlags, extra: runtimeLink)
@@ -49,7 +51,10 @@ private struct Arm64Program {
     trace = work.file("launch.trace")
     // qemu's pid is the program's: the runtime names its trace after it, as on a device.
     let recorded = try orderfile(
-      ["record", "--instrumented", "-o", trace, "--", Arm64.qemu, "-L", Arm64.sysroot, work.file("instrumented/" + executable)]
+      [
+        "record", "--instrumented", "-o", trace, "--", Arm64.qemu, "-L", Arm64.sysroot,
+        work.file("instrumented/" + executable),
+      ]
         + arguments)
     guard recorded.succeeded else { throw TestSupportError("record under qemu failed: \(recorded.standardError)") }
     recordedOutput = recorded.standardOutput
@@ -63,12 +68,16 @@ private struct Arm64Program {
     let (cc, cross) = Arm64.compiler(compiler)
     let common = cross + ["-O2", "-g", "-fuse-ld=lld", "-I", includeDirectory] + flags
     let source = { (name: String) in self.includeDirectory + "/" + name }
-    func ordering(_ module: String) -> [String] { orders.map { ["-Wl,--symbol-ordering-file=" + $0 + "/" + module + ".order"] } ?? [] }
+    func ordering(_ module: String) -> [String] {
+      orders.map { ["-Wl,--symbol-ordering-file=" + $0 + "/" + module + ".order"] } ?? []
+    }
     let library = try runChecked(
-      cc, common + ["-fPIC", "-shared"] + librarySources.map(source) + ["-o", directory + "/" + self.library]
+      cc,
+      common + ["-fPIC", "-shared"] + librarySources.map(source) + ["-o", directory + "/" + self.library]
         + ordering(self.library) + extra)
     let executable = try runChecked(
-      cc, common + ["-fPIE", "-pie"] + sources.map(source)
+      cc,
+      common + ["-fPIE", "-pie"] + sources.map(source)
         + ["-o", directory + "/" + self.executable, "-L", directory, "-l" + libraryLinkName, "-Wl,-rpath," + directory]
         + ordering(self.executable) + extra)
     return library.standardError + executable.standardError
@@ -111,8 +120,9 @@ private func liesTogether(_ entries: [String], in places: [[String]]) -> Bool {
   "arm64: cross-built, recorded under qemu-user with the cross-built runtime, read by the x86-64 tool", .serialized,
   .enabled(if: Arm64.available, Comment(rawValue: Arm64.skipReason)))
 struct Arm64Tests {
-  @Test("a C program and its library: record, generate against the release binary, relink with lld, nm, verify, estimate",
-        arguments: ["clang", "gcc"])
+  @Test(
+    "a C program and its library: record, generate against the release binary, relink with lld, nm, verify, estimate",
+    arguments: ["clang", "gcc"])
   func cProgram(compiler: String) throws {
     let program = try Arm64Program(
       compiler: compiler, fixture: "integration", sources: ["main.c", "config.c", "store.c", "ui.c"], executable: "app",
@@ -122,11 +132,14 @@ struct Arm64Tests {
     #expect(machine.contains("ARM aarch64"), "\(machine)")
 
     let orders = program.work.file("orders")
-    let generated = try orderfile(["generate", program.trace, "--output-dir", orders, "--json"] + program.releaseBinaryArguments)
+    let generated = try orderfile(
+      ["generate", program.trace, "--output-dir", orders, "--json"] + program.releaseBinaryArguments)
     #expect(generated.succeeded, "\(generated.standardError)")
     let appOrder = try FileReading.text(atPath: orders + "/app.order").split(separator: "\n").map(String.init)
     #expect(appOrder == launchOrder)
-    #expect(try FileReading.text(atPath: orders + "/libplugin.so.order").split(separator: "\n").map(String.init) == libraryOrder)
+    #expect(
+      try FileReading.text(atPath: orders + "/libplugin.so.order").split(separator: "\n").map(String.init)
+        == libraryOrder)
     // The two local functions named checksum are one entry, named as the x86-64 report names them.
     let report = try json(generated)
     let modules = report["modules"] as? [[String: Any]] ?? []
@@ -138,16 +151,25 @@ struct Arm64Tests {
     #expect(!warnings.contains("symbol ordering file"), "\(warnings)")
     let defaultSymbols = try textSymbolsInAddressOrder(program.work.file("default/app"), nm: Arm64.nm)
     let orderedSymbols = try textSymbolsInAddressOrder(program.work.file("ordered/app"), nm: Arm64.nm)
-    #expect(!isContiguous(launchOrder, in: defaultSymbols), "the default layout is already ordered: the test proves nothing")
+    #expect(
+      !isContiguous(launchOrder, in: defaultSymbols), "the default layout is already ordered: the test proves nothing")
     #expect(isContiguous(launchOrder, in: orderedSymbols), "\(orderedSymbols)")
     let orderedLibrary = try textSymbolsInAddressOrder(program.work.file("ordered/libplugin.so"), nm: Arm64.nm)
     #expect(isContiguous(libraryOrder, in: orderedLibrary), "\(orderedLibrary)")
 
-    let verified = try orderfile(["verify", "--binary", program.work.file("ordered/app"), "--order", orders + "/app.order"])
+    let verified = try orderfile([
+      "verify", "--binary", program.work.file("ordered/app"), "--order", orders + "/app.order",
+    ])
     #expect(verified.succeeded, "\(verified.standardOutput)\(verified.standardError)")
-    #expect(verified.standardOutput.contains("in order, adjacent: \(launchOrder.count) of \(launchOrder.count)"), "\(verified.standardOutput)")
+    #expect(
+      verified.standardOutput.contains("in order, adjacent: \(launchOrder.count) of \(launchOrder.count)"),
+      "\(verified.standardOutput)")
     // The same link with what `flags --target` prints for this compiler.
-    struct Printed: Decodable { var compile: [String]; var link: [String]; var compiler: String? }
+    struct Printed: Decodable {
+      var compile: [String]
+      var link: [String]
+      var compiler: String?
+    }
     let printedFlags = try orderfile(
       ["flags", "--release", orders + "/app.order", "--target", Arm64.triple, "--compiler", compiler, "--json"])
     #expect(printedFlags.succeeded, "\(printedFlags.standardError)")
@@ -156,20 +178,26 @@ struct Arm64Tests {
     try FileManager.default.createDirectory(atPath: byFlags, withIntermediateDirectories: true)
     let linked = try runChecked(
       ProcessRunner.resolve(try #require(printed.compiler)),
-      ["-O2", "-I", program.includeDirectory, "-fPIE", "-pie"] + printed.compile + program.sources.map { program.includeDirectory + "/" + $0 }
+      ["-O2", "-I", program.includeDirectory, "-fPIE", "-pie"] + printed.compile
+        + program.sources.map { program.includeDirectory + "/" + $0 }
         + ["-o", byFlags + "/app", "-L", program.work.file("default"), "-lplugin"] + printed.link)
     #expect(!linked.standardError.contains("symbol ordering file"), "\(linked.standardError)")
     let verifiedByFlags = try orderfile(["verify", "--binary", byFlags + "/app", "--order", orders + "/app.order"])
     #expect(verifiedByFlags.succeeded, "\(verifiedByFlags.standardOutput)\(verifiedByFlags.standardError)")
 
-    let unordered = try orderfile(["verify", "--binary", program.work.file("default/app"), "--order", orders + "/app.order"])
+    let unordered = try orderfile([
+      "verify", "--binary", program.work.file("default/app"), "--order", orders + "/app.order",
+    ])
     #expect(unordered.status == 1, "\(unordered.standardOutput)")
 
     // Pages at the sizes arm64 kernels use: the order never costs pages, and it reaches the bound.
     let estimate = try json(
       try orderfile(
-        ["estimate", "--trace", program.trace, "--binary", program.work.file("default/app"), "--order", orders + "/app.order",
-          "--json"]))
+        [
+          "estimate", "--trace", program.trace, "--binary", program.work.file("default/app"), "--order",
+          orders + "/app.order",
+          "--json",
+        ]))
     for size in [4096, 16384, 65536] {
       let now = try #require(pages(estimate, size, "current"), "no \(size)-byte row: \(estimate)")
       let ordered = try #require(pages(estimate, size, "ordered"))
@@ -198,11 +226,16 @@ struct Arm64Tests {
       objects.append(object)
       try runChecked(
         clang,
-        cross + ["-O2", "-g", "-fPIE", "-fsanitize-coverage=func,trace-pc-guard", "-DORDERFILE_INSTRUMENTED", "-I", fixtures,
-          "-I", PackagePaths.runtimeInclude, "-c", fixtures + "/" + source, "-o", object])
+        cross + [
+          "-O2", "-g", "-fPIE", "-fsanitize-coverage=func,trace-pc-guard", "-DORDERFILE_INSTRUMENTED", "-I", fixtures,
+          "-I", PackagePaths.runtimeInclude, "-c", fixtures + "/" + source, "-o", object,
+        ])
     }
     try runChecked(
-      clang, cross + ["-pie"] + objects + ["-o", work.file("app"), "-L", runtime, "-lOrderfileRuntime", "-Wl,-rpath," + runtime])
+      clang,
+      cross + ["-pie"] + objects + [
+        "-o", work.file("app"), "-L", runtime, "-lOrderfileRuntime", "-Wl,-rpath," + runtime,
+      ])
     let trace = work.file("launch.trace")
     let recorded = try orderfile(
       ["record", "--instrumented", "-o", trace, "--", Arm64.qemu, "-L", Arm64.sysroot, work.file("app"), "7"])
@@ -214,19 +247,24 @@ struct Arm64Tests {
     #expect(order == Array(launchOrder[..<5]) + libraryOrder + Array(launchOrder[5...]), "\(order)")
   }
 
-  @Test("a C++ program and its own library: names demangle, lld warns of none, verify passes", arguments: ["clang++", "g++"])
+  @Test(
+    "a C++ program and its own library: names demangle, lld warns of none, verify passes",
+    arguments: ["clang++", "g++"])
   func cxxProgram(compiler: String) throws {
     let program = try Arm64Program(
       compiler: compiler, fixture: "cxx", sources: ["main.cpp"], executable: "cxxapp", librarySources: ["shapes.cpp"],
       library: "libshapes.so")
     #expect(program.recordedOutput.contains("2 shapes"), "\(program.recordedOutput)")
     let orders = program.work.file("orders")
-    let generated = try orderfile(["generate", program.trace, "--output-dir", orders, "--json"] + program.releaseBinaryArguments)
+    let generated = try orderfile(
+      ["generate", program.trace, "--output-dir", orders, "--json"] + program.releaseBinaryArguments)
     #expect(generated.succeeded, "\(generated.standardError)")
     // The arm64 libstdc++ (a path inside the sysroot, as the loader under qemu named it) gets no orderfile.
-    #expect(try FileManager.default.contentsOfDirectory(atPath: orders).sorted() == ["cxxapp.order", "libshapes.so.order"])
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: orders).sorted() == ["cxxapp.order", "libshapes.so.order"])
     let appOrder = try FileReading.text(atPath: orders + "/cxxapp.order").split(separator: "\n").map(String.init)
-    let libraryOrder = try FileReading.text(atPath: orders + "/libshapes.so.order").split(separator: "\n").map(String.init)
+    let libraryOrder = try FileReading.text(atPath: orders + "/libshapes.so.order").split(separator: "\n").map(
+      String.init)
     // The executable's static initializer runs before main, and is placed so.
     let main = try #require(appOrder.firstIndex(of: "main"), "\(appOrder)")
     #expect(appOrder.firstIndex { $0.hasPrefix("_GLOBAL__sub_I") }.map { $0 < main } == true, "\(appOrder)")
@@ -241,7 +279,9 @@ struct Arm64Tests {
       let verified = try orderfile(
         ["verify", "--binary", program.work.file("ordered/" + binary), "--order", orders + "/" + binary + ".order"])
       #expect(verified.succeeded, "\(binary): \(verified.standardOutput)\(verified.standardError)")
-      #expect(verified.standardOutput.contains("in order, adjacent: \(order.count) of \(order.count)"), "\(verified.standardOutput)")
+      #expect(
+        verified.standardOutput.contains("in order, adjacent: \(order.count) of \(order.count)"),
+        "\(verified.standardOutput)")
       let places = try codePlaces(program.work.file("ordered/" + binary))
       #expect(liesTogether(order, in: places), "\(binary): \(places)")
     }

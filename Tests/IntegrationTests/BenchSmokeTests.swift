@@ -66,7 +66,8 @@ struct BenchSmokeTests {
     let work = try TemporaryDirectory("orderfile-bench-startup")
     defer { work.remove() }
     let readme = work.file("README.md")
-    try "<!-- bench:startup -->\nold figures\n<!-- /bench:startup -->\n".write(toFile: readme, atomically: true, encoding: .utf8)
+    try "<!-- bench:startup -->\nold figures\n<!-- /bench:startup -->\n".write(
+      toFile: readme, atomically: true, encoding: .utf8)
     let result = try ProcessRunner.run(
       "/usr/bin/env",
       [
@@ -105,13 +106,13 @@ struct BenchSmokeTests {
     defer { work.remove() }
     let source = work.file("prog.c")
     try """
-      int helper(int x) { return x * 3 + 1; }
+    int helper(int x) { return x * 3 + 1; }
 
-      int main(int argc, char **argv) {
-        (void)argv;
-        return helper(argc);
-      }
-      """.write(toFile: source, atomically: true, encoding: .utf8)
+    int main(int argc, char **argv) {
+      (void)argv;
+      return helper(argc);
+    }
+    """.write(toFile: source, atomically: true, encoding: .utf8)
     let binary = work.file("prog")
     try runChecked(Toolchain.clang, ["-O0", "-g", source, "-o", binary])
     let symbols = try runChecked(Toolchain.nm, [binary]).standardOutput
@@ -125,8 +126,11 @@ struct BenchSmokeTests {
     // Mixed spellings: bare hex, 0x, upper case, a blank line, trailing spaces.
     try "\(helper)\n\n0x\(main.uppercased())  \n0x1\n".write(toFile: input, atomically: true, encoding: .utf8)
     let result = try ProcessRunner.run(
-      "/bin/sh", ["-c", "exec \"$0\" symbolize --binary \"$1\" --lines < \"$2\"",
-                  PackagePaths.orderfileExecutable, binary, input])
+      "/bin/sh",
+      [
+        "-c", "exec \"$0\" symbolize --binary \"$1\" --lines < \"$2\"",
+        PackagePaths.orderfileExecutable, binary, input,
+      ])
     #expect(result.status == 0, "\(result.standardError)")
     let rows = result.standardOutput.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
     #expect(rows.count == 3)
@@ -138,8 +142,11 @@ struct BenchSmokeTests {
 
     try "0x10\nnot-an-address\n".write(toFile: input, atomically: true, encoding: .utf8)
     let bad = try ProcessRunner.run(
-      "/bin/sh", ["-c", "exec \"$0\" symbolize --binary \"$1\" < \"$2\"",
-                  PackagePaths.orderfileExecutable, binary, input])
+      "/bin/sh",
+      [
+        "-c", "exec \"$0\" symbolize --binary \"$1\" < \"$2\"",
+        PackagePaths.orderfileExecutable, binary, input,
+      ])
     #expect(bad.status == 65)
     #expect(bad.standardError.contains("line 2: 'not-an-address' is not a hexadecimal address"))
   }

@@ -19,7 +19,8 @@ private let fixture = PackagePaths.fixtures + "/bolt/app.c"
 /// for BOLT, and the toolchain clang's own cold-code splitting off where it has it (BOLT
 /// leaves functions the compiler split in place).
 private func linkRelease(_ output: String, order: String? = nil) throws {
-  let flags = ["-O2", "-ffunction-sections", "-fuse-ld=lld", "-Wl,--emit-relocs", "-Wl,--build-id", fixture]
+  let flags =
+    ["-O2", "-ffunction-sections", "-fuse-ld=lld", "-Wl,--emit-relocs", "-Wl,--build-id", fixture]
     + (order.map { ["-Wl,--symbol-ordering-file=" + $0] } ?? []) + ["-o", output]
   let noSplit = try ProcessRunner.run(
     Toolchain.clang, ["-Xclang", "-fno-split-cold-code"] + flags, environment: Toolchain.environment)
@@ -145,7 +146,8 @@ struct BoltEndToEndTests {
     // writes a new segment, and the report must not claim otherwise.
     let oldTextRange = try textRange(app)
     let main = try #require(try functionAddress("main", work.file("app.old")))
-    #expect(report["textInOldPlace"] as? Bool == oldTextRange.contains(main), "main at \(main), old text \(oldTextRange)")
+    #expect(
+      report["textInOldPlace"] as? Bool == oldTextRange.contains(main), "main at \(main), old text \(oldTextRange)")
   }
 
   @Test("a binary linked without --emit-relocs is refused in one line with the flag to add (exit 65)")

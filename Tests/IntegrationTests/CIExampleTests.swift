@@ -38,7 +38,8 @@ struct CIExampleTests {
     #expect(steps.allSatisfy { $0["run"] is String || $0["uses"] is String })
     #expect(steps.contains { ($0["run"] as? String)?.contains("dpkg-deb -x") == true })
     #expect(steps.contains { ($0["run"] as? String)?.hasPrefix("orderfile regenerate --config") == true })
-    #expect(!steps.contains { ($0["run"] as? String)?.contains("Scripts/") == true }, "a user's repository has no Scripts/")
+    #expect(
+      !steps.contains { ($0["run"] as? String)?.contains("Scripts/") == true }, "a user's repository has no Scripts/")
     let pullRequest = try #require(
       steps.first { ($0["uses"] as? String)?.hasPrefix("peter-evans/create-pull-request") == true })
     let with = try #require(pullRequest["with"] as? [String: Any])
@@ -86,7 +87,9 @@ struct CITemplateRunTests {
   static let package: Result<(directory: TemporaryDirectory, path: String), any Error> = Result {
     let directory = try TemporaryDirectory("orderfile-deb")
     let result = try ProcessRunner.run(PackagePaths.root + "/Scripts/package-deb", [directory.path])
-    guard result.succeeded else { throw TestSupportError("Scripts/package-deb failed: \(result.standardError.suffix(2000))") }
+    guard result.succeeded else {
+      throw TestSupportError("Scripts/package-deb failed: \(result.standardError.suffix(2000))")
+    }
     return (directory, result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
   }
 
@@ -102,7 +105,8 @@ struct CITemplateRunTests {
     let deb = try package.get().path
     let stubs = try TemporaryDirectory("orderfile-ci-stubs")
     try AtomicFile.write(
-      "#!/bin/sh\nif [ \"$1\" = apt-get ]; then shift; exec apt-get --simulate \"$@\"; fi\nexec \"$@\"\n", to: stubs.file("sudo"))
+      "#!/bin/sh\nif [ \"$1\" = apt-get ]; then shift; exec apt-get --simulate \"$@\"; fi\nexec \"$@\"\n",
+      to: stubs.file("sudo"))
     try AtomicFile.write(
       "#!/bin/sh\nprintf '%s\\n' \"$*\" >> \"\(stubs.file("gh.log"))\"\nwhile [ $# -gt 0 ]; do [ \"$1\" = --body-file ] && cat \"$2\" >> \"\(stubs.file("gh.log"))\"; shift; done\n",
       to: stubs.file("gh"))
@@ -113,8 +117,11 @@ struct CITemplateRunTests {
     ]
     let result = try ProcessRunner.run(
       "python3",
-      [PackagePaths.fixtures + "/ci/run-workflow.py", PackagePaths.root + "/Examples/ci/" + workflow, job, project.path,
-        stubs.file("stubs.log"), String(decoding: try JSONSerialization.data(withJSONObject: overrides), as: UTF8.self)])
+      [
+        PackagePaths.fixtures + "/ci/run-workflow.py", PackagePaths.root + "/Examples/ci/" + workflow, job,
+        project.path,
+        stubs.file("stubs.log"), String(decoding: try JSONSerialization.data(withJSONObject: overrides), as: UTF8.self),
+      ])
     let log = (try? FileReading.text(atPath: stubs.file("stubs.log"))) ?? ""
     let records = log.split(separator: "\n").compactMap {
       try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -176,15 +183,20 @@ struct CITemplateRunTests {
     ]
     let result = try ProcessRunner.run(
       "python3",
-      [PackagePaths.fixtures + "/ci/run-gitlab-job.py", PackagePaths.root + "/Examples/ci/gitlab-ci.yml",
+      [
+        PackagePaths.fixtures + "/ci/run-gitlab-job.py", PackagePaths.root + "/Examples/ci/gitlab-ci.yml",
         "refresh-orderfile", project.path,
-        String(decoding: try JSONSerialization.data(withJSONObject: variables), as: UTF8.self)])
+        String(decoding: try JSONSerialization.data(withJSONObject: variables), as: UTF8.self),
+      ])
     let output = result.standardOutput + result.standardError
     #expect(result.status == 0, "\(output)")
     #expect(output.contains("updated 1 orderfile in orderfiles"), "\(output)")
     #expect(output.contains("opened a merge request from orderfile/refresh"), "\(output)")
     let calls = (try? FileReading.text(atPath: log)) ?? ""
-    #expect(calls.contains("git push --force https://oauth2:stub-token@gitlab.example.com/group/app.git HEAD:refs/heads/orderfile/refresh"), "\(calls)")
+    #expect(
+      calls.contains(
+        "git push --force https://oauth2:stub-token@gitlab.example.com/group/app.git HEAD:refs/heads/orderfile/refresh"),
+      "\(calls)")
     #expect(calls.contains("--request POST") && calls.contains("## Launch orderfile refresh"), "\(calls)")
     let committed = try project.git("show", "--name-only", "--format=%s", "orderfile/refresh")
     #expect(committed == "Refresh the launch orderfile\n\norderfiles/app.order\n", "\(committed)")

@@ -33,8 +33,10 @@ private struct CMakeProject {
     try AtomicFile.write(snippet.standardOutput, to: snippetFile)
     let directory = work.file(name)
     try cmake(
-      ["-S", Self.source, "-B", directory, "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DCMAKE_CXX_COMPILER=" + compiler,
-        "-DORDERFILE_SNIPPET=" + snippetFile] + defines)
+      [
+        "-S", Self.source, "-B", directory, "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DCMAKE_CXX_COMPILER=" + compiler,
+        "-DORDERFILE_SNIPPET=" + snippetFile,
+      ] + defines)
     let built = try cmake(["--build", directory, "--", "VERBOSE=1"])
     return (directory, built.standardOutput + built.standardError)
   }
@@ -46,8 +48,10 @@ private struct CMakeProject {
 private func cmake(_ arguments: [String]) throws -> ProcessResult {
   try runChecked(
     "python3",
-    ["-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp('cmake', sys.argv[1:])",
-      "cmake"] + arguments)
+    [
+      "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp('cmake', sys.argv[1:])",
+      "cmake",
+    ] + arguments)
 }
 
 @Suite("A CMake C++ project with the printed snippets, gcc and clang", .serialized)
@@ -58,7 +62,9 @@ struct CMakeProjectTests {
   func wholeWorkflow(compiler: String) throws {
     let project = try CMakeProject(compiler: compiler)
     let instrumented = try project.build("instrumented", flags: ["--instrument"])
-    #expect(instrumented.output.contains(compiler.contains("clang") ? "-finstrument-functions-after-inlining" : "-finstrument-functions "))
+    #expect(
+      instrumented.output.contains(
+        compiler.contains("clang") ? "-finstrument-functions-after-inlining" : "-finstrument-functions "))
     let release = try project.build("release", flags: [])
 
     let trace = project.work.file("launch.trace")
@@ -67,8 +73,10 @@ struct CMakeProjectTests {
 
     let orders = project.work.file("orders")
     let generated = try orderfile(
-      ["generate", trace, "--output-dir", orders, "--json", "--release-binary", release.directory + "/cxxapp",
-        "--release-binary", release.directory + "/libshapes.so"])
+      [
+        "generate", trace, "--output-dir", orders, "--json", "--release-binary", release.directory + "/cxxapp",
+        "--release-binary", release.directory + "/libshapes.so",
+      ])
     #expect(generated.succeeded, "\(generated.standardError)")
     let report = try json(generated)
     let modules = try #require(report["modules"] as? [[String: Any]])
@@ -84,13 +92,17 @@ struct CMakeProjectTests {
     let warnings = ordered.output.split(separator: "\n").filter { $0.contains("symbol ordering file") }
     #expect(warnings.isEmpty, "\(warnings.prefix(5))")
     for (binary, order) in [("cxxapp", "cxxapp.order"), ("libshapes.so", "libshapes.so.order")] {
-      let verified = try orderfile(["verify", "--binary", ordered.directory + "/" + binary, "--order", orders + "/" + order])
+      let verified = try orderfile([
+        "verify", "--binary", ordered.directory + "/" + binary, "--order", orders + "/" + order,
+      ])
       #expect(verified.succeeded, "\(binary): \(verified.standardOutput)")
       // clang records none of them; they come first all the same, before main's code.
       let text = try textFunctions(ordered.directory + "/" + binary)
       // gcc splits a cold part off an initializer (_GLOBAL__sub_I_main.cold): it stays out.
       let initializers = text.filter { $0.hasPrefix("_GLOBAL__sub_I_") && !$0.hasSuffix(".cold") }
-      #expect(!initializers.isEmpty && text.prefix(initializers.count).elementsEqual(initializers), "\(binary): \(text.prefix(5))")
+      #expect(
+        !initializers.isEmpty && text.prefix(initializers.count).elementsEqual(initializers),
+        "\(binary): \(text.prefix(5))")
     }
   }
 }
@@ -137,7 +149,8 @@ struct ReadmeSnippetTests {
     let make = try printed(["--build-system", "make", "--instrument"], in: project, compiler: "clang++")
     let cflags = try printed(["--instrument", "--cflags"], in: project, compiler: "clang++")
     let ldflags = try printed(["--instrument", "--ldflags"], in: project, compiler: "clang++")
-    #expect(make.contains("CFLAGS   += " + cflags.joined()) && make.contains("CXXFLAGS += " + cflags.joined()), "\(make)")
+    #expect(
+      make.contains("CFLAGS   += " + cflags.joined()) && make.contains("CXXFLAGS += " + cflags.joined()), "\(make)")
     #expect(make.contains("LDFLAGS  += " + ldflags.joined()), "\(make)")
   }
 }

@@ -69,7 +69,8 @@ struct EndToEndTests {
     try FileManager.default.createDirectory(atPath: instrumented, withIntermediateDirectories: true)
     let common = ["-O2", "-g", "-I", fixtures]
     try runChecked(
-      cc, common + cflags + ["-fPIC", "-shared", fixtures + "/plugin.c", "-o", instrumented + "/libplugin.so"] + ldflags)
+      cc,
+      common + cflags + ["-fPIC", "-shared", fixtures + "/plugin.c", "-o", instrumented + "/libplugin.so"] + ldflags)
     try runChecked(
       cc,
       common + cflags + ["-fPIE", "-pie"] + executableSources.map { fixtures + "/" + $0 }
@@ -105,7 +106,11 @@ struct EndToEndTests {
     for source in executableSources + ["plugin.c"] {
       let pic = source == "plugin.c" ? "-fPIC" : "-fPIE"
       try runChecked(
-        cc, ["-O2", "-ffunction-sections", pic, "-I", fixtures, "-c", fixtures + "/" + source, "-o", objects + "/" + source + ".o"])
+        cc,
+        [
+          "-O2", "-ffunction-sections", pic, "-I", fixtures, "-c", fixtures + "/" + source, "-o",
+          objects + "/" + source + ".o",
+        ])
     }
     try linkRelease(objects: objects, into: work.file("default"))
     try linkRelease(
@@ -115,12 +120,15 @@ struct EndToEndTests {
     // 6. nm: the launch functions are side by side, in recorded order, only in the ordered build.
     let defaultSymbols = try textSymbolsInAddressOrder(work.file("default") + "/app")
     let orderedSymbols = try textSymbolsInAddressOrder(work.file("ordered") + "/app")
-    #expect(!isContiguous(expectedExecutableOrder, in: defaultSymbols), "the default layout is already ordered: the fixture proves nothing")
+    #expect(
+      !isContiguous(expectedExecutableOrder, in: defaultSymbols),
+      "the default layout is already ordered: the fixture proves nothing")
     #expect(isContiguous(expectedExecutableOrder, in: orderedSymbols), "\(orderedSymbols)")
     let orderedLibrary = try textSymbolsInAddressOrder(work.file("ordered") + "/libplugin.so")
     #expect(isContiguous(expectedLibraryOrder, in: orderedLibrary), "\(orderedLibrary)")
     // The relinked program still runs.
-    let run = try runChecked(work.file("ordered") + "/app", ["7"], environment: ["LD_LIBRARY_PATH": work.file("ordered")])
+    let run = try runChecked(
+      work.file("ordered") + "/app", ["7"], environment: ["LD_LIBRARY_PATH": work.file("ordered")])
     #expect(run.standardOutput == recorded.standardOutput)
   }
 }
@@ -139,7 +147,8 @@ struct GoldEndToEndTests {
     let orderedApp = try fixture.release("gold-ordered", orderfile: sections, compiler: "gcc", linker: .gold)
     // gcc really puts main apart, so a bare .text.main line would not reach it.
     let mainSections = try runChecked(
-      "/usr/bin/env", ["objdump", "-h", fixture.work.file("gold-ordered") + "/main.c.o"]).standardOutput
+      "/usr/bin/env", ["objdump", "-h", fixture.work.file("gold-ordered") + "/main.c.o"]
+    ).standardOutput
     #expect(mainSections.contains(".text.startup.main"))
     #expect(!isContiguous(expectedExecutableOrder, in: try textSymbolsInAddressOrder(defaultApp)))
     let orderedSymbols = try textSymbolsInAddressOrder(orderedApp)
@@ -147,7 +156,9 @@ struct GoldEndToEndTests {
 
     let verified = try orderfile(["verify", "--binary", orderedApp, "--order", sections])
     #expect(verified.succeeded, "\(verified.standardOutput)\(verified.standardError)")
-    #expect(verified.standardOutput.contains("in order, adjacent: \(expectedExecutableOrder.count) of \(expectedExecutableOrder.count)"))
+    #expect(
+      verified.standardOutput.contains(
+        "in order, adjacent: \(expectedExecutableOrder.count) of \(expectedExecutableOrder.count)"))
     #expect(verified.standardOutput.contains("linked by GNU gold"), "\(verified.standardOutput)")
   }
 }

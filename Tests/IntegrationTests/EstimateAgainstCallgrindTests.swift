@@ -15,8 +15,10 @@ private struct CallgrindLaunch {
     let output = work.file("callgrind.out")
     try runChecked(
       ProcessRunner.resolve("valgrind"),
-      ["--tool=callgrind", "--callgrind-out-file=" + output, "--dump-before=" + marker, "--compress-strings=no",
-        "--compress-pos=no", "--demangle=no", program])
+      [
+        "--tool=callgrind", "--callgrind-out-file=" + output, "--dump-before=" + marker, "--compress-strings=no",
+        "--compress-pos=no", "--demangle=no", program,
+      ])
     // Parts are numbered from 1; the first ends where the marker was entered.
     var functions: [String: Set<String>] = [:]
     var object = ""
@@ -61,15 +63,20 @@ struct EstimateAgainstCallgrindTests {
     // copies (.constprop, .part) of recorded ones under names the trace does not have.
     try runChecked(
       make,
-      ["-s", "-C", example, "instrumented", "CC=gcc", "BUILD_DIR=" + work.file("instrumented"),
-        "ORDERFILE_RUNTIME_DIR=" + (try RuntimeBuilder.libraryDirectory())])
+      [
+        "-s", "-C", example, "instrumented", "CC=gcc", "BUILD_DIR=" + work.file("instrumented"),
+        "ORDERFILE_RUNTIME_DIR=" + (try RuntimeBuilder.libraryDirectory()),
+      ])
     try runChecked(make, ["-s", "-C", example, "release", "CC=gcc", "BUILD_DIR=" + work.file("release")])
     let trace = work.file("launch.trace")
-    let recorded = try orderfile(["record", "--instrumented", "-o", trace, "--", work.file("instrumented") + "/launchpad"])
+    let recorded = try orderfile([
+      "record", "--instrumented", "-o", trace, "--", work.file("instrumented") + "/launchpad",
+    ])
     #expect(recorded.succeeded, "\(recorded.standardError)")
 
     // The instrumented build closes its launch window in launch_ready; callgrind stops there.
-    let callgrind = try CallgrindLaunch(program: work.file("release") + "/launchpad", marker: "launch_ready*", work: work)
+    let callgrind = try CallgrindLaunch(
+      program: work.file("release") + "/launchpad", marker: "launch_ready*", work: work)
     var pieces: [String] = []
     for binary in ["launchpad", "libwidgets.so"] {
       let path = work.file("release") + "/" + binary
@@ -77,7 +84,9 @@ struct EstimateAgainstCallgrindTests {
       for pageSize in [4096, 16384] {
         let estimated = try #require(pages(estimate, pageSize, "current"))
         let independent = try callgrind.pages(of: path, pageSize: UInt64(pageSize))
-        #expect(abs(estimated - independent) <= 1, "\(binary) at \(pageSize): estimate \(estimated), callgrind \(independent)")
+        #expect(
+          abs(estimated - independent) <= 1, "\(binary) at \(pageSize): estimate \(estimated), callgrind \(independent)"
+        )
         if pageSize == 4096 { #expect(independent > 4, "\(binary): too small a launch to tell counts apart") }
       }
       let releaseOnly = try #require(estimate["releaseOnly"] as? [String: Any])

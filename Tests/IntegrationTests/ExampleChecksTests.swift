@@ -11,6 +11,7 @@ struct ExampleChecksTests {
     let result = try runChecked(
       ProcessRunner.resolve("make"),
       ["-s", "-C", PackagePaths.root + "/Examples/launchpad", "check", "BUILD_DIR=" + work.file("check")])
-    #expect(result.standardOutput.contains("wire_test: all checks passed"), "\(result.standardOutput)\(result.standardError)")
+    #expect(
+      result.standardOutput.contains("wire_test: all checks passed"), "\(result.standardOutput)\(result.standardError)")
   }
 }

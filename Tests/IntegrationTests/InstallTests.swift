@@ -53,7 +53,9 @@ struct InstallTests {
   func crossRuntime() throws {
     let tree = try InstalledTree.shared.get()
     let directory = tree.root + "/lib/" + Arm64.triple
-    for file in ["libOrderfileRuntime.so", "libOrderfileRuntime.a", "libOrderfileRuntimeEmbedded.a", "libOrderfilePageProbe.so"] {
+    for file in [
+      "libOrderfileRuntime.so", "libOrderfileRuntime.a", "libOrderfileRuntimeEmbedded.a", "libOrderfilePageProbe.so",
+    ] {
       #expect(FileManager.default.fileExists(atPath: directory + "/" + file), "missing \(file)")
     }
     let header = try runChecked("/usr/bin/readelf", ["-h", directory + "/libOrderfileRuntime.so"]).standardOutput
@@ -121,7 +123,8 @@ struct InstallTests {
     let project = try cmakeProject(tree, linking: "OrderfileRuntime::OrderfileRuntime")
     let configure = "cmake -S . -B build -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo"
     try project.roundTrip(
-      instrumented: "\(configure) -DINSTRUMENT=ON -DCMAKE_PREFIX_PATH=\"$ORDERFILE_PREFIX\" && cmake --build build && cp build/app app",
+      instrumented:
+        "\(configure) -DINSTRUMENT=ON -DCMAKE_PREFIX_PATH=\"$ORDERFILE_PREFIX\" && cmake --build build && cp build/app app",
       release: { ldflags in
         "rm -rf build && \(configure) -DINSTRUMENT=OFF -DCMAKE_C_FLAGS=-ffunction-sections"
           + " -DCMAKE_EXE_LINKER_FLAGS=\"\(ldflags)\" && cmake --build build && cp build/app app"
@@ -157,10 +160,13 @@ struct InstallTests {
     let order = try String(contentsOfFile: project.directory.file("app.order"), encoding: .utf8)
     // main is the executable's; the rest is the library's, which only a recipe that
     // reaches every target records.
-    #expect(order.split(separator: "\n").prefix(4) == ["main", "parse_config", "open_window", "render_frame"], "\(order)")
+    #expect(
+      order.split(separator: "\n").prefix(4) == ["main", "parse_config", "open_window", "render_frame"], "\(order)")
   }
 
-  @Test("CMake with OrderfileRuntime::Static: the runtime linked in, and a launch recorded", .enabled(if: hasCMake, noCMake))
+  @Test(
+    "CMake with OrderfileRuntime::Static: the runtime linked in, and a launch recorded", .enabled(if: hasCMake, noCMake)
+  )
   func cmakeWithStaticRuntime() throws {
     let tree = try InstalledTree.shared.get()
     let project = try cmakeProject(tree, linking: "OrderfileRuntime::Static")

@@ -109,7 +109,8 @@ struct LaunchCodeWithoutSymbolTests {
     let againScript = work.file("ordered.ld")
     #expect(try orderfile(["generate", again, "-o", againScript, "--format", "lld-script"]).succeeded)
     func unnamedLines(_ path: String) throws -> Set<String> {
-      Set(try FileReading.text(atPath: path).split(separator: "\n").map(String.init).filter { $0.contains("(.text..L") })
+      Set(
+        try FileReading.text(atPath: path).split(separator: "\n").map(String.init).filter { $0.contains("(.text..L") })
     }
     #expect(try unnamedLines(againScript) == unnamedLines(script))
     // verify matches each line to the input section it names, through the relink's map.
@@ -126,15 +127,20 @@ struct LaunchCodeWithoutSymbolTests {
     let defaultPages = try touchedPages(shipped, in: work)
     let symbolPages = try touchedPages(withSymbols.binary, in: work)
     let scriptPages = try touchedPages(withScript.binary, in: work)
-    let estimate = try json(try orderfile(["estimate", "--trace", trace, "--binary", shipped, "--order", script, "--json"]))
+    let estimate = try json(
+      try orderfile(["estimate", "--trace", trace, "--binary", shipped, "--order", script, "--json"]))
     let lowerBound = try #require(pages(estimate, 4096, "lowerBound"))
     let launchFunctions = estimate["launchFunctions"] as? Int ?? 0
     #expect(launchFunctions >= unnamed.count + 16, "estimate counted \(launchFunctions) launch functions")
-    #expect(scriptPages < defaultPages && scriptPages < symbolPages, "default \(defaultPages), symbol order \(symbolPages), script \(scriptPages)")
+    #expect(
+      scriptPages < defaultPages && scriptPages < symbolPages,
+      "default \(defaultPages), symbol order \(symbolPages), script \(scriptPages)")
     #expect(scriptPages <= lowerBound + 2, "script \(scriptPages) pages, lower bound \(lowerBound)")
     // The simulated cost agrees with what the two relinks measured, to a page each.
     #expect(abs(left - symbolPages) <= 1 && abs(placedToo - scriptPages) <= 1, "simulated \(left) and \(placedToo)")
-    print("swift, 4 KiB pages touched: default \(defaultPages), symbol order \(symbolPages) (simulated \(left)), lld script \(scriptPages) (simulated \(placedToo)), lower bound \(lowerBound)")
+    print(
+      "swift, 4 KiB pages touched: default \(defaultPages), symbol order \(symbolPages) (simulated \(left)), lld script \(scriptPages) (simulated \(placedToo)), lower bound \(lowerBound)"
+    )
   }
 
   @Test("gcc: the .cold parts a launch runs are placed after the launch functions, and the pages go down")
@@ -198,13 +204,17 @@ struct LaunchCodeWithoutSymbolTests {
     let defaultPages = try touchedPages(shipped, in: work)
     let hotOnlyPages = try touchedPages(hotOnly.binary, in: work)
     let orderedPages = try touchedPages(ordered.binary, in: work)
-    #expect(orderedPages < hotOnlyPages && orderedPages < defaultPages,
-            "default \(defaultPages), without cold parts \(hotOnlyPages), with them \(orderedPages)")
-    let estimate = try json(try orderfile(["estimate", "--trace", trace, "--binary", shipped, "--order", order, "--json"]))
+    #expect(
+      orderedPages < hotOnlyPages && orderedPages < defaultPages,
+      "default \(defaultPages), without cold parts \(hotOnlyPages), with them \(orderedPages)")
+    let estimate = try json(
+      try orderfile(["estimate", "--trace", trace, "--binary", shipped, "--order", order, "--json"]))
     let lowerBound = try #require(pages(estimate, 4096, "lowerBound"))
     let estimatedNow = try #require(pages(estimate, 4096, "current"))
     #expect(orderedPages <= lowerBound + 2, "ordered \(orderedPages) pages, lower bound \(lowerBound)")
     #expect(abs(estimatedNow - defaultPages) <= 1, "estimate \(estimatedNow), probe \(defaultPages)")
-    print("\((compiler as NSString).lastPathComponent) cold parts, 4 KiB pages touched: default \(defaultPages) (estimate \(estimatedNow)), order without cold parts \(hotOnlyPages), with them \(orderedPages), lower bound \(lowerBound)")
+    print(
+      "\((compiler as NSString).lastPathComponent) cold parts, 4 KiB pages touched: default \(defaultPages) (estimate \(estimatedNow)), order without cold parts \(hotOnlyPages), with them \(orderedPages), lower bound \(lowerBound)"
+    )
   }
 }

@@ -61,7 +61,8 @@ struct RecordedFixture {
       let object = directory + "/" + source + ".o"
       let pic = source == "plugin.c" ? "-fPIC" : "-fPIE"
       try runChecked(
-        cc, ["-O2", "-g", pic, "-I", fixtures, "-c", fixtures + "/" + source, "-o", object]
+        cc,
+        ["-O2", "-g", pic, "-I", fixtures, "-c", fixtures + "/" + source, "-o", object]
           + (functionSections ? ["-ffunction-sections"] : []))
       objects.append(object)
     }
@@ -143,7 +144,8 @@ struct LayoutChecksTests {
     #expect(report["cause"] as? String == "notLinkedWithOrder", "\(report["diagnosis"] ?? "")")
     #expect((report["diagnosis"] as? String)?.contains("not linked with this orderfile") == true)
     // Without the flag, gcc's producer says so.
-    let whole = try fixture.release("gcc-no-sections", functionSections: false, orderfile: fixture.appOrder, compiler: "gcc")
+    let whole = try fixture.release(
+      "gcc-no-sections", functionSections: false, orderfile: fixture.appOrder, compiler: "gcc")
     let missing = try json(try orderfile(["verify", "--binary", whole, "--order", fixture.appOrder, "--json"]))
     #expect(missing["cause"] as? String == "noFunctionSections", "\(missing["diagnosis"] ?? "")")
     #expect((missing["diagnosis"] as? String)?.contains("without -ffunction-sections") == true)

@@ -48,7 +48,8 @@ struct LinkerWarningsTests {
     #expect(entries.contains("configure") && entries.contains("main"), "\(entries)")
 
     let relink = try runChecked(
-      compiler, [object, "-fuse-ld=lld", "-Wl,--build-id", "-Wl,--symbol-ordering-file=" + order, "-o", work.file("app.ordered")])
+      compiler,
+      [object, "-fuse-ld=lld", "-Wl,--build-id", "-Wl,--symbol-ordering-file=" + order, "-o", work.file("app.ordered")])
     let warnings = relink.standardError.split(separator: "\n").filter { $0.contains("warning") }
     #expect(warnings.isEmpty, "ld.lld warned: \(warnings)")
   }

@@ -43,8 +43,10 @@ private struct LaunchpadBuilds: @unchecked Sendable {
 
   /// Builds the example instrumented into `directory`, with the orderfiles when given.
   private static func build(_ directory: String, runtime: String, orders: String? = nil) throws -> String {
-    var arguments = ["-s", "-C", example, "instrumented", "CC=clang", "BUILD_DIR=" + directory,
-                     "ORDERFILE_RUNTIME_DIR=" + runtime]
+    var arguments = [
+      "-s", "-C", example, "instrumented", "CC=clang", "BUILD_DIR=" + directory,
+      "ORDERFILE_RUNTIME_DIR=" + runtime,
+    ]
     if let orders {
       arguments += ["ORDER_FILE=" + orders + "/launchpad.order", "LIB_ORDER_FILE=" + orders + "/libwidgets.so.order"]
     }
@@ -85,12 +87,15 @@ struct MeasuredFaultsTests {
         byLayout[layout, default: []].append(try measure(program, trace: builds.work.file("\(layout)-\(run).trace")))
       }
     }
-    let before = try #require(byLayout["default"]), after = try #require(byLayout["ordered"])
+    let before = try #require(byLayout["default"])
+    let after = try #require(byLayout["ordered"])
     #expect(before.allSatisfy { $0.minorFaults > 0 && $0.textResidentBytes > 0 })
     #expect(after.allSatisfy { $0.minorFaults > 0 && $0.textResidentBytes > 0 })
 
-    let residentBefore = median(before.map(\.textResidentBytes)), residentAfter = median(after.map(\.textResidentBytes))
-    let faultsBefore = median(before.map(\.minorFaults)), faultsAfter = median(after.map(\.minorFaults))
+    let residentBefore = median(before.map(\.textResidentBytes))
+    let residentAfter = median(after.map(\.textResidentBytes))
+    let faultsBefore = median(before.map(\.minorFaults))
+    let faultsAfter = median(after.map(\.minorFaults))
     #expect(residentAfter < residentBefore, "text resident: default \(residentBefore) B, ordered \(residentAfter) B")
     #expect(faultsAfter < faultsBefore, "minor faults: default \(faultsBefore), ordered \(faultsAfter)")
   }
@@ -103,21 +108,30 @@ struct MeasuredFaultsTests {
     let partial = builds.work.file("partial.order")
     try full.prefix(full.count / 2).joined(separator: "\n").write(toFile: partial, atomically: true, encoding: .utf8)
 
-    let onOrdered = try estimateJSON(["--trace", builds.recordTrace, "--binary", builds.orderedProgram, "--order", partial])
+    let onOrdered = try estimateJSON([
+      "--trace", builds.recordTrace, "--binary", builds.orderedProgram, "--order", partial,
+    ])
     let caution = try #require(onOrdered["reorderedBinary"] as? [String: Any], "no caution on the ordered build")
     #expect(caution["launchFunctionsOutsideOrder"] as? Int == full.count - full.count / 2)
     #expect((caution["compileUnitDescents"] as? Int ?? 0) >= 8)
-    let warned = try orderfile(["estimate", "--trace", builds.recordTrace, "--binary", builds.orderedProgram, "--order", partial])
+    let warned = try orderfile([
+      "estimate", "--trace", builds.recordTrace, "--binary", builds.orderedProgram, "--order", partial,
+    ])
     #expect(warned.standardError.contains("warning: \(builds.orderedProgram) looks already reordered"))
     #expect(warned.standardError.contains("launch functions \(partial) leaves out"))
     let html = builds.work.file("partial.html")
     let drawn = try orderfile(
-      ["estimate", "--trace", builds.recordTrace, "--binary", builds.orderedProgram, "--order", partial, "--html", html])
+      [
+        "estimate", "--trace", builds.recordTrace, "--binary", builds.orderedProgram, "--order", partial, "--html",
+        html,
+      ])
     #expect(drawn.succeeded)
     #expect(try FileReading.text(atPath: html).contains("<strong>Caution:</strong>"))
 
     // In link order, or with every launch function in the order, there is nothing to caution.
-    let onDefault = try estimateJSON(["--trace", builds.recordTrace, "--binary", builds.defaultProgram, "--order", partial])
+    let onDefault = try estimateJSON([
+      "--trace", builds.recordTrace, "--binary", builds.defaultProgram, "--order", partial,
+    ])
     #expect(onDefault["reorderedBinary"] == nil)
     let complete = try estimateJSON(
       ["--trace", builds.recordTrace, "--binary", builds.orderedProgram, "--order", builds.orders + "/launchpad.order"])

@@ -26,7 +26,9 @@ private enum ClonesProgram {
     // Only unit 3 calls its helper at launch; the others' helpers never run.
     text += "int unit\(index)_launch(int x) {\n"
     if index == 3 { text += "  x = helper(x);\n" } else { text += "  if (x == 12345) x = helper(x);\n" }
-    for function in stride(from: (index * 5) % 3, to: functionsPerUnit, by: 3) { text += "  x = f\(index)_\(function)(x);\n" }
+    for function in stride(from: (index * 5) % 3, to: functionsPerUnit, by: 3) {
+      text += "  x = f\(index)_\(function)(x);\n"
+    }
     text += "  return x;\n}\n"
     return text
   }
@@ -81,7 +83,8 @@ struct MeasuredPagesTests {
   }
 
   private func measuredEstimate(trace: String, binary: String, extra: [String] = []) throws -> [String: Any] {
-    let result = try orderfile(["estimate", "--trace", trace, "--binary", binary, "--json"] + extra + ["--measure", "--", binary])
+    let result = try orderfile(
+      ["estimate", "--trace", trace, "--binary", binary, "--json"] + extra + ["--measure", "--", binary])
     try #require(result.succeeded, "\(result.standardError)")
     return try json(result)
   }
@@ -105,7 +108,9 @@ struct MeasuredPagesTests {
     for size in [4096, 16384] {
       let estimated = try #require(pages(now, size, "current"))
       let probe = try #require(measured(now, size))
-      #expect(agrees(estimated, probe), "\(compilerName) default layout, \(size) B pages: estimate \(estimated), probe \(probe)")
+      #expect(
+        agrees(estimated, probe),
+        "\(compilerName) default layout, \(size) B pages: estimate \(estimated), probe \(probe)")
     }
 
     let order = work.file("app.order")
@@ -124,8 +129,10 @@ struct MeasuredPagesTests {
       let simulated = try #require(pages(now, size, "ordered"))
       let estimated = try #require(pages(after, size, "current"))
       let probe = try #require(measured(after, size))
-      #expect(agrees(estimated, probe), "\(compilerName) ordered layout, \(size) B: estimate \(estimated), probe \(probe)")
-      #expect(agrees(simulated, probe), "\(compilerName) ordered layout, \(size) B: simulated \(simulated), probe \(probe)")
+      #expect(
+        agrees(estimated, probe), "\(compilerName) ordered layout, \(size) B: estimate \(estimated), probe \(probe)")
+      #expect(
+        agrees(simulated, probe), "\(compilerName) ordered layout, \(size) B: simulated \(simulated), probe \(probe)")
       #expect(probe < (measured(now, size) ?? 0) || size > 4096, "the order did not cut the pages at \(size) B")
     }
 
@@ -158,7 +165,8 @@ struct MeasuredPagesTests {
     try #require(recorded.status == 0 || recorded.status == 1, "\(recorded.standardError)")
     let symbols = try textSymbolsInAddressOrder(app)
     // g++ makes the helpers that launch never calls `.constprop.0` clones: one name, five functions.
-    #expect(symbols.filter { $0.hasPrefix("_ZL6helperi") }.count == ClonesProgram.units, "the copies of helper: \(symbols)")
+    #expect(
+      symbols.filter { $0.hasPrefix("_ZL6helperi") }.count == ClonesProgram.units, "the copies of helper: \(symbols)")
     #expect(symbols.filter { $0 == "_ZL6helperi.constprop.0" }.count > 1, "no same-named clones: \(symbols)")
 
     let byName = try measuredEstimate(trace: trace, binary: app)
@@ -204,7 +212,8 @@ struct MeasuredPagesTests {
       }
       """, to: source)
     let app = work.file("app")
-    try runChecked(Toolchain.clang, ["-O2", "-ffunction-sections", "-fuse-ld=lld", "-Wl,--build-id", source, "-o", app])
+    try runChecked(
+      Toolchain.clang, ["-O2", "-ffunction-sections", "-fuse-ld=lld", "-Wl,--build-id", source, "-o", app])
     let trace = work.file("launch.trace")
     _ = try orderfile(["record", "--no-rebuild", "-q", "-o", trace, "--", app])
     let estimate = try measuredEstimate(trace: trace, binary: app)

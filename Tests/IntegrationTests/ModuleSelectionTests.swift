@@ -23,14 +23,17 @@ struct ModuleSelectionTests {
     // A library in a toolchain's runtime folder, as libswiftCore.so is: not the user's by default.
     let toolchain = work.file("toolchain/usr/lib/swift/linux")
     try FileManager.default.createDirectory(atPath: toolchain, withIntermediateDirectories: true)
-    try runChecked(Toolchain.clang, ["-O2", "-g", "-fPIC", "-shared", work.file("plugin.c"), "-o", work.file("libplugin.so")])
+    try runChecked(
+      Toolchain.clang, ["-O2", "-g", "-fPIC", "-shared", work.file("plugin.c"), "-o", work.file("libplugin.so")])
     try runChecked(
       Toolchain.clang, ["-O2", "-g", "-fPIC", "-shared", work.file("toolkit.c"), "-o", toolchain + "/libtoolkit.so"])
     let app = work.file("app")
     try runChecked(
       Toolchain.clang,
-      ["-O2", "-g", work.file("main.c"), "-L", work.path, "-lplugin", "-L", toolchain, "-ltoolkit",
-       "-Wl,-rpath," + work.path + ":" + toolchain, "-o", app])
+      [
+        "-O2", "-g", work.file("main.c"), "-L", work.path, "-lplugin", "-L", toolchain, "-ltoolkit",
+        "-Wl,-rpath," + work.path + ":" + toolchain, "-o", app,
+      ])
 
     func modulesWithCalls(_ extra: [String]) throws -> (names: Set<String>, stderr: String) {
       let trace = work.file("launch.trace")
@@ -38,7 +41,9 @@ struct ModuleSelectionTests {
       #expect(result.status == 0, "\(result.standardError)")
       let read = try TraceReader.read(path: trace)
       let used = Set(read.records.map(\.module))
-      return (Set(read.modules.filter { used.contains($0.index) }.map { PathName.split($0.path).base }), result.standardError)
+      return (
+        Set(read.modules.filter { used.contains($0.index) }.map { PathName.split($0.path).base }), result.standardError
+      )
     }
     let plain = try modulesWithCalls([])
     #expect(plain.names.contains("libplugin.so") && !plain.names.contains("libtoolkit.so"), "\(plain.names)")

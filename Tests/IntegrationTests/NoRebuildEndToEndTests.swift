@@ -33,15 +33,20 @@ struct NoRebuildEndToEndTests {
     //    instrumented: the compiler inlines as it will for the shipped binary.
     let printed = try orderfile(["flags", "--cflags"])
     #expect(printed.succeeded, "\(printed.standardError)")
-    let releaseFlags = printed.standardOutput.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    let releaseFlags = printed.standardOutput.split(separator: " ").map {
+      $0.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
     #expect(releaseFlags == ["-ffunction-sections"])
     let objects = work.file("objects")
     try FileManager.default.createDirectory(atPath: objects, withIntermediateDirectories: true)
     for source in ["main.c", "config.c", "store.c", "ui.c", "plugin.c"] {
       let pic = source == "plugin.c" ? "-fPIC" : "-fPIE"
       try runChecked(
-        cc, ["-O2", "-g"] + releaseFlags + [pic, "-I", fixtures, "-c", fixtures + "/" + source,
-             "-o", objects + "/" + source + ".o"])
+        cc,
+        ["-O2", "-g"] + releaseFlags + [
+          pic, "-I", fixtures, "-c", fixtures + "/" + source,
+          "-o", objects + "/" + source + ".o",
+        ])
     }
     let release = work.file("release")
     try linkRelease(objects: objects, into: release)
@@ -50,7 +55,10 @@ struct NoRebuildEndToEndTests {
     //    orderfile_startup_complete().
     let trace = work.file("launch.trace")
     let recorded = try orderfile(
-      ["record", "--recorder", recorder, "-o", trace, "--until", "store_compact_after_launch", "--", release + "/app", "7"])
+      [
+        "record", "--recorder", recorder, "-o", trace, "--until", "store_compact_after_launch", "--", release + "/app",
+        "7",
+      ])
     #expect(recorded.succeeded, "\(recorded.standardError)")
     #expect(recorded.standardOutput == (try runChecked(release + "/app", ["7"]).standardOutput))
     #expect(recorded.standardError.contains("without a rebuild"), "\(recorded.standardError)")
@@ -64,8 +72,10 @@ struct NoRebuildEndToEndTests {
     // The fixture's own launch functions, in the order its sources call them, whatever the
     // compiler inlined: what is left of them in the release binary is what is recorded.
     let releaseFunctions = Set(try textSymbolsInAddressOrder(release + "/app"))
-    let expected = ["main", "launch", "config_load", "parse_line", "config_validate", "store_open", "store_index",
-                    "checksum", "ui_layout", "ui_first_frame", "store_compact_after_launch"].filter(releaseFunctions.contains)
+    let expected = [
+      "main", "launch", "config_load", "parse_line", "config_validate", "store_open", "store_index",
+      "checksum", "ui_layout", "ui_first_frame", "store_compact_after_launch",
+    ].filter(releaseFunctions.contains)
     #expect(appOrder.filter(expected.contains) == expected, "\(appOrder)")
     #expect(expected.count >= 4, "the compiler inlined nearly everything: \(expected)")
     #expect(appOrder.first == "_start", "code before main is recorded too: \(appOrder)")
@@ -78,8 +88,9 @@ struct NoRebuildEndToEndTests {
       objects: objects, into: ordered, appOrder: orders + "/app.order", libOrder: orders + "/libplugin.so.order")
     #expect(!warnings.contains("warning"), "\(warnings)")
     #expect(isContiguous(appOrder, in: try textSymbolsInAddressOrder(ordered + "/app")))
-    #expect(!isContiguous(appOrder, in: try textSymbolsInAddressOrder(release + "/app")),
-            "the default layout is already in launch order: the test proves nothing")
+    #expect(
+      !isContiguous(appOrder, in: try textSymbolsInAddressOrder(release + "/app")),
+      "the default layout is already in launch order: the test proves nothing")
     for (binary, order) in [(ordered + "/app", "app.order"), (ordered + "/libplugin.so", "libplugin.so.order")] {
       let verified = try orderfile(["verify", "--binary", binary, "--order", orders + "/" + order])
       #expect(verified.succeeded, "\(verified.standardOutput)\(verified.standardError)")
@@ -117,12 +128,15 @@ struct NoRebuildEndToEndTests {
     let relinked = try build("ordered", orders: orders)
     #expect(!relinked.standardError.contains("warning"), "\(relinked.standardError)")
     for (binary, order) in [("launchpad", "launchpad.order"), ("libwidgets.so", "libwidgets.so.order")] {
-      let verified = try orderfile(["verify", "--binary", work.file("ordered") + "/" + binary, "--order", orders + "/" + order])
+      let verified = try orderfile([
+        "verify", "--binary", work.file("ordered") + "/" + binary, "--order", orders + "/" + order,
+      ])
       #expect(verified.succeeded, "\(verified.standardOutput)\(verified.standardError)")
     }
     // The relinked release binary touches fewer pages at launch than the default one.
     let before = try json(orderfile(["estimate", "--trace", trace, "--binary", program, "--json"]))
-    let after = try json(orderfile(["estimate", "--trace", trace, "--binary", work.file("ordered") + "/launchpad", "--json"]))
+    let after = try json(
+      orderfile(["estimate", "--trace", trace, "--binary", work.file("ordered") + "/launchpad", "--json"]))
     for pageSize in [4096, 16384] {
       let now = try #require(pages(before, pageSize, "current"))
       let ordered = try #require(pages(after, pageSize, "current"))
@@ -142,10 +156,11 @@ struct NoRebuildEndToEndTests {
     let lines = recorded.standardError.split(separator: "\n")
     // One line: what failed, which file has no symbols, and how to keep them.
     #expect(lines.count == 1, "\(lines)")
-    #expect(lines.contains {
-      $0.hasPrefix("orderfile: error:") && $0.contains("no function of the program was recorded")
-        && $0.contains("\(binary) has no symbol table") && $0.contains("--strip-debug")
-    }, "\(lines)")
+    #expect(
+      lines.contains {
+        $0.hasPrefix("orderfile: error:") && $0.contains("no function of the program was recorded")
+          && $0.contains("\(binary) has no symbol table") && $0.contains("--strip-debug")
+      }, "\(lines)")
     #expect(recorded.status == 65)
     #expect(!FileManager.default.fileExists(atPath: work.file("launch.trace")))
   }

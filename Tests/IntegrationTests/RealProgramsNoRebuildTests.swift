@@ -16,7 +16,8 @@ private struct RealProgram: Decodable {
     let result = try ProcessRunner.run(PackagePaths.root + "/Scripts/real-program", [name, directory])
     if result.status == 69 { return nil }
     guard result.succeeded else {
-      throw TestSupportError("Scripts/real-program \(name) exited \(result.status): \(result.standardError.suffix(2000))")
+      throw TestSupportError(
+        "Scripts/real-program \(name) exited \(result.status): \(result.standardError.suffix(2000))")
     }
     return try JSONDecoder().decode(RealProgram.self, from: Data(result.standardOutput.utf8))
   }
@@ -31,7 +32,8 @@ private struct RealProgram: Decodable {
 
 @Suite("Real programs ordered from their release binaries alone", .serialized)
 struct RealProgramsNoRebuildTests {
-  @Test("Lua and SQLite: record the release binary, generate, relink with lld, verify, fewer launch pages",
+  @Test(
+    "Lua and SQLite: record the release binary, generate, relink with lld, verify, fewer launch pages",
     arguments: ["lua", "sqlite3"])
   func realProgram(name: String) throws {
     let work = try TemporaryDirectory("orderfile-real-\(name)")

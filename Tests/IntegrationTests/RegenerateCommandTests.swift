@@ -53,8 +53,9 @@ struct RegenerateCommandTests {
     let first = try json(try tree.run(command, in: project.path))
     #expect(first["outcome"] as? String == "replaced")
     let order = try project.read("orderfiles/app.order").split(separator: "\n").map(String.init)
-    #expect(order.filter(["main", "parse_config", "open_window", "render_frame"].contains)
-      == ["main", "parse_config", "open_window", "render_frame"], "\(order)")
+    #expect(
+      order.filter(["main", "parse_config", "open_window", "render_frame"].contains)
+        == ["main", "parse_config", "open_window", "render_frame"], "\(order)")
     #expect(!order.contains("cold_path") && !order.contains { $0.hasPrefix("filler_") }, "\(order)")
     let body = try project.read(".orderfile/report.md")
     #expect(body.hasPrefix("## Launch orderfile refresh\n\nThe launch order changed"), "\(body)")
@@ -122,7 +123,8 @@ struct RegenerateCommandTests {
             app: build-instrumented/app
 
         """)
-    let report = try json(try tree.run("\(DailyProject.compilerVariables) orderfile regenerate --json", in: project.path))
+    let report = try json(
+      try tree.run("\(DailyProject.compilerVariables) orderfile regenerate --json", in: project.path))
     #expect(report["recorded"] as? String == "instrumented")
     #expect(report["outcome"] as? String == "replaced")
     let order = try project.read("orderfiles/app.order").split(separator: "\n").map(String.init)
@@ -146,7 +148,8 @@ struct RegenerateCommandTests {
     let tree = try InstalledTree.shared.get()
     let project = try DailyProject()
     try project.write(
-      "orderfile.yml", try project.read("orderfile.yml").replacingOccurrences(of: "command: [app, one, two]", with: "weight: 2"))
+      "orderfile.yml",
+      try project.read("orderfile.yml").replacingOccurrences(of: "command: [app, one, two]", with: "weight: 2"))
     let result = try ProcessRunner.run(
       "/usr/bin/env", ["-i"] + tree.environment.map { "\($0.key)=\($0.value)" } + ["orderfile", "regenerate"],
       currentDirectory: project.path)

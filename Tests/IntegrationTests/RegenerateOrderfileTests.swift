@@ -18,7 +18,9 @@ struct MergeRegenerationTests {
     return environment
   }
 
-  @Test("the wrapper runs orderfile regenerate on Examples/launchpad: first run writes, second says no change or churns little")
+  @Test(
+    "the wrapper runs orderfile regenerate on Examples/launchpad: first run writes, second says no change or churns little"
+  )
   func twoRuns() throws {
     let directory = try TemporaryDirectory("orderfile-regenerate")
     let orders = directory.file("orders")
@@ -64,6 +66,9 @@ struct MergeRegenerationTests {
       PackagePaths.root + "/Scripts/regenerate-orderfile", ["--config", directory.file("launchpad.yml")],
       environment: Self.environment)
     #expect(result.status == 65)
-    #expect(result.standardError == "orderfile: error: \(directory.file("launchpad.yml")):24: runs: 'many' is not a positive whole number\n", "\(result.standardError)")
+    #expect(
+      result.standardError
+        == "orderfile: error: \(directory.file("launchpad.yml")):24: runs: 'many' is not a positive whole number\n",
+      "\(result.standardError)")
   }
 }

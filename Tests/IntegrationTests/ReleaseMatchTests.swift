@@ -22,16 +22,23 @@ private struct GCCInstrumentedProgram {
     for directory in [instrumented, release] {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
-    let runtimeLink = ["-L", runtime, "-Wl,--no-as-needed", "-lOrderfileRuntime", "-Wl,--as-needed", "-Wl,-rpath," + runtime]
+    let runtimeLink = [
+      "-L", runtime, "-Wl,--no-as-needed", "-lOrderfileRuntime", "-Wl,--as-needed", "-Wl,-rpath," + runtime,
+    ]
     for (directory, flags, link) in [
       (instrumented, ["-finstrument-functions"], runtimeLink), (release, ["-ffunction-sections"], []),
     ] {
       try runChecked(
-        gxx, ["-O2", "-g", "-fPIC", "-shared", Self.sources + "/shapes.cpp", "-o", directory + "/libshapes.so"] + flags + link)
+        gxx,
+        ["-O2", "-g", "-fPIC", "-shared", Self.sources + "/shapes.cpp", "-o", directory + "/libshapes.so"] + flags
+          + link)
       try runChecked(
         gxx,
-        ["-O2", "-g", "-I", Self.sources, Self.sources + "/main.cpp", "-o", directory + "/cxxapp", "-L", directory, "-lshapes",
-          "-Wl,-rpath," + directory] + flags + link)
+        [
+          "-O2", "-g", "-I", Self.sources, Self.sources + "/main.cpp", "-o", directory + "/cxxapp", "-L", directory,
+          "-lshapes",
+          "-Wl,-rpath," + directory,
+        ] + flags + link)
     }
     trace = work.file("launch.trace")
     let recorded = try orderfile(["record", "-o", trace, "--", instrumented + "/cxxapp"])
@@ -50,13 +57,18 @@ private struct GCCInstrumentedProgram {
     let gxx = ProcessRunner.resolve("g++")
     let library = try runChecked(
       gxx,
-      ["-O2", "-g", "-fPIC", "-ffunction-sections", "-shared", Self.sources + "/shapes.cpp", "-o", directory + "/libshapes.so",
-        "-fuse-ld=lld", "-Wl,--symbol-ordering-file=" + orders + "/libshapes.so.order"])
+      [
+        "-O2", "-g", "-fPIC", "-ffunction-sections", "-shared", Self.sources + "/shapes.cpp", "-o",
+        directory + "/libshapes.so",
+        "-fuse-ld=lld", "-Wl,--symbol-ordering-file=" + orders + "/libshapes.so.order",
+      ])
     let app = try runChecked(
       gxx,
-      ["-O2", "-g", "-ffunction-sections", "-I", Self.sources, Self.sources + "/main.cpp", "-o", directory + "/cxxapp",
+      [
+        "-O2", "-g", "-ffunction-sections", "-I", Self.sources, Self.sources + "/main.cpp", "-o", directory + "/cxxapp",
         "-L", directory, "-lshapes", "-Wl,-rpath," + directory, "-fuse-ld=lld",
-        "-Wl,--symbol-ordering-file=" + orders + "/cxxapp.order"])
+        "-Wl,--symbol-ordering-file=" + orders + "/cxxapp.order",
+      ])
     let warnings = (library.standardError + app.standardError).split(separator: "\n").map(String.init)
       .filter { $0.contains("symbol ordering file") }
     return (warnings, directory + "/cxxapp")
@@ -69,7 +81,8 @@ struct ReleaseMatchTests {
   func generateAgainstRelease() throws {
     let program = try GCCInstrumentedProgram()
     let orders = program.work.file("orders")
-    let result = try orderfile(["generate", program.trace, "--output-dir", orders, "--json"] + program.releaseBinaryArguments)
+    let result = try orderfile(
+      ["generate", program.trace, "--output-dir", orders, "--json"] + program.releaseBinaryArguments)
     #expect(result.succeeded, "\(result.standardError)")
     let report = try json(result)
     let modules = try #require(report["modules"] as? [[String: Any]])
@@ -86,9 +99,13 @@ struct ReleaseMatchTests {
 
     // gcc records libstdc++'s inlined extern-template members inside libstdc++.so: the build
     // does not produce that library, so it gets no orderfile, and the report says why.
-    #expect(try FileManager.default.contentsOfDirectory(atPath: orders).sorted() == ["cxxapp.order", "libshapes.so.order"])
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: orders).sorted() == ["cxxapp.order", "libshapes.so.order"])
     let skipped = try #require(report["skippedModules"] as? [[String: Any]])
-    #expect(skipped.contains { ($0["path"] as? String)?.contains("libstdc++") == true && $0["reason"] as? String == "systemLibrary" })
+    #expect(
+      skipped.contains {
+        ($0["path"] as? String)?.contains("libstdc++") == true && $0["reason"] as? String == "systemLibrary"
+      })
 
     // Every entry names a function the release binary has, so lld finds them all.
     let entries = try FileReading.text(atPath: orders + "/cxxapp.order").split(separator: "\n").map(String.init)
@@ -110,7 +127,9 @@ struct ReleaseMatchTests {
     #expect(against.standardError.contains("(against the release binary) is below --min-match"))
     #expect(against.standardOutput.contains("inlined in the release build (left out of the orderfile)"))
     // Measured against the instrumented binary, the same trace looks complete.
-    let instrumented = try orderfile(["generate", program.trace, "--output-dir", program.work.file("all"), "--min-match", "0.9"])
+    let instrumented = try orderfile([
+      "generate", program.trace, "--output-dir", program.work.file("all"), "--min-match", "0.9",
+    ])
     #expect(instrumented.succeeded)
     // merge gates the same way.
     let merged = try orderfile(

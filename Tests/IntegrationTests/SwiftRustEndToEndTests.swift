@@ -54,8 +54,11 @@ struct SwiftExample: ExampleProject {
   }
 
   private func build(scratch: String, _ flags: [String]) throws -> (binary: String, output: String) {
-    let arguments = ["build", "-c", "release", "--package-path", PackagePaths.root + "/Examples/swift-app",
-                     "--scratch-path", work.file(scratch)] + flags
+    let arguments =
+      [
+        "build", "-c", "release", "--package-path", PackagePaths.root + "/Examples/swift-app",
+        "--scratch-path", work.file(scratch),
+      ] + flags
     let result = try runChecked(swift, arguments)
     let bin = try runChecked(swift, arguments + ["--show-bin-path"]).standardOutput
       .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -87,13 +90,19 @@ struct RustExample: ExampleProject {
 
   /// Builds into `target` (a folder of `work`) with `flags` as RUSTFLAGS and `--target`
   /// when given: the printed instrumented build names the host.
-  private func build(target: String, _ flags: [String], triple: String? = nil) throws -> (binary: String, output: String) {
+  private func build(target: String, _ flags: [String], triple: String? = nil) throws -> (
+    binary: String, output: String
+  ) {
     let cargoBin = (cargo as NSString).deletingLastPathComponent
-    let path = cargoBin + ":" + Toolchain.llvmBin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+    let path =
+      cargoBin + ":" + Toolchain.llvmBin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
     let result = try runChecked(
       cargo,
-      ["build", "--release", "--offline", "--locked", "--manifest-path", PackagePaths.root + "/Examples/rust-app/Cargo.toml",
-       "--target-dir", work.file(target)] + (triple.map { ["--target", $0] } ?? []),
+      [
+        "build", "--release", "--offline", "--locked", "--manifest-path",
+        PackagePaths.root + "/Examples/rust-app/Cargo.toml",
+        "--target-dir", work.file(target),
+      ] + (triple.map { ["--target", $0] } ?? []),
       environment: ["CARGO_ENCODED_RUSTFLAGS": flags.joined(separator: "\u{1F}"), "PATH": path])
     let folder = work.file(target) + (triple.map { "/" + $0 } ?? "")
     return (folder + "/release/" + executable, result.standardOutput + result.standardError)
@@ -164,7 +173,8 @@ struct SwiftRustEndToEndTests {
     // before it in the order is right before it in the binary.
     let symbols = try textSymbolsInAddressOrder(work.file("ordered-release/swiftapp"))
     let placed = try #require(symbols.firstIndex(of: "swiftapp_seed"))
-    #expect(seed > 0 && placed > 0 && symbols[placed - 1] == entries[seed - 1], "\(symbols[max(placed - 2, 0)...placed])")
+    #expect(
+      seed > 0 && placed > 0 && symbols[placed - 1] == entries[seed - 1], "\(symbols[max(placed - 2, 0)...placed])")
   }
 
   @Test(
@@ -209,15 +219,20 @@ struct SwiftRustEndToEndTests {
     #expect(warned.output.contains("no_such_function_anywhere"), "\(warned.output)")
   }
 
-  @Test("the examples' generated handlers are what Examples/tools/gen-handlers.py writes", arguments: [
-    ("swift", "Examples/swift-app/Sources/SwiftAppCore/Handlers.swift"), ("rust", "Examples/rust-app/src/handlers.rs"),
-  ])
+  @Test(
+    "the examples' generated handlers are what Examples/tools/gen-handlers.py writes",
+    arguments: [
+      ("swift", "Examples/swift-app/Sources/SwiftAppCore/Handlers.swift"),
+      ("rust", "Examples/rust-app/src/handlers.rs"),
+    ])
   func generatedHandlers(language: String, file: String) throws {
     let work = try TemporaryDirectory("orderfile-handlers")
     try runChecked(
       ProcessRunner.resolve("python3"),
       [PackagePaths.root + "/Examples/tools/gen-handlers.py", language, work.file("handlers")])
-    #expect(try FileReading.text(atPath: work.file("handlers")) == (try FileReading.text(atPath: PackagePaths.root + "/" + file)))
+    #expect(
+      try FileReading.text(atPath: work.file("handlers"))
+        == (try FileReading.text(atPath: PackagePaths.root + "/" + file)))
   }
 
   /// Builds the example for release, records it without a rebuild and from an instrumented
@@ -262,8 +277,9 @@ struct SwiftRustEndToEndTests {
     let run = try orderfile(["record", "-o", instrumentedTrace, "--", instrumented])
     #expect(run.succeeded, "\(run.standardError)")
     #expect(run.standardOutput == output)
-    #expect(!run.standardError.contains("without a rebuild") && !run.standardError.contains("warning"),
-            "\(run.standardError)")
+    #expect(
+      !run.standardError.contains("without a rebuild") && !run.standardError.contains("warning"),
+      "\(run.standardError)")
     let instrumentedOrder = work.file("instrumented.order")
     // Against the release binary: a Rust build with other settings (the instrumented one's
     // --target) hashes its symbols differently, and generate enters the release build's names.
@@ -272,9 +288,11 @@ struct SwiftRustEndToEndTests {
     #expect(fromInstrumented.succeeded, "\(fromInstrumented.standardOutput)\(fromInstrumented.standardError)")
     let instrumentedEntries = try FileReading.text(atPath: instrumentedOrder).split(separator: "\n").map(String.init)
     #expect(instrumentedEntries.count > 36, "the 36 launch handlers and what calls them")
-    #expect(Set(instrumentedEntries).isSubset(of: Set(entries)),
-            "names the release build does not record: \(Set(instrumentedEntries).subtracting(entries).sorted())")
-    try relinkAndVerify(example, order: instrumentedOrder, as: "ordered-instrumented", default: program, trace: nil, work: work)
+    #expect(
+      Set(instrumentedEntries).isSubset(of: Set(entries)),
+      "names the release build does not record: \(Set(instrumentedEntries).subtracting(entries).sorted())")
+    try relinkAndVerify(
+      example, order: instrumentedOrder, as: "ordered-instrumented", default: program, trace: nil, work: work)
     return program
   }
 
@@ -294,9 +312,13 @@ struct SwiftRustEndToEndTests {
     try FileManager.default.copyItem(atPath: relinked.binary, toPath: ordered)
     let entries = try FileReading.text(atPath: order).split(separator: "\n").map(String.init)
     #expect(try liesInOrder(entries, in: ordered), "\(label): the linker did not apply the order")
-    #expect(!(try liesInOrder(entries, in: program)), "the default layout is already in launch order: the test proves nothing")
+    #expect(
+      !(try liesInOrder(entries, in: program)), "the default layout is already in launch order: the test proves nothing"
+    )
     let verified = try orderfile(["verify", "--binary", ordered, "--order", order])
-    #expect(verified.succeeded && verified.standardOutput.contains("PASS"), "\(verified.standardOutput)\(verified.standardError)")
+    #expect(
+      verified.succeeded && verified.standardOutput.contains("PASS"),
+      "\(verified.standardOutput)\(verified.standardError)")
     guard let trace else { return }
     let before = try json(orderfile(["estimate", "--trace", trace, "--binary", program, "--json"]))
     let after = try json(orderfile(["estimate", "--trace", trace, "--binary", ordered, "--json"]))

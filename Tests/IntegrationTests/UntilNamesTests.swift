@@ -48,7 +48,8 @@ struct UntilNamesTests {
     // The report's phases count it in the launch, as record does.
     let phases = report["phases"] as? [[String: Any]] ?? []
     let phase = try #require(calls.first { $0["name"] as? String == "app::serverIsUp(int)" }?["phase"] as? Int)
-    #expect(phase < phases.count && (phases[phase]["name"] as? String)?.hasSuffix("→ startup complete") == true, "\(phases)")
+    #expect(
+      phase < phases.count && (phases[phase]["name"] as? String)?.hasSuffix("→ startup complete") == true, "\(phases)")
     let recorded = try #require(result.standardError.split(separator: " ").firstIndex(of: "recorded"))
     let count = Int(result.standardError.split(separator: " ")[recorded + 1])
     let launchPhases = phases.prefix { !((($0["name"] as? String) ?? "").hasPrefix("startup complete")) }
@@ -153,7 +154,8 @@ struct UntilNamesTests {
     // Asked for, it is recorded without a rebuild and the window ends at ready().
     let explicit = try ProcessRunner.run(
       PackagePaths.orderfileExecutable,
-      ["record", "--no-rebuild", "-o", work.file("t.trace"), "--until", "ready", "--", binary], currentDirectory: work.path)
+      ["record", "--no-rebuild", "-o", work.file("t.trace"), "--until", "ready", "--", binary],
+      currentDirectory: work.path)
     #expect(explicit.status == 0, "\(explicit.standardError)")
   }
 }

@@ -48,7 +48,8 @@ private struct Fixture {
 struct BoltTests {
   @Test("the function order keeps the orderfile's functions, drops absent ones and leaves cold parts to BOLT")
   func functionOrder() {
-    let order = Orderfile(path: "app.order", text: "# launch\nmain\nparse.cold\nhelper\ngone\nlocal_alias\nparse.part.0\n")
+    let order = Orderfile(
+      path: "app.order", text: "# launch\nmain\nparse.cold\nhelper\ngone\nlocal_alias\nparse.part.0\n")
     let functions = [
       function("main", 0x1000), function("helper", 0x1010), function("parse.cold", 0x1020),
       function("local", 0x1030, aliases: ["local_alias"]), function("parse.part.0", 0x1040),

@@ -12,7 +12,8 @@ struct BuildFlagsTests {
   @Test("the instrumented build: the compiler's hook flag, the runtime's header and library, an rpath")
   func instrumented() {
     let flags = BuildFlags.instrumented(compiler: .clang, runtime: runtime)
-    #expect(flags.compile == ["-finstrument-functions-after-inlining", "-DORDERFILE_INSTRUMENTED", "-I/opt/of/include"])
+    #expect(
+      flags.compile == ["-finstrument-functions-after-inlining", "-DORDERFILE_INSTRUMENTED", "-I/opt/of/include"])
     // The runtime survives a project's -Wl,--as-needed placed before it.
     #expect(
       flags.link == [
@@ -49,7 +50,9 @@ struct BuildFlagsTests {
     #expect(swift.arguments.suffix(2) == ["-Xlinker", "--symbol-ordering-file=\(order)"])
     let rust = try LanguageBuild.forBuild(.recordable(format: .lld), language: .rust)
     #expect(rust.arguments.contains("codegen-units=1"))
-    #expect(rust.commandLine.hasPrefix("RUSTFLAGS='-C codegen-units=1 ") && rust.commandLine.hasSuffix(" cargo build --release --target x86_64-unknown-linux-gnu"))
+    #expect(
+      rust.commandLine.hasPrefix("RUSTFLAGS='-C codegen-units=1 ")
+        && rust.commandLine.hasSuffix(" cargo build --release --target x86_64-unknown-linux-gnu"))
     // The host as --target keeps RUSTFLAGS off build scripts and proc macros.
     #expect(rust.cargoArguments.starts(with: ["--target"]))
     // A runtime directory of its own, so the lookup cannot fall back to the one beside the tool.
@@ -82,7 +85,8 @@ struct BuildFlagsTests {
     try AtomicFile.write("", to: directory.file("libOrderfileRuntime.so"))
     try AtomicFile.write("", to: directory.file("orderfile.h"))
     let environment = ["ORDERFILE_RUNTIME_DIR": directory.path, "ORDERFILE_INCLUDE_DIR": directory.path]
-    let flags = try BuildFlags.forBuild(.instrumented(.clang), executablePath: "/nowhere/orderfile", environment: environment)
+    let flags = try BuildFlags.forBuild(
+      .instrumented(.clang), executablePath: "/nowhere/orderfile", environment: environment)
     #expect(flags.link.first == "-L\(directory.path)")
     #expect(throws: BuildError.runtimeNotFound(near: "/nowhere/orderfile")) {
       try BuildFlags.forBuild(.instrumented(.clang), executablePath: "/nowhere/orderfile", environment: [:])
@@ -112,12 +116,16 @@ struct BuildSystemSnippetTests {
   @Test("CMake: C and C++ flags of every target, the link flags of executables and shared libraries")
   func cmake() {
     let instrumented = BuildFlags.instrumented(compiler: .gcc, runtime: runtime)
-    let lines = BuildSystem.cmake.snippet(instrumented, for: .instrumented(.gcc)).split(separator: "\n").map(String.init)
+    let lines = BuildSystem.cmake.snippet(instrumented, for: .instrumented(.gcc)).split(separator: "\n").map(
+      String.init)
     let compile = "-finstrument-functions -DORDERFILE_INSTRUMENTED -I/opt/of/include"
     #expect(lines.contains("string(APPEND CMAKE_C_FLAGS \" \(compile)\")"))
     #expect(lines.contains("string(APPEND CMAKE_CXX_FLAGS \" \(compile)\")"))
     for variable in ["CMAKE_EXE_LINKER_FLAGS", "CMAKE_SHARED_LINKER_FLAGS"] {
-      #expect(lines.contains { $0.hasPrefix("string(APPEND \(variable) ") && $0.contains("-Wl,--no-as-needed -lOrderfileRuntime") })
+      #expect(
+        lines.contains {
+          $0.hasPrefix("string(APPEND \(variable) ") && $0.contains("-Wl,--no-as-needed -lOrderfileRuntime")
+        })
     }
     #expect(!lines.contains { $0.contains("(app ") })
   }
@@ -128,7 +136,8 @@ struct BuildSystemSnippetTests {
     let lines = BuildSystem.cmake.snippet(flags, for: .release(orderfile: "/src/orders/libui.so.order", format: .lld))
       .split(separator: "\n").map(String.init)
     #expect(lines.contains("string(APPEND CMAKE_SHARED_LINKER_FLAGS \" -fuse-ld=lld -Wl,--build-id\")"))
-    #expect(lines.contains("    target_link_options [[${target}]] PRIVATE [[-Wl,--symbol-ordering-file=${orderfile}]])\")"))
+    #expect(
+      lines.contains("    target_link_options [[${target}]] PRIVATE [[-Wl,--symbol-ordering-file=${orderfile}]])\")"))
     #expect(lines.last == "orderfile_order(ui \"/src/orders/libui.so.order\")")
   }
 

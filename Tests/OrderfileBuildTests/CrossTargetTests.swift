@@ -42,8 +42,11 @@ struct CrossTargetTests {
     #expect(gcc.compile == release.compile)
     #expect(gcc.link == ["-B/opt/llvm/bin"] + release.link)
     // The instrumented build links with the target's own ld: nothing to point at.
-    let instrumented = BuildFlags.instrumented(compiler: .gcc, runtime: RuntimeLocation(includeDirectory: "/i", libraryDirectory: "/l"))
-    #expect(try instrumented.crossBuilt(for: target, compiler: .gcc, host: .x86_64, lldDirectory: "/opt/llvm/bin").link == instrumented.link)
+    let instrumented = BuildFlags.instrumented(
+      compiler: .gcc, runtime: RuntimeLocation(includeDirectory: "/i", libraryDirectory: "/l"))
+    #expect(
+      try instrumented.crossBuilt(for: target, compiler: .gcc, host: .x86_64, lldDirectory: "/opt/llvm/bin").link
+        == instrumented.link)
     // On an arm64 host the program runs as it is.
     #expect(try release.crossBuilt(for: target, compiler: .gcc, host: .aarch64).emulator == nil)
 
@@ -59,8 +62,10 @@ struct CrossTargetTests {
     let target = try CrossTarget(triple: "aarch64-linux-gnu")
     let host = try RuntimeBuilder.libraryDirectory()
     let location = RuntimeLocation(includeDirectory: PackagePaths.runtimeInclude, libraryDirectory: host)
-    #expect(throws: BuildError.runtimeForOtherMachine(
-      library: host + "/libOrderfileRuntime.so", built: "x86-64", target: "aarch64-linux-gnu")) {
+    #expect(
+      throws: BuildError.runtimeForOtherMachine(
+        library: host + "/libOrderfileRuntime.so", built: "x86-64", target: "aarch64-linux-gnu")
+    ) {
       try target.checkRuntime(location)
     }
     try CrossTarget(triple: "x86_64-linux-gnu").checkRuntime(location)
@@ -75,17 +80,21 @@ struct CrossTargetTests {
     }
     try AtomicFile.write("", to: prefix.file("include/orderfile.h"))
     try FileManager.default.copyItem(
-      atPath: try RuntimeBuilder.libraryDirectory() + "/libOrderfileRuntime.so", toPath: prefix.file("lib/libOrderfileRuntime.so"))
+      atPath: try RuntimeBuilder.libraryDirectory() + "/libOrderfileRuntime.so",
+      toPath: prefix.file("lib/libOrderfileRuntime.so"))
     let target = try CrossTarget(triple: "aarch64-linux-gnu")
     let build = Build.instrumented(.gcc)
     // Only the host's runtime: refused, naming it.
-    #expect(throws: BuildError.runtimeForOtherMachine(
-      library: prefix.file("lib/libOrderfileRuntime.so"), built: "x86-64", target: "aarch64-linux-gnu")) {
+    #expect(
+      throws: BuildError.runtimeForOtherMachine(
+        library: prefix.file("lib/libOrderfileRuntime.so"), built: "x86-64", target: "aarch64-linux-gnu")
+    ) {
       try BuildFlags.forBuild(build, target: target, executablePath: prefix.file("bin/orderfile"), environment: [:])
     }
     // An arm64 ELF header is all the check reads.
     try Arm64.writeHeaderOnlyELF(to: prefix.file("lib/aarch64-linux-gnu/libOrderfileRuntime.so"))
-    let flags = try BuildFlags.forBuild(build, target: target, executablePath: prefix.file("bin/orderfile"), environment: [:])
+    let flags = try BuildFlags.forBuild(
+      build, target: target, executablePath: prefix.file("bin/orderfile"), environment: [:])
     #expect(flags.link.contains("-L" + prefix.file("lib/aarch64-linux-gnu")), "\(flags.link)")
     // The host build keeps the host's runtime.
     let host = try BuildFlags.forBuild(build, executablePath: prefix.file("bin/orderfile"), environment: [:])

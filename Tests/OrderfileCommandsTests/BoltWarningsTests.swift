@@ -21,13 +21,19 @@ struct BoltWarningsTests {
   @Test("an output much larger than the binary is named before it ships; one near its size is not")
   func sizeWarning() throws {
     let grown = BoltRequest.warnings(for: try report(outputBytes: 6_313_840))
-    #expect(grown == ["t.bolt is 51.5 times the size of t (6313840 bytes against 122560): BOLT keeps the old text and adds a new segment; check the size before shipping it"])
+    #expect(
+      grown == [
+        "t.bolt is 51.5 times the size of t (6313840 bytes against 122560): BOLT keeps the old text and adds a new segment; check the size before shipping it"
+      ])
     #expect(BoltRequest.warnings(for: try report(outputBytes: 118_848)).isEmpty)
   }
 
   @Test("a cut list of absent entries says how many more there are")
   func absentList() throws {
     let warnings = BoltRequest.warnings(for: try report(outputBytes: 118_848, absent: 5))
-    #expect(warnings == ["5 orderfile entries are not functions of t ('f0', 'f1', 'f2' and 2 more): inlined or removed in this build"])
+    #expect(
+      warnings == [
+        "5 orderfile entries are not functions of t ('f0', 'f1', 'f2' and 2 more): inlined or removed in this build"
+      ])
   }
 }

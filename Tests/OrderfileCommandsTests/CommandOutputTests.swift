@@ -27,7 +27,8 @@ struct CommandOutputTests {
         == "orderfile: recorded 3 launch functions\norderfile: warning: 2 first calls were dropped\nreport\norderfile: error: match rate 50.0% is below --min-match 90.0%\n"
     )
     #expect(output.status == .gateFailed)
-    #expect(output.writes.map(\.stream) == [.standardError, .standardOutput, .standardError, .standardError, .standardError])
+    #expect(
+      output.writes.map(\.stream) == [.standardError, .standardOutput, .standardError, .standardError, .standardError])
   }
 
   @Test("a failed command is its error's message on one line and its error's status")

@@ -23,10 +23,12 @@ struct LaunchCodeTests {
   func releaseOnlyCode() {
     let functions = [
       function("main", 0x1000, 0x40), function("parse.constprop.0", 0x1040, 0x40), function("parse.cold", 0x1080, 0x10),
-      function("draw.part.0", 0x1100, 0x20), function("draw.cold", 0x1120, 0x10), function("other.isra.0", 0x1140, 0x10),
+      function("draw.part.0", 0x1100, 0x20), function("draw.cold", 0x1120, 0x10),
+      function("other.isra.0", 0x1140, 0x10),
       function("_GLOBAL__sub_I_a.cpp", 0x1200, 0x30), function("sancov.module_ctor_trace_pc_guard", 0x1240, 0x10),
     ]
-    let initializers = ["_GLOBAL__sub_I_a.cpp", "sancov.module_ctor_trace_pc_guard", "main", "_GLOBAL__sub_I_a.cpp"].map { name in
+    let initializers = ["_GLOBAL__sub_I_a.cpp", "sancov.module_ctor_trace_pc_guard", "main", "_GLOBAL__sub_I_a.cpp"].map
+    { name in
       StaticInitializer(source: .initArray, address: 0, function: functions.first { $0.name == name })
     }
     let code = ReleaseLaunchCode(
@@ -67,7 +69,9 @@ struct LaunchCodeTests {
   ///   0x1800 filler (0x800)   not launched: the ordered block starts here
   ///   0x2000 main   (0x1000)  4 KiB page 2; ordered 0x1800...0x2800, pages 1 and 2
   ///   0x4000 load   (0x1000)  4 KiB page 4; ordered 0x2800...0x3800, pages 2 and 3
-  let binary = Binary([function("filler", 0x1800, 0x800), function("main", 0x2000, 0x1000), function("load", 0x4000, 0x1000)])
+  let binary = Binary([
+    function("filler", 0x1800, 0x800), function("main", 0x2000, 0x1000), function("load", 0x4000, 0x1000),
+  ])
 
   @Test("an order that straddles page boundaries the default layout kept is worse: 2 pages become 3")
   func worse() throws {
@@ -115,9 +119,11 @@ struct LaunchCodeTests {
     //   0x1000 a (0x800)  0x1800 o.o(.text..La)  0x1810 pad  0x3000 b (0x800)  0x3800 o.o(.text..Lb)
     let paired = Binary([
       function("a", 0x1000, 0x800),
-      FunctionSymbol(name: "o.o(.text..La)", address: 0x1800, size: 0x10, binding: .local, sectionName: ".text", hasSymbol: false),
+      FunctionSymbol(
+        name: "o.o(.text..La)", address: 0x1800, size: 0x10, binding: .local, sectionName: ".text", hasSymbol: false),
       function("pad", 0x1810, 0x17f0), function("b", 0x3000, 0x800),
-      FunctionSymbol(name: "o.o(.text..Lb)", address: 0x3800, size: 0x10, binding: .local, sectionName: ".text", hasSymbol: false),
+      FunctionSymbol(
+        name: "o.o(.text..Lb)", address: 0x3800, size: 0x10, binding: .local, sectionName: ".text", hasSymbol: false),
     ])
     #expect(check.worseLayout(launch: ["a", "b"], in: paired) == nil)
     let worse = check.worseLayout(launch: ["a", "b"], in: paired, unplaced: ["o.o(.text..La)", "o.o(.text..Lb)"])
@@ -126,7 +132,8 @@ struct LaunchCodeTests {
 
   @Test("reports give the linker's name, which the orderfile holds, with the demangled one beside it")
   func namesBesideDemangled() {
-    #expect(Demangler.withLinkerName("_ZN6shapes10makeSquareEd") == "_ZN6shapes10makeSquareEd (shapes::makeSquare(double))")
+    #expect(
+      Demangler.withLinkerName("_ZN6shapes10makeSquareEd") == "_ZN6shapes10makeSquareEd (shapes::makeSquare(double))")
     #expect(Demangler.withLinkerName("main") == "main")
     #expect(markdownFunction("_ZN6shapes10makeSquareEd") == "`_ZN6shapes10makeSquareEd` (`shapes::makeSquare(double)`)")
     #expect(markdownFunction("main") == "`main`")

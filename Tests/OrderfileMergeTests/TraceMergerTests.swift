@@ -90,9 +90,13 @@ struct TraceMergerTests {
       try merger.merge([WeightedTrace(path: "1.trace", weight: 1e308), WeightedTrace(path: "2.trace", weight: 1e308)])
     }
     for weight in [Double.nan, .infinity, 0, -1] {
-      #expect(throws: MergeError.self, "\(weight)") { try merger.merge([WeightedTrace(path: "1.trace", weight: weight)]) }
+      #expect(throws: MergeError.self, "\(weight)") {
+        try merger.merge([WeightedTrace(path: "1.trace", weight: weight)])
+      }
     }
-    let merge = try merger.merge([WeightedTrace(path: "1.trace", weight: 1e307), WeightedTrace(path: "2.trace", weight: 1e307)])
+    let merge = try merger.merge([
+      WeightedTrace(path: "1.trace", weight: 1e307), WeightedTrace(path: "2.trace", weight: 1e307),
+    ])
     #expect(merge.modules.first?.entries.allSatisfy { $0.presence.isFinite } == true)
   }
 
@@ -152,7 +156,8 @@ struct TraceMergerTests {
     let directory = try TemporaryDirectory()
     for folder in ["a", "b"] {
       try FileManager.default.createDirectory(atPath: directory.file(folder), withIntermediateDirectories: true)
-      try FileManager.default.createSymbolicLink(atPath: directory.file(folder + "/tool"), withDestinationPath: someELFFile)
+      try FileManager.default.createSymbolicLink(
+        atPath: directory.file(folder + "/tool"), withDestinationPath: someELFFile)
     }
     var run = trace("1.trace", "main a b")
     run.modules = [

@@ -22,7 +22,8 @@ struct GenerationTextTests {
   @Test("names in the notes are demangled from the linkage name alone")
   func demangledNotes() {
     let comparison = ReleaseComparison(
-      binaryPath: "/release/app", absent: [AbsentFunction(name: "_ZN5shape4areaEv", reason: .renamed, releaseName: "x")],
+      binaryPath: "/release/app",
+      absent: [AbsentFunction(name: "_ZN5shape4areaEv", reason: .renamed, releaseName: "x")],
       keptAbsent: false)
     let line = GenerationTextRenderer.releaseLines(.init(comparison, present: 1)).joined()
     #expect(line.contains("shape::area()"), "\(line)")

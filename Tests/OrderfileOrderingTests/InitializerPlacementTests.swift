@@ -22,8 +22,11 @@ struct InitializerPlacementTests {
     // b.cpp's initializer was recorded after main; a.cpp's was not recorded at all.
     let order = OrderBuilder().order(trace: launchTrace([0x1000, 0x1300, 0x1100]), module: 0, symbolizer: binary)
     let placed = InitializerPlacement.apply(
-      [initializer("frame_dummy"), initializer("sancov.module_ctor_trace_pc_guard"), initializer("_GLOBAL__sub_I_a.cpp"),
-        initializer("_GLOBAL__sub_I_b.cpp")], to: order)
+      [
+        initializer("frame_dummy"), initializer("sancov.module_ctor_trace_pc_guard"),
+        initializer("_GLOBAL__sub_I_a.cpp"),
+        initializer("_GLOBAL__sub_I_b.cpp"),
+      ], to: order)
     #expect(placed.functions.map(\.symbol.name) == ["_GLOBAL__sub_I_a.cpp", "_GLOBAL__sub_I_b.cpp", "main", "parse"])
     #expect(placed.staticInitializers == ["_GLOBAL__sub_I_a.cpp", "_GLOBAL__sub_I_b.cpp"])
     #expect(placed.unrecordedInitializers == 1)
@@ -45,8 +48,10 @@ struct InitializerPlacementTests {
   func unresolved() {
     let order = OrderBuilder().order(trace: launchTrace([0x1000]), module: 0, symbolizer: binary)
     let placed = InitializerPlacement.apply(
-      [StaticInitializer(source: .initArray, address: 0x9000), initializer("_GLOBAL__sub_I_b.cpp", .ctors),
-        initializer("_GLOBAL__sub_I_b.cpp")], to: order)
+      [
+        StaticInitializer(source: .initArray, address: 0x9000), initializer("_GLOBAL__sub_I_b.cpp", .ctors),
+        initializer("_GLOBAL__sub_I_b.cpp"),
+      ], to: order)
     #expect(placed.functions.map(\.symbol.name) == ["_GLOBAL__sub_I_b.cpp", "main"])
     #expect(placed.matchRate == 1)
   }

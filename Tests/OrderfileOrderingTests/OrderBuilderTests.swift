@@ -83,8 +83,10 @@ struct OrderBuilderTests {
       symbol("render", 0x1200), symbol("render.cold.1", 0x8100, binding: .local),
     ])
     let order = OrderBuilder().order(
-      trace: trace([(0x1000, 1, .launch), (0x8100, 1, .launch), (0x1100, 1, .launch), (0x8000, 1, .launch),
-                    (0x1200, 1, .launch)]),
+      trace: trace([
+        (0x1000, 1, .launch), (0x8100, 1, .launch), (0x1100, 1, .launch), (0x8000, 1, .launch),
+        (0x1200, 1, .launch),
+      ]),
       module: 0, symbolizer: symbols)
     #expect(order.functions.map(\.symbol.name) == ["main", "parse", "render", "render.cold.1", "parse.cold"])
     #expect(order.placedColdParts == ["render.cold.1", "parse.cold"])

@@ -62,7 +62,8 @@ struct OrderfileNamesTests {
     for index in 0..<40_000 {
       let spaces = String(repeating: " ", count: Int.random(in: 0...2, using: &generator))
       let end = ["\n", "\r\n", "\r"][Int.random(in: 0...2, using: &generator)]
-      text += spaces + "fn_\(index % 30_000)_" + String(repeating: "x", count: Int.random(in: 0...40, using: &generator))
+      text +=
+        spaces + "fn_\(index % 30_000)_" + String(repeating: "x", count: Int.random(in: 0...40, using: &generator))
         + spaces + end
     }
     let (streamed, whole) = try Self.bothWays(text)
@@ -71,7 +72,8 @@ struct OrderfileNamesTests {
     // The first difference, not two arrays of 30,000 names.
     let names = streamed.names.names
     let first = zip(names, whole.names).enumerated().first { $0.element.0 != $0.element.1 }
-    #expect(first == nil, "name \(first?.offset ?? 0): \(first?.element.0 ?? "") read whole is \(first?.element.1 ?? "")")
+    #expect(
+      first == nil, "name \(first?.offset ?? 0): \(first?.element.0 ?? "") read whole is \(first?.element.1 ?? "")")
   }
 
   @Test("bad input gives Orderfile's errors: bytes that are not UTF-8, a FIFO, a missing file")

@@ -131,7 +131,8 @@ struct OrderfileRoundTripTests {
     symbol("helper.isra.0", 0x1100, binding: .local), symbol("unlikely", 0x1140),
   ]
 
-  @Test("what lld and gold files are written with reads back as the same functions in the same order",
+  @Test(
+    "what lld and gold files are written with reads back as the same functions in the same order",
     arguments: [OrderfileFormat.lld, .gold])
   func detected(format: OrderfileFormat) {
     let file = Orderfile(path: "x", text: format.render(symbols))

@@ -36,7 +36,8 @@ struct OrderfileWriterTests {
     let written = try OrderfileWriter(format: .lld, destination: .file(path)).write([modules[0]])
     #expect(written.paths == [path])
     #expect(try FileReading.text(atPath: path) == "main\n")
-    #expect(try OrderfileWriter(format: .lld, destination: .standardOutput).write([modules[1]]).standardOutput == "ui_init\n")
+    #expect(
+      try OrderfileWriter(format: .lld, destination: .standardOutput).write([modules[1]]).standardOutput == "ui_init\n")
     #expect(throws: OrderingError.severalModules(names: ["app", "libui.so", "libui.so"])) {
       try OrderfileWriter(format: .lld, destination: .file(directory.file("x.order"))).write(modules)
     }

@@ -60,7 +60,9 @@ struct RankCorrelationTests {
       // Ranks of one file (counted) and sparse or negative values (sorted).
       let spread = [count * 2, count * 50, 1 << 40][trial % 3]
       var values = Set<Int>()
-      while values.count < count { values.insert(Int.random(in: 0...max(spread, count), using: &generator) - (trial % 5 == 0 ? 7 : 0)) }
+      while values.count < count {
+        values.insert(Int.random(in: 0...max(spread, count), using: &generator) - (trial % 5 == 0 ? 7 : 0))
+      }
       let list = Array(values).shuffled(using: &generator)
       let sorted = list.sorted()
       let expected = list.map { sorted.firstIndex(of: $0)! }

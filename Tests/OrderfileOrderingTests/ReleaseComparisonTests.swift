@@ -23,7 +23,8 @@ struct ReleaseComparisonTests {
     path: "/build/instrumented/app",
     functions: [symbol("main", 0x1000), symbol("_ZNKSt6vector4sizeEv", 0x1100), symbol("parse", 0x1200)])
   let release = FakeSymbolizer(
-    path: "/build/release/app", functions: [symbol("main", 0x1000), symbol("parse.constprop.0", 0x1040, binding: .local)])
+    path: "/build/release/app",
+    functions: [symbol("main", 0x1000), symbol("parse.constprop.0", 0x1040, binding: .local)])
 
   @Test("functions the release binary lacks are named inlined or renamed, left out, and lower the match rate")
   func leftOut() throws {
@@ -79,12 +80,14 @@ struct ReleaseComparisonTests {
   @Test("the release build's copies of a launch function follow it; cold parts and unplaceable copies do not")
   func copiesFollowTheirFunction() {
     let recorded = FakeSymbolizer(
-      path: "/build/instrumented/app", functions: [symbol("main", 0x1000), symbol("draw", 0x1100), symbol("idle", 0x1200)])
+      path: "/build/instrumented/app",
+      functions: [symbol("main", 0x1000), symbol("draw", 0x1100), symbol("idle", 0x1200)])
     let shipped = FakeSymbolizer(
       path: "/build/release/app",
       functions: [
         symbol("main", 0x1000), symbol("draw.isra.0", 0x1040, binding: .local), symbol("idle", 0x1080),
-        symbol("draw", 0x10c0), symbol("draw.part.0", 0x1100, binding: .local), symbol("draw.cold", 0x1140, binding: .local),
+        symbol("draw", 0x10c0), symbol("draw.part.0", 0x1100, binding: .local),
+        symbol("draw.cold", 0x1140, binding: .local),
         symbol("main.constprop.0", 0x1180, size: 0, binding: .local), symbol("other.part.0", 0x11c0, binding: .local),
       ])
     let order = OrderBuilder().order(trace: launchTrace([0x1000, 0x1100]), module: 0, symbolizer: recorded)

@@ -21,7 +21,8 @@ private func clangTrace(startupEnd: UInt64? = start + 1_500_000, source: Process
     timeLimitNanoseconds: nil, droppedCount: 0, isClosed: true, windowReason: .exit,
     windowEndNanoseconds: start + 12 * ms, endNanoseconds: start + 12 * ms, minorFaults: nil, majorFaults: nil)
   let modules = [
-    TraceModule(index: 0, path: "/lib/libx.so", buildID: [], loadBase: 0, textRange: 0..<0x100000, isMainExecutable: false),
+    TraceModule(
+      index: 0, path: "/lib/libx.so", buildID: [], loadBase: 0, textRange: 0..<0x100000, isMainExecutable: false),
     TraceModule(index: 1, path: "/bin/app", buildID: [], loadBase: 0, textRange: 0..<0x100000, isMainExecutable: true),
   ]
   func call(_ module: Int, _ name: String, _ at: UInt64, thread: UInt32 = 100) -> FirstCall {
@@ -64,10 +65,11 @@ struct PreMainBuilderTests {
     #expect(preMain.modules.map(\.functions) == [["lib_ctor", "lib_sleep"], ["app_init_helper", "lib_util"]])
     #expect(preMain.otherNanoseconds == 0)
     #expect(preMain.programNanoseconds == 9 * ms)
-    #expect(preMain.parts.map(\.name) == [
-      "loader (exec, mapping, relocation)", "runtime start-up (overhead)", "initializers of libx.so",
-      "initializers of app",
-    ])
+    #expect(
+      preMain.parts.map(\.name) == [
+        "loader (exec, mapping, relocation)", "runtime start-up (overhead)", "initializers of libx.so",
+        "initializers of app",
+      ])
     #expect(preMain.parts.map(\.isOverhead) == [false, true, false, false])
   }
 
@@ -140,7 +142,8 @@ struct LaunchSeriesTests {
       trace.path = "launch\(index).trace"
       // The executable's calls move with the end of the library's initializers.
       for position in trace.records.indices where trace.records[position].module == 1 {
-        trace.records[position].timeNanoseconds = trace.records[position].timeNanoseconds + UInt64(libraryMilliseconds) * ms - 5 * ms
+        trace.records[position].timeNanoseconds =
+          trace.records[position].timeNanoseconds + UInt64(libraryMilliseconds) * ms - 5 * ms
       }
       return (trace, ProfileBuilder().build(trace: trace, symbols: symbols()))
     }
@@ -176,8 +179,9 @@ struct LaunchSeriesTests {
   func differentPrograms() {
     var launches = profiles()
     launches[2].trace.modules[1].path = "/bin/other"
-    #expect(throws: ProfileError.differentPrograms(
-      first: "launch0.trace", firstProgram: "/bin/app", other: "launch2.trace", otherProgram: "/bin/other")
+    #expect(
+      throws: ProfileError.differentPrograms(
+        first: "launch0.trace", firstProgram: "/bin/app", other: "launch2.trace", otherProgram: "/bin/other")
     ) { try LaunchSeries(profiles: launches) }
   }
 }

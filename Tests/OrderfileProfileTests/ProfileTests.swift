@@ -78,7 +78,10 @@ struct ProfileTests {
 
   @Test("each first call lands in its phase, on its thread")
   func attribution() {
-    #expect(profile.phases.map(\.functions) == [[], ["ctor"], ["main", "load_config"], ["parse", "worker"], ["draw"], ["after"]])
+    #expect(
+      profile.phases.map(\.functions) == [
+        [], ["ctor"], ["main", "load_config"], ["parse", "worker"], ["draw"], ["after"],
+      ])
     let worker = profile.firstCalls.first { $0.name == "worker" }
     #expect(worker?.thread == 101)
     #expect(profile.firstCalls.first { $0.name == "after" }?.inLaunchWindow == false)
@@ -154,7 +157,8 @@ struct FullModeTests {
     let events = document?["traceEvents"] as? [[String: Any]] ?? []
     #expect(events.filter { $0["ph"] as? String == "B" }.count == 6)
     #expect(events.contains { $0["ph"] as? String == "i" && $0["name"] as? String == "ui ready" })
-    #expect(events.filter { $0["ph"] as? String == "X" && $0["cat"] as? String == "phase" }.count == profile.phases.count)
+    #expect(
+      events.filter { $0["ph"] as? String == "X" && $0["cat"] as? String == "phase" }.count == profile.phases.count)
     // The time before main on a track of its own: one complete event per part that has a start.
     let preMain = try #require(profile.preMain)
     let parts = events.filter { $0["ph"] as? String == "X" && $0["cat"] as? String != "phase" }

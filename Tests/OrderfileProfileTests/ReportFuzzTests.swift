@@ -99,7 +99,8 @@ struct ReportFuzzTests {
       + trace.records.map(\.timeNanoseconds) + trace.marks.map(\.timeNanoseconds)
       + trace.threads.flatMap { $0.events.map(\.timeNanoseconds) }
     #expect(times.allSatisfy { $0 <= TraceLimits.latestTime })
-    let counts = [header.droppedCount, header.unbufferedEvents] + [header.minorFaults, header.majorFaults].compactMap { $0 }
+    let counts =
+      [header.droppedCount, header.unbufferedEvents] + [header.minorFaults, header.majorFaults].compactMap { $0 }
     #expect(counts.allSatisfy { $0 <= TraceLimits.largestCount })
     #expect(trace.records.allSatisfy { $0.module < trace.modules.count })
   }
@@ -391,7 +392,8 @@ enum TrapReporter {
     for signal in signals {
       var action = sigaction()
       action.__sigaction_handler.sa_handler = { signal in
-        var line = "report fuzz: input \(TrapReporter.current) of seed \(TrapReporter.seed) trapped; replay it with "
+        var line =
+          "report fuzz: input \(TrapReporter.current) of seed \(TrapReporter.seed) trapped; replay it with "
           + "ORDERFILE_FUZZ_SEED=\(TrapReporter.seed) ORDERFILE_FUZZ_FIRST=\(TrapReporter.current) ORDERFILE_FUZZ_INPUTS=1\n"
         line.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
         // Back to the handler before this one; returning runs the trapping instruction again.

@@ -34,7 +34,8 @@ struct SeveralLaunchesTests {
     let sorted = librarySleeps.sorted()
     let medianSleep = (sorted[4] + sorted[5]) / 2
     #expect(abs(Int64(library.medianNanoseconds) - medianSleep) < millisecond, "\(library) against \(sorted)")
-    #expect(series.statistics.contains { $0.name == "runtime start-up (overhead)" && $0.isOverhead && $0.launches == 10 })
+    #expect(
+      series.statistics.contains { $0.name == "runtime start-up (overhead)" && $0.isOverhead && $0.launches == 10 })
 
     let refused = try ProcessRunner.run(
       PackagePaths.orderfileExecutable, ["report", "--html", directory.file("x.html")] + traces)

@@ -25,7 +25,8 @@ private func record(
 ) throws -> (summary: BreakpointRecorder.Summary, warnings: [String]) {
   let recorder = BreakpointRecorder(output: output, untilFunctions: until)
   let summary = try recorder.record(
-    program: "/bin/sh", arguments: ["-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", programOutput, binary] + arguments
+    program: "/bin/sh",
+    arguments: ["-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", programOutput, binary] + arguments
   ) { warnings.add($0) }
   return (summary, warnings.lines)
 }
@@ -46,7 +47,8 @@ private final class WarningLog: @unchecked Sendable {
 
 @Suite("Recording the release binary with first-entry breakpoints", .serialized)
 struct BreakpointRecorderTests {
-  @Test("first calls come in the order the program makes them, for PIE, non-PIE and static executables",
+  @Test(
+    "first calls come in the order the program makes them, for PIE, non-PIE and static executables",
     arguments: [["-fPIE", "-pie"], ["-fno-pie", "-no-pie"], ["-static"]])
   func order(flags: [String]) throws {
     let work = try TemporaryDirectory("orderfile-bp-order")
@@ -56,7 +58,9 @@ struct BreakpointRecorderTests {
     #expect(recorded.summary.recording.status == 3)
     #expect(try FileReading.text(atPath: work.file("out")) == ProcessRunner.run(binary, ["3"]).standardOutput)
     let read = try TraceReader.read(path: trace)
-    let order = try names(in: read, module: "/sequence").filter { $0.hasPrefix("step_") || $0 == "main" || $0.hasSuffix("marker") }
+    let order = try names(in: read, module: "/sequence").filter {
+      $0.hasPrefix("step_") || $0 == "main" || $0.hasSuffix("marker")
+    }
     #expect(order == ["main", "step_a", "step_b", "step_c", "step_d", "step_e", "marker", "after_marker"])
     #expect(try !names(in: read, module: "/sequence").contains("never_called"))
     // crt code runs before main, and is recorded too.
@@ -96,7 +100,9 @@ struct BreakpointRecorderTests {
       let summary = try record(binary, output: trace, programOutput: out).summary
       #expect(summary.recording.status == 0)
       #expect(try FileReading.text(atPath: out) == expected)
-      let called = try names(in: try TraceReader.read(path: trace), module: "/race").filter { $0.hasPrefix("f") && Int($0.dropFirst()) != nil }
+      let called = try names(in: try TraceReader.read(path: trace), module: "/race").filter {
+        $0.hasPrefix("f") && Int($0.dropFirst()) != nil
+      }
       #expect(called.count == 64, "\(called)")
       #expect(Set(called).count == called.count, "a function was reported twice")
       races += summary.races
@@ -148,7 +154,9 @@ struct BreakpointRecorderTests {
     #expect(FileManager.default.fileExists(atPath: trace + ".12345"))
   }
 
-  @Test("a forked child outlives the first process: 50 launches with threads mid-first-call, 5 with a thread held in vfork, no child lost")
+  @Test(
+    "a forked child outlives the first process: 50 launches with threads mid-first-call, 5 with a thread held in vfork, no child lost"
+  )
   func childrenOutliveTheRecording() throws {
     let work = try TemporaryDirectory("orderfile-bp-outlive")
     let binary = try build(["outlive.c"], in: work, flags: ["-pthread"], output: "outlive")
@@ -199,9 +207,11 @@ struct BreakpointRecorderTests {
     #expect(ignored.summary.recording.status == 0)
     #expect(try FileReading.text(atPath: out) == "ignored 16\n")
     let read = try TraceReader.read(path: work.file("ignored.trace"))
-    #expect(try names(in: read, module: "/ignored").filter { ["first", "second"].contains($0) } == ["first", "second"])
+    #expect(
+      try names(in: read, module: "/ignored").filter { ["first", "second"].contains($0) } == ["first", "second"])
     // The tracer drops only what the kernel would have dropped.
-    let fatal = try record(binary, ["default"], output: work.file("default.trace"), programOutput: work.file("default.out"))
+    let fatal = try record(
+      binary, ["default"], output: work.file("default.trace"), programOutput: work.file("default.out"))
     #expect(fatal.summary.recording.status == 128 + SIGTRAP)
     #expect(try FileReading.text(atPath: work.file("default.out")) == "")
   }
@@ -217,7 +227,9 @@ struct BreakpointRecorderTests {
     #expect(recorded.summary.recording.status == 0)
     let read = try TraceReader.read(path: trace)
     let pluginCalls = try names(in: read, module: "/plugin.so")
-    #expect(pluginCalls.filter { $0.hasPrefix("plugin_") } == ["plugin_constructor", "plugin_setup", "plugin_entry"], "\(pluginCalls)")
+    #expect(
+      pluginCalls.filter { $0.hasPrefix("plugin_") } == ["plugin_constructor", "plugin_setup", "plugin_entry"],
+      "\(pluginCalls)")
     let hostCalls = try names(in: read, module: "/host")
     #expect(hostCalls.firstIndex(of: "before_load")! < hostCalls.firstIndex(of: "after_load")!)
     // Global first-call order across modules: the plugin's calls sit between the host's.
@@ -226,7 +238,8 @@ struct BreakpointRecorderTests {
     #expect(order.firstIndex(of: pluginIndex)! > 0)
   }
 
-  @Test("a stripped executable with its debug file beside it (.gnu_debuglink) is recorded from the debug file's symbols")
+  @Test(
+    "a stripped executable with its debug file beside it (.gnu_debuglink) is recorded from the debug file's symbols")
   func debugLink() throws {
     let work = try TemporaryDirectory("orderfile-bp-debuglink")
     let binary = try build(["sequence.c"], in: work, output: "sequence")
@@ -248,7 +261,9 @@ struct BreakpointRecorderTests {
     #expect(throws: BreakpointRecordingError.nothingRecorded(program: "/bin/sh", reasons: [])) {
       try record(binary, output: work.file("launch.trace"), programOutput: work.file("out"), warnings: warnings)
     }
-    #expect(warnings.lines.contains { $0.hasPrefix(binary + " has no symbol table") && $0.contains("debug file") }, "\(warnings.lines)")
+    #expect(
+      warnings.lines.contains { $0.hasPrefix(binary + " has no symbol table") && $0.contains("debug file") },
+      "\(warnings.lines)")
     #expect(!FileManager.default.fileExists(atPath: work.file("launch.trace")))
   }
 }

@@ -25,7 +25,8 @@ private func recordInProcess(
     return (recording, recording.tracePath)
   }
   let recording = try recorder.record(
-    program: "/bin/sh", arguments: ["-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", programOutput, binary] + arguments)
+    program: "/bin/sh",
+    arguments: ["-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", programOutput, binary] + arguments)
   return (recording, recording.execTraces.last ?? recording.tracePath)
 }
 
@@ -44,9 +45,11 @@ private func names(in trace: Trace, module suffix: String) throws -> [String] {
 
 @Suite(
   "Recording the release binary in-process", .serialized,
-  .enabled(if: FileManager.default.fileExists(atPath: library), "needs Scripts/build-runtime's libOrderfileInProcess.so"))
+  .enabled(
+    if: FileManager.default.fileExists(atPath: library), "needs Scripts/build-runtime's libOrderfileInProcess.so"))
 struct InProcessRecorderTests {
-  @Test("first calls in the program's order, PIE and non-PIE; the trace is on the program's clock",
+  @Test(
+    "first calls in the program's order, PIE and non-PIE; the trace is on the program's clock",
     arguments: [["-fPIE", "-pie"], ["-fno-pie", "-no-pie"]])
   func order(flags: [String]) throws {
     let work = try TemporaryDirectory("orderfile-ip-order")
@@ -140,7 +143,9 @@ struct InProcessRecorderTests {
     #expect(try recordInProcess(host, [plugin], output: trace).recording.status == 0)
     let read = try TraceReader.read(path: trace)
     let pluginCalls = try names(in: read, module: "/plugin.so")
-    #expect(pluginCalls.filter { $0.hasPrefix("plugin_") } == ["plugin_constructor", "plugin_setup", "plugin_entry"], "\(pluginCalls)")
+    #expect(
+      pluginCalls.filter { $0.hasPrefix("plugin_") } == ["plugin_constructor", "plugin_setup", "plugin_entry"],
+      "\(pluginCalls)")
     let hostCalls = try names(in: read, module: "/host")
     #expect(hostCalls.firstIndex(of: "before_load")! < hostCalls.firstIndex(of: "after_load")!)
   }
@@ -154,7 +159,9 @@ struct InProcessRecorderTests {
     let recorded = try recordInProcess(binary, output: trace, programOutput: out)
     #expect(recorded.recording.status == 0)
     // The lengths as the program measured them, from each constructor's first instruction.
-    let seen = try FileReading.text(atPath: out).split(whereSeparator: \.isWhitespace).dropFirst().compactMap { Double($0) }
+    let seen = try FileReading.text(atPath: out).split(whereSeparator: \.isWhitespace).dropFirst().compactMap {
+      Double($0)
+    }
     #expect(seen.count == 2)
     #expect(seen.first.map { $0 >= 30e6 } == true && seen.last.map { $0 >= 60e6 } == true, "\(seen)")
     let called = try calls(in: try TraceReader.read(path: recorded.trace), module: "/constructors")

@@ -41,7 +41,8 @@ private func expectAttributed(
   #expect(executable.first?.initializers.contains { $0.contains("premain_main_init") } == true)
   #expect(library.first?.functions.contains { $0.contains("premain_lib_sleep") } == true)
   // Process start to main is the loader, the runtime and the two sleeps, within a millisecond.
-  let program = Int64(preMain.mainNanoseconds) - Int64(preMain.loaderNanoseconds)
+  let program =
+    Int64(preMain.mainNanoseconds) - Int64(preMain.loaderNanoseconds)
     - Int64(preMain.runtimeStartupNanoseconds ?? 0) - Int64(preMain.otherNanoseconds)
   #expect(
     program > librarySleep + executableSleep - millisecond && program < librarySleep + executableSleep + slack,
@@ -124,13 +125,17 @@ private func buildWorkProgram(in directory: TemporaryDirectory) throws -> String
   }
   try runChecked(
     Toolchain.clang,
-    ["-O2", "-g", "-fPIC", "-shared", sources + "/work_lib.c", "-o", directory.file("libwork.so"), "-ldl",
-     "-Wl,-rpath,$ORIGIN"])
+    [
+      "-O2", "-g", "-fPIC", "-shared", sources + "/work_lib.c", "-o", directory.file("libwork.so"), "-ldl",
+      "-Wl,-rpath,$ORIGIN",
+    ])
   let program = directory.file("work")
   try runChecked(
     Toolchain.clang,
-    ["-O2", "-g", "-fPIE", "-pie", sources + "/work_main.c", "-o", program, "-L", directory.path, "-lwork", "-ldl",
-     "-Wl,-rpath," + directory.path])
+    [
+      "-O2", "-g", "-fPIE", "-pie", sources + "/work_main.c", "-o", program, "-L", directory.path, "-lwork", "-ldl",
+      "-Wl,-rpath," + directory.path,
+    ])
   return program
 }
 
@@ -143,7 +148,9 @@ struct RecorderTimeTests {
   /// wall clock the same launches are 12 and 20 ms off. Up to 12 launches are made while no
   /// launch yet came within the bound, so that one burst of other work on a shared machine
   /// does not decide; a recorder that counts its own time wrongly misses it in every launch.
-  @Test("each initializer is attributed its own run (20 and 40 ms) within 1 ms, its traps and a plugin's arming taken out (best of 5 or more)")
+  @Test(
+    "each initializer is attributed its own run (20 and 40 ms) within 1 ms, its traps and a plugin's arming taken out (best of 5 or more)"
+  )
   func initializersOnTheProgramsClock() throws {
     let directory = try TemporaryDirectory("orderfile-recorder-time")
     let program = try buildWorkProgram(in: directory)
@@ -164,8 +171,9 @@ struct RecorderTimeTests {
       let preMain = try #require(profile.preMain)
       // A plugin's own initializers, run by the dlopen inside an initializer, are a part of it.
       func time(_ suffixes: [String]) -> Int64 {
-        Int64(preMain.modules.filter { run in suffixes.contains { run.module.hasSuffix($0) } }
-          .reduce(0) { $0 + $1.durationNanoseconds })
+        Int64(
+          preMain.modules.filter { run in suffixes.contains { run.module.hasSuffix($0) } }
+            .reduce(0) { $0 + $1.durationNanoseconds })
       }
       #expect(preMain.modules.contains { $0.module.hasSuffix("/libwork.so") && $0.functions.count >= 5 })
       #expect(preMain.modules.contains { $0.module.hasSuffix("/work") && $0.functions.count >= 5 })
@@ -176,7 +184,9 @@ struct RecorderTimeTests {
     #expect(executableErrors.min()! < millisecond, "executable's initializers off by \(executableErrors) ns")
   }
 
-  @Test("--time-limit counts on the program's clock: arming that takes longer than the limit leaves the initializers inside it")
+  @Test(
+    "--time-limit counts on the program's clock: arming that takes longer than the limit leaves the initializers inside it"
+  )
   func timeLimitWithoutArming() throws {
     let directory = try TemporaryDirectory("orderfile-recorder-time")
     let program = try buildWorkProgram(in: directory)
@@ -204,7 +214,9 @@ struct RecorderTimeTests {
     #expect(afterMain.count == 100 && afterMain.allSatisfy { $0.phase == .postWindow })
   }
 
-  @Test("a traced launch's phases add up to within 10% of the launch alone (median of 5 each), arming and 250 traps taken out")
+  @Test(
+    "a traced launch's phases add up to within 10% of the launch alone (median of 5 each), arming and 250 traps taken out"
+  )
   func phasesAgainstTheLaunchAlone() throws {
     let directory = try TemporaryDirectory("orderfile-recorder-time")
     let program = try buildWorkProgram(in: directory)

@@ -43,8 +43,11 @@ struct RuntimeRecorderTests {
     // As CMake's link options do: the library before the objects, after --as-needed.
     try runChecked(
       Toolchain.gcc,
-      ["-Wl,--as-needed", "-L", runtime, "-lOrderfileRuntime", "-Wl,-rpath," + runtime, "-O0", "-finstrument-functions",
-        source, "-o", program])
+      [
+        "-Wl,--as-needed", "-L", runtime, "-lOrderfileRuntime", "-Wl,-rpath," + runtime, "-O0",
+        "-finstrument-functions",
+        source, "-o", program,
+      ])
     #expect {
       try RuntimeRecorder(output: directory.file("launch.trace")).record(program: program, arguments: [])
     } throws: { error in
@@ -72,8 +75,9 @@ struct RuntimeRecorderTests {
     let child = try #require(recording.childTraces.first)
     #expect(child.hasPrefix(output + "."))
     #expect(try TraceReader.read(path: child).header.parentPID == parent.header.pid)
-    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-      == ["fork_child", "launch.trace", (child as NSString).lastPathComponent].sorted())
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        == ["fork_child", "launch.trace", (child as NSString).lastPathComponent].sorted())
   }
 
   @Test("a program without the runtime leaves no trace: bad data (65), naming the program")

@@ -67,9 +67,13 @@ struct ConfigurationReaderTests {
   func unknownKey() {
     let text = valid.replacingOccurrences(of: "runs: 4", with: "rusn: 4")
     let error = failure(text)
-    #expect(error == .configuration(
-      file: "/project/orderfile.yml", line: 17, key: "rusn",
-      message: "unknown key (did you mean 'runs'?); known keys: \(ConfigurationReader.topLevelKeys.joined(separator: ", "))"))
+    #expect(
+      error
+        == .configuration(
+          file: "/project/orderfile.yml", line: 17, key: "rusn",
+          message:
+            "unknown key (did you mean 'runs'?); known keys: \(ConfigurationReader.topLevelKeys.joined(separator: ", "))"
+        ))
     #expect(error?.errorDescription?.hasPrefix("/project/orderfile.yml:17: rusn: unknown key") == true)
   }
 
@@ -87,39 +91,57 @@ struct ConfigurationReaderTests {
   func scenarioWithoutCommand() {
     let text = valid.replacingOccurrences(of: "    command: [app, --quit-after-launch]\n", with: "")
     let error = failure(text)
-    #expect(error?.errorDescription == "/project/orderfile.yml:8: scenarios[0]: scenario 'cold' has no command: give `command: [program, arguments…]`")
+    #expect(
+      error?.errorDescription
+        == "/project/orderfile.yml:8: scenarios[0]: scenario 'cold' has no command: give `command: [program, arguments…]`"
+    )
   }
 
   @Test("a scenario program that is neither a configured binary nor a program fails naming its line")
   func missingBinary() {
-    let text = valid.replacingOccurrences(of: "command: [app, --quit-after-launch]", with: "command: [ap, --quit-after-launch]")
+    let text = valid.replacingOccurrences(
+      of: "command: [app, --quit-after-launch]", with: "command: [ap, --quit-after-launch]")
     let error = failure(text)
-    #expect(error?.errorDescription?.hasPrefix("/project/orderfile.yml:10: scenarios[0].command: 'ap' is neither a module of binaries (app, libcore.so)") == true, "\(String(describing: error))")
+    #expect(
+      error?.errorDescription?.hasPrefix(
+        "/project/orderfile.yml:10: scenarios[0].command: 'ap' is neither a module of binaries (app, libcore.so)")
+        == true, "\(String(describing: error))")
     // A program on PATH is fine (a wrapper such as env).
     #expect(failure(text.replacingOccurrences(of: "[ap,", with: "[sh,")) == nil)
   }
 
   @Test("missing binaries and a bad value name their key")
   func missingAndBadValues() {
-    let noBinaries = valid.replacingOccurrences(of: "binaries:\n  app: build/app\n  libcore.so: build/libcore.so\n", with: "")
+    let noBinaries = valid.replacingOccurrences(
+      of: "binaries:\n  app: build/app\n  libcore.so: build/libcore.so\n", with: "")
     #expect(failure(noBinaries)?.errorDescription == "/project/orderfile.yml:1: missing key 'binaries'")
     let badRuns = valid.replacingOccurrences(of: "runs: 4", with: "runs: many")
-    #expect(failure(badRuns)?.errorDescription == "/project/orderfile.yml:17: runs: 'many' is not a positive whole number")
+    #expect(
+      failure(badRuns)?.errorDescription == "/project/orderfile.yml:17: runs: 'many' is not a positive whole number")
     let badGate = valid.replacingOccurrences(of: "min-match: 90%", with: "min-match: 190%")
-    #expect(failure(badGate)?.errorDescription == "/project/orderfile.yml:19: gates.min-match: '190%' is not a share: 0.9 or 90%")
+    #expect(
+      failure(badGate)?.errorDescription
+        == "/project/orderfile.yml:19: gates.min-match: '190%' is not a share: 0.9 or 90%")
     let notYAML = failure("orderfiles: [unclosed")?.errorDescription
-    #expect(notYAML == "/project/orderfile.yml:2: not YAML: did not find expected ',' or ']'", "\(String(describing: notYAML))")
+    #expect(
+      notYAML == "/project/orderfile.yml:2: not YAML: did not find expected ',' or ']'",
+      "\(String(describing: notYAML))")
   }
 
   @Test("an instrumented section records that build, with its compiler")
   func instrumented() throws {
-    let text = valid.replacingOccurrences(of: "    until: [first_frame]\n", with: "")
+    let text =
+      valid.replacingOccurrences(of: "    until: [first_frame]\n", with: "")
       + "\ninstrumented:\n  build: make instrumented\n  compiler: gcc\n  binaries:\n    app: build-instrumented/app\n"
     let configuration = try reader.parse(text, file: "/project/orderfile.yml")
-    #expect(configuration.recording == .instrumented(
-      build: "make instrumented", binaries: [.init(module: "app", path: "/project/build-instrumented/app")], compiler: .gcc))
+    #expect(
+      configuration.recording
+        == .instrumented(
+          build: "make instrumented", binaries: [.init(module: "app", path: "/project/build-instrumented/app")],
+          compiler: .gcc))
     // `until` is for recording without a rebuild.
-    let withUntil = valid + "\ninstrumented:\n  build: make instrumented\n  binaries:\n    app: build-instrumented/app\n"
+    let withUntil =
+      valid + "\ninstrumented:\n  build: make instrumented\n  binaries:\n    app: build-instrumented/app\n"
     #expect(failure(withUntil)?.errorDescription?.contains("scenarios[0].until: an instrumented build ends") == true)
   }
 }

@@ -33,9 +33,10 @@ struct GateTests {
   func minMatch() throws {
     let job = try regeneration(minMatch: 0.9)
     let failing = job.gateFailures(module: "libcore.so", matchRate: 0.8, pages: [], verification: nil)
-    #expect(failing == [
-      .init(module: "libcore.so", gate: .minMatch, message: "match rate 80.0% is below min-match 90.0%")
-    ])
+    #expect(
+      failing == [
+        .init(module: "libcore.so", gate: .minMatch, message: "match rate 80.0% is below min-match 90.0%")
+      ])
     #expect(job.gateFailures(module: "app", matchRate: 0.95, pages: [], verification: nil).isEmpty)
   }
 
@@ -45,14 +46,20 @@ struct GateTests {
     let failing = job.gateFailures(
       module: "app", matchRate: 1, pages: [pages(10, 10), pages(4, 5, size: 16384)], verification: nil)
     #expect(failing.map(\.gate) == [.maxPageGrowth])
-    #expect(failing.first?.message == "simulated launch pages grow +25.0% at 16 KiB pages (4 → 5), more than max-page-growth 2%")
+    #expect(
+      failing.first?.message
+        == "simulated launch pages grow +25.0% at 16 KiB pages (4 → 5), more than max-page-growth 2%")
     // Measured pages are named as such.
-    let measured = job.gateFailures(module: "app", matchRate: 1, pages: [pages(3, 4)], pagesMeasured: true, verification: nil)
-    #expect(measured.first?.message.hasPrefix("measured launch pages grow +33.3% at 4 KiB pages (3 → 4)") == true, "\(measured)")
+    let measured = job.gateFailures(
+      module: "app", matchRate: 1, pages: [pages(3, 4)], pagesMeasured: true, verification: nil)
+    #expect(
+      measured.first?.message.hasPrefix("measured launch pages grow +33.3% at 4 KiB pages (3 → 4)") == true,
+      "\(measured)")
     // Another module that got better does not make up for it: each is gated on its own.
     #expect(job.gateFailures(module: "libcore.so", matchRate: 1, pages: [pages(10, 5)], verification: nil).isEmpty)
     // Without the gate, growth passes.
-    #expect(try regeneration().gateFailures(module: "app", matchRate: 0, pages: [pages(1, 9)], verification: nil).isEmpty)
+    #expect(
+      try regeneration().gateFailures(module: "app", matchRate: 0, pages: [pages(1, 9)], verification: nil).isEmpty)
   }
 
   @Test("the report names each failed module and says nothing was replaced")

@@ -60,7 +60,8 @@ struct AtomicFileTests {
     var info = stat()
     #expect(lstat(directory.file("out.order"), &info) == 0 && info.st_mode & S_IFMT == S_IFLNK)
     #expect(try FileReading.text(atPath: directory.file("real.order")) == "new\n")
-    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["out.order", "real.order"])
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["out.order", "real.order"])
   }
 
   @Test("a dangling link is followed too: the file it names is created")
@@ -118,7 +119,9 @@ struct AtomicFileTests {
     close(descriptor)
     try AtomicFile.write("new\n", to: directory.file("out.order"))
     #expect(
-      try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [".out.order.Z9y8X7", "out.order"])
+      try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [
+        ".out.order.Z9y8X7", "out.order",
+      ])
   }
 
   @Test("a set of files is written together: when one cannot be written, none is")

@@ -29,9 +29,11 @@ struct AddressLineTests {
   @Test("the lookup prints each address with its function, ?? for none, and stops at a bad line")
   func lookup() {
     let table = FakeTable(functions: [
-      FunctionSymbol(name: "main", address: 0x1000, size: 0x40, binding: .global, sectionName: ".text", sectionAlignment: 16)
+      FunctionSymbol(
+        name: "main", address: 0x1000, size: 0x40, binding: .global, sectionName: ".text", sectionAlignment: 16)
     ])
-    let result = AddressLookup(symbolizer: table, sourceLines: true).lookUp(Array("0x1010\n\n2000\nnope\n0x1000\n".utf8))
+    let result = AddressLookup(symbolizer: table, sourceLines: true).lookUp(
+      Array("0x1010\n\n2000\nnope\n0x1000\n".utf8))
     #expect(result.text == "0x1010\tmain\t??\n0x2000\t??\t??\n")
     #expect(result.badLine == .notAnAddress(line: 4, text: "nope"))
     #expect(AddressLookup(symbolizer: table).lookUp(Array("1000".utf8)).text == "0x1000\tmain\n")

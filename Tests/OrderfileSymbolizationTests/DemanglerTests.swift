@@ -21,7 +21,10 @@ struct DemanglerTests {
     "Swift names from the SwiftPM example",
     arguments: [
       ("$s12SwiftAppCore12settingsLoadyyAA7ContextVzF", "SwiftAppCore.settingsLoad(inout SwiftAppCore.Context) -> ()"),
-      ("$s12SwiftAppCore8LauncherC6launchAA13LaunchSummaryVyF", "SwiftAppCore.Launcher.launch() -> SwiftAppCore.LaunchSummary"),
+      (
+        "$s12SwiftAppCore8LauncherC6launchAA13LaunchSummaryVyF",
+        "SwiftAppCore.Launcher.launch() -> SwiftAppCore.LaunchSummary"
+      ),
     ])
   func swiftExample(name: String, expected: String) {
     #expect(Demangler.demangle(name) == expected)
@@ -34,8 +37,10 @@ struct DemanglerTests {
     arguments: [
       ("_ZN7rustapp8handlers13settings_load17hbab8301b84629b45E", "rustapp::handlers::settings_load"),
       ("_ZN7rustapp4main17h9e012f9b418bbb75E", "rustapp::main"),
-      ("_ZN4core3ptr37drop_in_place$LT$rustapp..Context$GT$17hbc033eeb22088e39E",
-       "core::ptr::drop_in_place<rustapp::Context>"),
+      (
+        "_ZN4core3ptr37drop_in_place$LT$rustapp..Context$GT$17hbc033eeb22088e39E",
+        "core::ptr::drop_in_place<rustapp::Context>"
+      ),
       ("_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h97f122ef4c2091c3E", "std::rt::lang_start::{{closure}}"),
     ])
   func rustLegacy(name: String, expected: String) {
@@ -48,12 +53,16 @@ struct DemanglerTests {
     "Rust v0 names from the cargo example",
     arguments: [
       ("_RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal", "std::rt::lang_start_internal"),
-      ("_RNvXNvNtCsjrHSEGnQ3l9_3std2io17default_write_fmtINtB2_7AdapterNtNtB4_5stdio10StdoutLockENtNtCsgEmfK2I1SDS_4core3fmt5Write9write_strB6_",
-       "<std::io::default_write_fmt::Adapter<std::io::stdio::StdoutLock> as core::fmt::Write>::write_str"),
+      (
+        "_RNvXNvNtCsjrHSEGnQ3l9_3std2io17default_write_fmtINtB2_7AdapterNtNtB4_5stdio10StdoutLockENtNtCsgEmfK2I1SDS_4core3fmt5Write9write_strB6_",
+        "<std::io::default_write_fmt::Adapter<std::io::stdio::StdoutLock> as core::fmt::Write>::write_str"
+      ),
       ("_RNvNtCs1zELcZ9aiu3_7rustapp8handlers10admin_load", "rustapp::handlers::admin_load"),
       ("_RNvCs1zELcZ9aiu3_7rustapp4main", "rustapp::main"),
-      ("_RINvNtCsgEmfK2I1SDS_4core3ptr13drop_in_placeNtCs1zELcZ9aiu3_7rustapp7ContextEBI_",
-       "core::ptr::drop_in_place::<rustapp::Context>"),
+      (
+        "_RINvNtCsgEmfK2I1SDS_4core3ptr13drop_in_placeNtCs1zELcZ9aiu3_7rustapp7ContextEBI_",
+        "core::ptr::drop_in_place::<rustapp::Context>"
+      ),
     ])
   func rustV0(name: String, expected: String) {
     #expect(Demangler.demangle(name) == expected)

@@ -59,7 +59,8 @@ import _OrderfileTestSupport
     defer { directory.remove() }
     let library = directory.file("libinitializers.so")
     try runChecked(
-      Toolchain.llvmBin + "/clang++", ["-O2", "-fPIC", "-shared", "-DLIBRARY", "-fuse-ld=lld", Self.source, "-o", library])
+      Toolchain.llvmBin + "/clang++",
+      ["-O2", "-fPIC", "-shared", "-DLIBRARY", "-fuse-ld=lld", Self.source, "-o", library])
     let names = try ELFSymbolizer(path: library).staticInitializers().compactMap { Self.printedName($0.function) }
     #expect(names == ["early_constructor", "late_constructor", "global_object"])
   }

@@ -110,10 +110,11 @@ struct UnnamedFunctionTests {
                   2000             2000       10     8         /b/x/App.build/main.swift.o:(.data)
       """
     let map = try LinkMap(path: "m", text: text)
-    #expect(map.placements.map(\.input.description) == [
-      "App.build/main.swift.o(.text.main)", "App.build/main.swift.o(.text..L__unnamed_3)",
-      "Lib.build/main.swift.o(.text..L__unnamed_3)", "libfoo.a:bar.o(.text.bar)",
-    ])
+    #expect(
+      map.placements.map(\.input.description) == [
+        "App.build/main.swift.o(.text.main)", "App.build/main.swift.o(.text..L__unnamed_3)",
+        "Lib.build/main.swift.o(.text..L__unnamed_3)", "libfoo.a:bar.o(.text.bar)",
+      ])
     #expect(map.inputSection(containing: 0x1025)?.description == "App.build/main.swift.o(.text..L__unnamed_3)")
     #expect(map.inputSection(containing: 0x1070) == nil)
     #expect(map.inputSection(containing: 0x2000) == nil)

@@ -16,7 +16,8 @@ private func smallTrace() -> Trace {
     index: 0, path: "/usr/bin/app", buildID: [1, 2, 3, 4], loadBase: 0x5555_0000_0000, textRange: 0x1000..<0x9000,
     isMainExecutable: true)
   let records = (0..<4).map {
-    FirstCall(module: 0, address: 0x1000 + UInt64($0) * 16, timeNanoseconds: 300 + UInt64($0), threadID: 42, phase: .launch)
+    FirstCall(
+      module: 0, address: 0x1000 + UInt64($0) * 16, timeNanoseconds: 300 + UInt64($0), threadID: 42, phase: .launch)
   }
   return Trace(path: "", header: header, modules: [module], records: records)
 }
@@ -42,7 +43,9 @@ struct HostileTraceTests {
       let result = try ProcessRunner.run(PackagePaths.orderfileExecutable, command)
       let seconds = Date().timeIntervalSince(started)
       #expect(result.status == 65, "\(command[0]): \(result.standardError)")
-      #expect(result.standardError.contains("\(path): corrupt header at offset 0x70: record count \(claimed) claims more than the file holds"))
+      #expect(
+        result.standardError.contains(
+          "\(path): corrupt header at offset 0x70: record count \(claimed) claims more than the file holds"))
       #expect(seconds < 1, "\(command[0]) took \(seconds) s")
     }
   }
@@ -58,7 +61,9 @@ struct HostileTraceTests {
     try AtomicFile.write(bytes.bytes, to: path)
     let result = try ProcessRunner.run(PackagePaths.orderfileExecutable, ["report", path])
     #expect(result.status == 65, "\(result.standardError)")
-    #expect(result.standardError.contains("\(path): corrupt module entry 0 at offset 0x\(String(at, radix: 16))"), "\(result.standardError)")
+    #expect(
+      result.standardError.contains("\(path): corrupt module entry 0 at offset 0x\(String(at, radix: 16))"),
+      "\(result.standardError)")
     #expect(result.standardError.contains("path holds a NUL byte at byte 4"))
   }
 

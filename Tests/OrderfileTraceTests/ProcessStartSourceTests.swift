@@ -69,7 +69,8 @@ struct RecorderTimeTests {
     trace.header.versionMinor = 3
     trace.header.recorderTime = RecorderTime(totalNanoseconds: 1_000, armingNanoseconds: 1_000)
     expectHeaderRefused(
-      trace, UInt64(2_000), at: field(\oft_header.arming_ns), "impossible arming time 2000 ns above the recorder's 1000 ns",
+      trace, UInt64(2_000), at: field(\oft_header.arming_ns),
+      "impossible arming time 2000 ns above the recorder's 1000 ns",
       seal: { $0.sealHeader() })
   }
 }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import OrderfileTrace
 import Testing
 import _OrderfileTestSupport
+
+@testable import OrderfileTrace
 
 /// A small trace with two modules, five records and known values.
 func sampleTrace(closed: Bool = true, uncommitted: Int = 0) -> Trace {
@@ -186,7 +187,8 @@ struct TraceReaderTests {
           && trace.threads == original.threads
         let explained =
           changed.contains(where: uncheckedHeader.contains) || trace.uncommittedRecords > original.uncommittedRecords
-        #expect(same || explained, "input \(input): bytes \(changed.sorted()) changed, and the trace was accepted changed")
+        #expect(
+          same || explained, "input \(input): bytes \(changed.sorted()) changed, and the trace was accepted changed")
       } catch let error as TraceError {
         refused += 1
         #expect(error.errorDescription?.hasPrefix("garbage.trace: ") == true, "input \(input): \(error)")

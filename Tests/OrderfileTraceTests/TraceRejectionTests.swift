@@ -286,7 +286,8 @@ struct TraceRejectionTests {
     expectRefused(
       calls,
       .corruptHeader(
-        path: "bad.trace", offset: UInt64(droppedCount), reason: "impossible dropped count \(TraceLimits.largestCount + 1)"))
+        path: "bad.trace", offset: UInt64(droppedCount),
+        reason: "impossible dropped count \(TraceLimits.largestCount + 1)"))
     var faults = TraceBytes(sampleTrace())
     faults.set(UInt64.max, at: field(\oft_header.major_faults))
     expectRefused(

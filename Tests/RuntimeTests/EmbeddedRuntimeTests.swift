@@ -16,8 +16,10 @@ struct EmbeddedRuntimeTests {
     // The project's own --as-needed must not matter: the runtime is inside the library.
     try runChecked(
       compiler.executable,
-      ["-O2", "-fPIC", "-shared", compiler.instrumentation, "-DNAME=\(name)", "-I", PackagePaths.runtimeInclude,
-       RuntimeFixture.sources + "/embedded_plugin.c", "-o", output, "-Wl,--as-needed", archive, "-Wl,--build-id"])
+      [
+        "-O2", "-fPIC", "-shared", compiler.instrumentation, "-DNAME=\(name)", "-I", PackagePaths.runtimeInclude,
+        RuntimeFixture.sources + "/embedded_plugin.c", "-o", output, "-Wl,--as-needed", archive, "-Wl,--build-id",
+      ])
     return output
   }
 
@@ -74,8 +76,9 @@ struct EmbeddedRuntimeTests {
     #expect(!read.addresses(inModule: main).isEmpty, "the host's own first calls")
     let real = URL(fileURLWithPath: library).resolvingSymlinksInPath().path
     let plugin = try #require(read.modules.first { $0.path == real })
-    #expect(Set(read.addresses(inModule: plugin.index))
-      == Set(RuntimeFixture.addresses(run.standardOutput, labelled: "gamma")))
+    #expect(
+      Set(read.addresses(inModule: plugin.index))
+        == Set(RuntimeFixture.addresses(run.standardOutput, labelled: "gamma")))
   }
 
   @Test("record and generate write one orderfile per plugin")

@@ -10,7 +10,8 @@ struct FullModeTests {
   static let ms: UInt64 = 1_000_000
 
   /// Records Tests/Fixtures/runtime/call_tree.c in full mode; returns the program and trace.
-  func recordCallTree(_ compiler: Compiler, in directory: TemporaryDirectory) throws -> (program: String, trace: String) {
+  func recordCallTree(_ compiler: Compiler, in directory: TemporaryDirectory) throws -> (program: String, trace: String)
+  {
     let program = try RuntimeFixture.program("call_tree.c", compiler: compiler, in: directory)
     let path = directory.file("tree.trace")
     let run = try RuntimeFixture.run(program, environment: ["ORDERFILE_OUTPUT": path, "ORDERFILE_MODE": "full"])
@@ -19,7 +20,9 @@ struct FullModeTests {
     return (program, path)
   }
 
-  @Test("folded stacks of a known call tree are exactly its stacks, with inclusive times that cover the sleeps", arguments: Compiler.allCases)
+  @Test(
+    "folded stacks of a known call tree are exactly its stacks, with inclusive times that cover the sleeps",
+    arguments: Compiler.allCases)
   func foldedStacks(compiler: Compiler) throws {
     let directory = try TemporaryDirectory("runtime-full-tree")
     let (program, path) = try recordCallTree(compiler, in: directory)

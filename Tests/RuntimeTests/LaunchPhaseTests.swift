@@ -32,7 +32,8 @@ struct LaunchPhaseTests {
     var firstCalls: [FirstCall]
   }
 
-  @Test("phase durations match the sleeps, and each first call lands in its phase and thread", arguments: Compiler.allCases)
+  @Test(
+    "phase durations match the sleeps, and each first call lands in its phase and thread", arguments: Compiler.allCases)
   func phases(compiler: Compiler) throws {
     let directory = try TemporaryDirectory("runtime-phases")
     let program = try RuntimeFixture.program("phase_marks.c", compiler: compiler, in: directory)
@@ -65,7 +66,9 @@ struct LaunchPhaseTests {
     let b = try phase("b → startup complete")
     let after = try phase("startup complete → exit")
     #expect(a.duration >= 30 * Self.ms && a.duration < 30 * Self.ms + Self.tolerance, "a → b took \(a.duration) ns")
-    #expect(b.duration >= 50 * Self.ms && b.duration < 50 * Self.ms + Self.tolerance, "b → startup complete took \(b.duration) ns")
+    #expect(
+      b.duration >= 50 * Self.ms && b.duration < 50 * Self.ms + Self.tolerance,
+      "b → startup complete took \(b.duration) ns")
 
     func call(_ name: String) throws -> Report.FirstCall {
       try #require(report.firstCalls.first { $0.name == name }, "no first call of \(name)")

@@ -11,7 +11,8 @@ struct ModuleTests {
   /// The GNU build-id `readelf -n` reports for `path`.
   private func buildID(_ path: String) throws -> String {
     let notes = try runChecked("readelf", ["-n", path]).standardOutput
-    let line = try #require(RuntimeFixture.lines(notes.replacingOccurrences(of: "    ", with: ""), startingWith: "Build ID:").first)
+    let line = try #require(
+      RuntimeFixture.lines(notes.replacingOccurrences(of: "    ", with: ""), startingWith: "Build ID:").first)
     return line.dropFirst("Build ID:".count).trimmingCharacters(in: .whitespaces)
   }
 
@@ -75,8 +76,10 @@ struct ModuleTests {
     let program = directory.file("plain-user")
     try runChecked(
       Toolchain.gcc,
-      ["-O2", "-I", RuntimeFixture.sources, RuntimeFixture.sources + "/library_user.c", "-o", program,
-       "-L", directory.path, "-lfixture", "-Wl,-rpath," + directory.path])
+      [
+        "-O2", "-I", RuntimeFixture.sources, RuntimeFixture.sources + "/library_user.c", "-o", program,
+        "-L", directory.path, "-lfixture", "-Wl,-rpath," + directory.path,
+      ])
     let run = try RuntimeFixture.run(program, environment: ["ORDERFILE_OUTPUT": directory.file("plain.trace")])
     #expect(run.succeeded)
     let warnings = RuntimeFixture.lines(run.standardError, startingWith: "orderfile: warning: ")

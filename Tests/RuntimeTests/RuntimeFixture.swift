@@ -33,8 +33,10 @@ enum RuntimeFixture {
     let output = directory.file(name ?? (source as NSString).deletingPathExtension + "-\(compiler)")
     try runChecked(
       compiler.executable,
-      ["-O2", "-fPIE", "-pie", compiler.instrumentation, "-I", sources, "-I", PackagePaths.runtimeInclude,
-       sources + "/" + source, "-o", output]
+      [
+        "-O2", "-fPIE", "-pie", compiler.instrumentation, "-I", sources, "-I", PackagePaths.runtimeInclude,
+        sources + "/" + source, "-o", output,
+      ]
         + extra
         + ["-L", runtime, "-lOrderfileRuntime", "-Wl,-rpath," + runtime, "-Wl,--build-id", "-lpthread"])
     return output
@@ -48,8 +50,10 @@ enum RuntimeFixture {
     let output = directory.file("lib\(name).so")
     try runChecked(
       compiler.executable,
-      ["-O2", "-fPIC", "-shared", compiler.instrumentation, sources + "/" + source, "-o", output,
-       "-L", runtime, "-lOrderfileRuntime", "-Wl,-rpath," + runtime, "-Wl,--build-id"])
+      [
+        "-O2", "-fPIC", "-shared", compiler.instrumentation, sources + "/" + source, "-o", output,
+        "-L", runtime, "-lOrderfileRuntime", "-Wl,-rpath," + runtime, "-Wl,--build-id",
+      ])
     return output
   }
 
@@ -61,8 +65,10 @@ enum RuntimeFixture {
     try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
     try runChecked(
       Toolchain.clang,
-      ["-O2", "-fPIC", "-shared", PackagePaths.root + "/Benchmarks/overhead/empty_hooks.c",
-       "-o", output + "/libOrderfileRuntime.so"])
+      [
+        "-O2", "-fPIC", "-shared", PackagePaths.root + "/Benchmarks/overhead/empty_hooks.c",
+        "-o", output + "/libOrderfileRuntime.so",
+      ])
     return output
   }
 

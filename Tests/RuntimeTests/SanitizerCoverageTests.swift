@@ -16,8 +16,10 @@ struct SanitizerCoverageTests {
     let sources = RuntimeFixture.sources
     try runChecked(
       Toolchain.clang,
-      ["-O2", "-fPIE", "-fsanitize-coverage=\(level),trace-pc-guard", "-I", sources, "-c", sources + "/" + source,
-       "-o", object])
+      [
+        "-O2", "-fPIE", "-fsanitize-coverage=\(level),trace-pc-guard", "-I", sources, "-c", sources + "/" + source,
+        "-o", object,
+      ])
     let output = directory.file(name)
     try runChecked(
       Toolchain.clang,
@@ -61,8 +63,10 @@ struct SanitizerCoverageTests {
     let orders = directory.file("orders")
     let generated = try RuntimeFixture.orderfile(["generate", path, "--output-dir", orders, "--min-match", "1.0"])
     #expect(generated.succeeded, "\(generated.standardError)")
-    let order = try String(contentsOfFile: orders + "/" + (program as NSString).lastPathComponent + ".order", encoding: .utf8)
-      .split(separator: "\n").map(String.init)
+    let order = try String(
+      contentsOfFile: orders + "/" + (program as NSString).lastPathComponent + ".order", encoding: .utf8
+    )
+    .split(separator: "\n").map(String.init)
     let names = ["step_3", "step_1", "step_4", "step_5", "step_8", "step_2", "step_6", "step_7", "ends_with_hook"]
     #expect(order.filter { $0.hasPrefix("step_") || $0.hasSuffix("_hook") } == names, "\(order)")
   }

@@ -124,7 +124,8 @@ struct TracePathTests {
     #expect(try TraceReader.read(path: empty).header.isClosed)
   }
 
-  @Test("a symbolic link at ORDERFILE_OUTPUT is replaced by the trace: its target is untouched, nothing is made beside it")
+  @Test(
+    "a symbolic link at ORDERFILE_OUTPUT is replaced by the trace: its target is untouched, nothing is made beside it")
   func symbolicLink() throws {
     let directory = try TemporaryDirectory("runtime-symlink")
     let program = try RuntimeFixture.program("exit_paths.c", compiler: .gcc, in: directory)
@@ -141,6 +142,7 @@ struct TracePathTests {
     var status = stat()
     #expect(lstat(link, &status) == 0 && status.st_mode & S_IFMT == S_IFREG, "the link itself was replaced")
     #expect(try TraceReader.read(path: link).header.isClosed)
-    #expect(!(try FileManager.default.contentsOfDirectory(atPath: directory.path)).contains { $0.hasPrefix("launch.trace.") })
+    #expect(
+      !(try FileManager.default.contentsOfDirectory(atPath: directory.path)).contains { $0.hasPrefix("launch.trace.") })
   }
 }

@@ -27,7 +27,8 @@ public enum ChromeTraceValidator {
           throw Invalid(description: "event \(index): E for \(name) does not match the open B on thread \(tid)")
         }
       case "X": guard event["dur"] is Double else { throw Invalid(description: "event \(index): X without dur") }
-      case "i": guard ["g", "p", "t"].contains(event["s"] as? String ?? "t") else { throw Invalid(description: "bad scope") }
+      case "i":
+        guard ["g", "p", "t"].contains(event["s"] as? String ?? "t") else { throw Invalid(description: "bad scope") }
       default: throw Invalid(description: "event \(index): unexpected phase \(phase)")
       }
     }

@@ -33,9 +33,10 @@ public enum RuntimeBuilder {
   public static func isUpToDate(_ directory: String) -> Bool {
     let built = libraries.compactMap { modificationTime(directory + "/" + $0) }
     guard built.count == libraries.count, let oldest = built.min() else { return false }
-    let inputs = [
-      PackagePaths.runtimeSources, PackagePaths.traceFormatInclude, PackagePaths.root + "/Sources/OrderfilePageProbe",
-    ].flatMap(files(below:)) + [PackagePaths.root + "/Scripts/build-runtime"]
+    let inputs =
+      [
+        PackagePaths.runtimeSources, PackagePaths.traceFormatInclude, PackagePaths.root + "/Sources/OrderfilePageProbe",
+      ].flatMap(files(below:)) + [PackagePaths.root + "/Scripts/build-runtime"]
     return inputs.allSatisfy { (modificationTime($0) ?? .distantFuture) <= oldest }
   }
 

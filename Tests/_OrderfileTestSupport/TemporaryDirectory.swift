@@ -5,7 +5,8 @@ public final class TemporaryDirectory: @unchecked Sendable {
   public let path: String
 
   public init(_ label: String = "orderfile-test") throws {
-    let base = NSTemporaryDirectory().hasSuffix("/") ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
+    let base =
+      NSTemporaryDirectory().hasSuffix("/") ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
     var template = Array((base + "/\(label).XXXXXX").utf8CString)
     guard let created = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
       throw TestSupportError("mkdtemp failed for \(label)")

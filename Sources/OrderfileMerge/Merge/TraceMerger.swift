@@ -84,13 +84,16 @@ public struct TraceMerger {
 
     // Main executable first, then by name; each module's orderfile name follows from that
     // order, and its previous orderfile is looked up under it.
-    let keys = grouped.keys.map { key in (key, grouped[key, default: []].contains { $0.order.module.isMainExecutable }) }
-      .sorted { a, b in
-        if a.1 != b.1 { return a.1 }
-        return a.0.utf8.lexicographicallyPrecedes(b.0.utf8)
-      }.map(\.0)
+    let keys = grouped.keys.map { key in (key, grouped[key, default: []].contains { $0.order.module.isMainExecutable })
+    }
+    .sorted { a, b in
+      if a.1 != b.1 { return a.1 }
+      return a.0.utf8.lexicographicallyPrecedes(b.0.utf8)
+    }.map(\.0)
     let fileNames = OrderfileWriter.fileNames(
-      keys.map { key in grouped[key, default: []].first.map { ($0.order.module.path, $0.order.module.index) } ?? (key, 0) })
+      keys.map { key in
+        grouped[key, default: []].first.map { ($0.order.module.path, $0.order.module.index) } ?? (key, 0)
+      })
     let modules = try zip(keys, fileNames).map { key, fileName in
       try mergeModule(key, grouped[key, default: []], fileName: fileName, previous: try previousOrder(fileName))
     }

@@ -136,10 +136,11 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
   /// A name as an lld script pattern matches it literally: characters outside lld's
   /// unquoted words, and glob characters, become `?` (any one character).
   static func scriptPattern(_ name: String) -> String {
-    String(name.map { character -> Character in
-      character.isASCII && (character.isLetter || character.isNumber || "_.$/\\~=+-!^:@%".contains(character))
-        ? character : "?"
-    })
+    String(
+      name.map { character -> Character in
+        character.isASCII && (character.isLetter || character.isNumber || "_.$/\\~=+-!^:@%".contains(character))
+          ? character : "?"
+      })
   }
 
   /// The linker selection flag for the compiler driver.

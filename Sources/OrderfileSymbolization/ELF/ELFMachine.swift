@@ -4,6 +4,8 @@ import Foundation
 /// reads traces of. Read from the first 20 bytes, without libelf, to tell a program this
 /// machine cannot run (an arm64 build on the x86-64 CI host) before starting it.
 public enum ELFMachine: UInt16, Sendable, CaseIterable {
+  // swift-format-ignore: AlwaysUseLowerCamelCase
+  // The architecture's own spelling, as in target triples.
   case x86_64 = 62  // EM_X86_64
   case aarch64 = 183  // EM_AARCH64
 

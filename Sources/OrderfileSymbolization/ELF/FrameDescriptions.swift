@@ -121,7 +121,9 @@ private struct Reader {
     let size = MemoryLayout<T>.size
     guard offset + size <= limit else { return nil }
     var value: T = 0
-    withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + size])) }
+    withUnsafeMutableBytes(of: &value) {
+      $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + size]))
+    }
     offset += size
     return T(littleEndian: value)
   }

@@ -23,7 +23,11 @@ extension ELFFile {
           let text = elf_strptr(elf, Int(header.sh_link), Int(entry.d_un.d_val))
         else { continue }
         let value = String(cString: text)
-        if tag == DT_NEEDED { needed.append(value) } else { searchPaths += value.split(separator: ":").map(String.init) }
+        if tag == DT_NEEDED {
+          needed.append(value)
+        } else {
+          searchPaths += value.split(separator: ":").map(String.init)
+        }
       }
     }
     return (needed, searchPaths)

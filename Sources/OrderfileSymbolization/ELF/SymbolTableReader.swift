@@ -17,7 +17,9 @@ enum SymbolTableReader {
   /// The function symbols, and the untyped (`STT_NOTYPE`) ones beside them: clang's machine
   /// function splitter names the cold parts it makes (`foo.cold`) with untyped symbols, which
   /// are functions only where call-frame information starts one.
-  static func symbols(of module: OpaquePointer, bias: UInt64) -> (functions: [RawFunctionSymbol], untyped: [RawFunctionSymbol]) {
+  static func symbols(of module: OpaquePointer, bias: UInt64) -> (
+    functions: [RawFunctionSymbol], untyped: [RawFunctionSymbol]
+  ) {
     let count = dwfl_module_getsymtab(module)
     guard count > 0 else { return ([], []) }
     var sections = SectionCache()
@@ -43,9 +45,9 @@ enum SymbolTableReader {
         symbol.st_shndx < UInt16(SHN_LORESERVE) || symbol.st_shndx == UInt16(SHN_XINDEX)
       let section = hasSection ? sections.section(sectionIndex, in: elf) : nil
       let raw = RawFunctionSymbol(
-          name: name, address: address &- bias, size: symbol.st_size,
-          binding: binding(symbol.st_info >> 4),  // GELF_ST_BIND
-          sectionName: section?.name ?? "", sectionAlignment: section?.alignment ?? 1)
+        name: name, address: address &- bias, size: symbol.st_size,
+        binding: binding(symbol.st_info >> 4),  // GELF_ST_BIND
+        sectionName: section?.name ?? "", sectionAlignment: section?.alignment ?? 1)
       if type == STT_NOTYPE { untyped.append(raw) } else { symbols.append(raw) }
     }
     return (symbols, untyped)
