@@ -96,6 +96,9 @@ public struct InProcessRecorder: Recorder {
   }
 
   public func record(program: String, arguments: [String]) throws -> Recording {
+    // Before the plan is written beside the trace: an output that cannot be written is the
+    // error to report, not the plan file that could not be created.
+    try TraceDestination.check(output)
     let path = ProcessRunner.resolve(program)
     let warnings = WarningLines()
     let planner = ModulePlanner(
@@ -129,8 +132,14 @@ public struct InProcessRecorder: Recorder {
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings.lines)
     }
     recording.warnings = warnings.lines + recording.warnings
+    // Planning is the tool's (symbols read, entries chosen), arming the library's inside the
+    // program (the trace's arming_ns): together, what the tracer reports as its arming.
+    let arming = (try? TraceReader.read(path: recording.tracePath))?.header.recorderTime.map {
+      Double($0.armingNanoseconds) / 1e6
+    }
     recording.notes = [
       "recorded without a rebuild, in-process: \(plan.armed) entries planned in \(String(format: "%.1f", planning)) ms"
+        + (arming.map { ", armed in \(String(format: "%.1f", $0)) ms" } ?? "")
     ]
     recording.notes += BreakpointRecorder.moduleNotes(
       skipped: planner.skippedSystemLibraries.sorted(), excluded: planner.excludedModules.sorted())
