@@ -69,4 +69,12 @@ public struct CommandOutput: Sendable, Equatable {
   private func text(of stream: Stream) -> String {
     writes.filter { $0.stream == stream }.map(\.text).joined()
   }
+
+  /// Writes every piece to its stream, in order: what the executable does with the output.
+  public func emit() {
+    for write in writes {
+      let handle = write.stream == .standardOutput ? FileHandle.standardOutput : FileHandle.standardError
+      handle.write(Data(write.text.utf8))
+    }
+  }
 }

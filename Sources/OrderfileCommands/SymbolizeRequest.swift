@@ -1,3 +1,4 @@
+import Foundation
 import OrderfileSupport
 import OrderfileSymbolization
 
@@ -16,6 +17,11 @@ public struct SymbolizeRequest: Sendable {
   }
 
   /// Looks up the addresses of `input`, one a line (stdin's bytes).
+  /// Reads the addresses from standard input, to its end.
+  public func runOnStandardInput() throws -> CommandOutput {
+    try run(input: [UInt8](FileHandle.standardInput.readDataToEndOfFile()))
+  }
+
   public func run(input: [UInt8]) throws -> CommandOutput {
     let lookup = AddressLookup(
       symbolizer: try ELFSymbolizer(path: binary), demangle: demangle, sourceLines: sourceLines)

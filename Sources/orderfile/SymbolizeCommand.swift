@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import OrderfileCommands
 
 struct SymbolizeCommand: ParsableCommand {
@@ -35,8 +34,7 @@ struct SymbolizeCommand: ParsableCommand {
 
   func run() throws {
     try Terminal.run {
-      let input = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
-      return try SymbolizeRequest(binary: binary, demangle: !noDemangle, sourceLines: lines).run(input: input)
+      try SymbolizeRequest(binary: binary, demangle: !noDemangle, sourceLines: lines).runOnStandardInput()
     }
   }
 }

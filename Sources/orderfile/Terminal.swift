@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import OrderfileCommands
 
 /// Writes what a command returns: its report to stdout, its diagnostics to stderr, and
@@ -13,10 +12,7 @@ enum Terminal {
     } catch {
       output = CommandOutput(error: error)
     }
-    for write in output.writes {
-      let handle = write.stream == .standardOutput ? FileHandle.standardOutput : FileHandle.standardError
-      handle.write(Data(write.text.utf8))
-    }
+    output.emit()
     if output.status != .success { throw ExitCode(output.status.rawValue) }
   }
 }

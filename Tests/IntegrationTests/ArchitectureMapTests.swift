@@ -130,6 +130,31 @@ struct ArchitectureMapTests {
     #expect(problems.isEmpty, "\(problems.count) disagreements:\n\(problems.joined(separator: "\n"))")
   }
 
+  @Test("the executable imports OrderfileCommands and ArgumentParser, nothing else")
+  func executableImports() throws {
+    let folder = PackagePaths.root + "/Sources/orderfile"
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".swift") }.sorted()
+    try #require(files.count > 5, "no Swift files in \(folder)")
+    var imports: [String: [String]] = [:]
+    for file in files {
+      for line in try FileReading.text(atPath: folder + "/" + file).split(separator: "\n") {
+        let words = line.split(separator: " ")
+        // `import X`, `@testable import X`, `import struct X.Y`: the module is the last word's head.
+        if let at = words.firstIndex(of: "import"), words.index(after: at) < words.endIndex,
+          words[..<at].allSatisfy({
+            $0.hasPrefix("@") || ["public", "internal", "private", "fileprivate"].contains($0)
+          })
+        {
+          let module = String(words[words.endIndex - 1].split(separator: ".")[0])
+          imports[module, default: []].append(file)
+        }
+      }
+    }
+    let others = imports.filter { !["OrderfileCommands", "ArgumentParser"].contains($0.key) }
+    #expect(others.isEmpty, "Sources/orderfile imports more than its two modules: \(others.sorted { $0.key < $1.key })")
+    #expect(imports["OrderfileCommands"] != nil && imports["ArgumentParser"] != nil)
+  }
+
   @Test("a missing module, a wrong dependency and a row out of order are each named")
   func disagreementsAreNamed() {
     let manifest = [
