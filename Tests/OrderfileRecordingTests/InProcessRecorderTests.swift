@@ -203,6 +203,31 @@ struct InProcessRecorderTests {
     #expect(called.first { $0.name == "main" }?.call.phase == .postWindow)
   }
 
+  @Test("--time-limit shorter than the arming: main's first calls right after the start are still in the window")
+  func timeLimitShorterThanArming() throws {
+    let work = try TemporaryDirectory("orderfile-ip-arming")
+    let binary = try buildBreakpointFixture(["arming.c"], in: work, output: "arming")
+    let trace = work.file("launch.trace")
+    let limit: UInt64 = 10  // ms
+    let recorded = try recordInProcess(binary, output: trace, timeLimit: Int(limit))
+    #expect(recorded.recording.status == 0)
+    let read = try TraceReader.read(path: recorded.trace)
+    // Planting 4,000 traps, a page each, took some 24 ms here: longer than the limit, so a
+    // window counted on the wall clock would have closed before main.
+    let arming = try #require(read.header.recorderTime).armingNanoseconds
+    try #require(
+      arming > limit * 1_000_000, "arming took \(Double(arming) / 1e6) ms, not more than the \(limit) ms limit")
+    #expect(read.header.windowReason == .timeLimit)
+    let called = try calls(in: read, module: "/arming")
+    for name in ["main", "early_a", "early_b"] {
+      let call = try #require(called.first { $0.name == name }?.call, "\(name) not recorded: \(called.map(\.name))")
+      let at = call.timeNanoseconds - read.header.processStartNanoseconds
+      #expect(call.phase == .launch, "\(name) at \(Double(at) / 1e6) ms, arming \(Double(arming) / 1e6) ms")
+      #expect(at < limit * 1_000_000, "\(name) at \(Double(at) / 1e6) ms on the program's clock")
+    }
+    #expect(called.first { $0.name == "late" }?.call.phase == .postWindow, "\(called.map(\.name))")
+  }
+
   @Test("--recorder in-process refuses a static executable, naming the tracer")
   func staticRefused() throws {
     let work = try TemporaryDirectory("orderfile-ip-static")
