@@ -55,7 +55,10 @@ public struct LaunchEstimation {
     let measured = MeasuredFaults(
       minorFaults: trace.header.minorFaults, majorFaults: trace.header.majorFaults,
       textResidentBytes: traceModule.textResidentBytes)
-    let hasMeasurements = measured.minorFaults != nil || measured.textResidentBytes != nil
+    // A recorder that planted breakpoints (in-process) wrote into the text and faulted on
+    // its own: the runtime's counts in such a trace are not the program's, so none are shown.
+    let hasMeasurements =
+      trace.header.recorderTime == nil && (measured.minorFaults != nil || measured.textResidentBytes != nil)
     let launchNames = launch.functions.map(\.symbol.name)
     var releaseOnly = ReleaseLaunchCode(
       launch: launchNames, recordedColdParts: launch.coldParts, functions: binary.functions,

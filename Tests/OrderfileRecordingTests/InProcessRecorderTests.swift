@@ -68,6 +68,22 @@ struct InProcessRecorderTests {
     #expect(recorder.armingNanoseconds > 0 && recorder.totalNanoseconds >= recorder.armingNanoseconds)
   }
 
+  @Test("estimate shows no runtime fault counts for an in-process trace: the recorder's own writes made them")
+  func noRuntimeMetricsInEstimate() throws {
+    let work = try TemporaryDirectory("orderfile-ip-metrics")
+    let binary = try buildBreakpointFixture(["sequence.c"], in: work, flags: [], output: "sequence")
+    let trace = work.file("launch.trace")
+    _ = try recordInProcess(binary, ["3"], output: trace)
+    // The runtime wrote its counts; they hold the arming's copy-on-write faults.
+    #expect(try TraceReader.read(path: trace).header.minorFaults != nil)
+    let result = try ProcessRunner.run(
+      PackagePaths.orderfileExecutable, ["estimate", "--trace", trace, "--binary", binary, "--json"])
+    #expect(result.status == 0, "\(result.standardError)")
+    let json = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    #expect(json["launchFunctions"] != nil, "\(json.keys.sorted())")
+    #expect(json["measured"] == nil, "\(json["measured"] ?? "")")
+  }
+
   @Test("threads racing to one function's first call: recorded once, every call runs its body, no thread dies")
   func racingThreads() throws {
     let work = try TemporaryDirectory("orderfile-ip-race")
