@@ -68,6 +68,26 @@ public enum FileReading {
     throw SupportError.notRegularFile(path: path, kind: kind)
   }
 
+  /// Reads the open file `descriptor` (named `path` in errors) to its end in 64 KiB chunks,
+  /// handing each to `body` in order; `body` returns false to stop early. Returns whether
+  /// the end was reached. An interrupted read is retried; a failed one is an error.
+  @discardableResult
+  public static func readChunks(
+    of descriptor: Int32, path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Bool
+  ) throws -> Bool {
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw SupportError.reading("read", path: path)
+      }
+      if count == 0 { return true }
+      let going = try chunk.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[0..<count])) }
+      if !going { return false }
+    }
+  }
+
   /// The bytes of the regular file at `path`; more than `limit` bytes is an error.
   public static func bytes(atPath path: String, limit: Int = defaultByteLimit) throws -> [UInt8] {
     let (fd, size) = try openRegularFile(atPath: path)
@@ -75,19 +95,13 @@ public enum FileReading {
     if size > limit { throw SupportError.tooLarge(path: path, limit: describe(bytes: limit)) }
     var result = [UInt8]()
     result.reserveCapacity(size)
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw SupportError.reading("read", path: path)
-      }
-      if count == 0 { break }
+    try readChunks(of: fd, path: path) { chunk in
       // A file that grows while it is read is held to the limit as well.
-      guard result.count + count <= limit else {
+      guard result.count + chunk.count <= limit else {
         throw SupportError.tooLarge(path: path, limit: describe(bytes: limit))
       }
-      result.append(contentsOf: chunk[0..<count])
+      result.append(contentsOf: chunk)
+      return true
     }
     return result
   }

@@ -41,20 +41,12 @@ public struct OrderfileNames: Sendable {
     defer { close(descriptor) }
     guard size <= FileReading.defaultByteLimit else { return nil }
     var reader = LineReader(expectedNames: size / 8)
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
     var total = 0
-    while true {
-      let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, $0.count) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw SupportError.cannotRead(path: path, call: "read", message: String(cString: strerror(errno)))
-      }
-      if count == 0 { break }
-      total += count
-      guard total <= FileReading.defaultByteLimit else { return nil }
-      let going = chunk.withUnsafeBufferPointer { reader.feed(UnsafeBufferPointer(rebasing: $0[0..<count])) }
-      guard going else { return nil }
+    let complete = try FileReading.readChunks(of: descriptor, path: path) { chunk in
+      total += chunk.count
+      return total <= FileReading.defaultByteLimit && reader.feed(chunk)
     }
+    guard complete else { return nil }
     guard reader.finish(), reader.lineBreaks + (reader.endsWithBreak ? 0 : 1) <= FileReading.defaultLineLimit
     else { return nil }
     var names = reader.table
