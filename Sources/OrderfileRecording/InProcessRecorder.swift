@@ -125,8 +125,12 @@ public struct InProcessRecorder: Recorder {
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings.lines)
     }
     // The program named may be a wrapper (a shell that execs the real one): any image counts.
-    let traces = [recording.tracePath] + recording.execTraces + recording.childTraces
-    if !traces.contains(where: { ((try? TraceReader.read(path: $0))?.records.isEmpty) == false }) {
+    let main = try? TraceReader.read(path: recording.tracePath)
+    let others = recording.execTraces + recording.childTraces
+    let traces = [recording.tracePath] + others
+    if main?.records.isEmpty != false,
+      !others.contains(where: { ((try? TraceReader.read(path: $0))?.records.isEmpty) == false })
+    {
       // As the tracer: a recording that failed leaves no empty trace to mistake for one.
       for trace in traces { unlink(trace) }
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings.lines)
@@ -134,7 +138,7 @@ public struct InProcessRecorder: Recorder {
     recording.warnings = warnings.lines + recording.warnings
     // Planning is the tool's (symbols read, entries chosen), arming the library's inside the
     // program (the trace's arming_ns): together, what the tracer reports as its arming.
-    let arming = (try? TraceReader.read(path: recording.tracePath))?.header.recorderTime.map {
+    let arming = main?.header.recorderTime.map {
       Double($0.armingNanoseconds) / 1e6
     }
     recording.notes = [
