@@ -20,8 +20,9 @@ struct MergeCommand: ParsableCommand {
 
       --previous names the orderfile the merge replaces (or, with --output-dir,
       the directory of them). A function then keeps its previous place when
-      that lies within the middle 80% of its runs' ranks, so functions whose
-      runs disagree do not move back and forth from one day's merge to the next.
+      that lies within the middle 80% of its runs' ranks (or one place of it),
+      so functions whose runs disagree do not move back and forth from one
+      day's merge to the next.
 
       Modules are matched across runs by file name and must come from one build
       (the same build-id) unless --allow-mixed-builds is given. With

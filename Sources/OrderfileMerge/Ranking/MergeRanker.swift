@@ -15,7 +15,13 @@
 /// The placement is the weighted median rank. Given the previous order (the orderfile this
 /// merge replaces), a function keeps its previous place, normalized the same way, when that
 /// place lies between the 10th and 90th weighted percentiles of its ranks (the middle 80% of
-/// its runs' weight), and otherwise moves to the nearer of the two. Functions whose runs
+/// its runs' weight) or within one place of them, and otherwise moves to the nearer of the
+/// two. The place of slack is for the scales: a place in the merged file is counted over all
+/// merged functions, a rank over one run's, and a function some runs lack shifts the later
+/// ranks of those runs by a place while the merged order puts it at the end. Without the
+/// slack, a function that no run moved can sit a place off its ranks, follow this day's
+/// median while its neighbours keep their old places, and trade places with them from one
+/// day's merge to the next. A move of one place is therefore not followed. Functions whose runs
 /// disagree (a worker thread that sometimes starts early and sometimes late) then stay where
 /// they were instead of following whichever mode the median of this day's runs lands in; a
 /// function that most runs moved still moves. Only the previous place can be kept this way:
@@ -42,18 +48,24 @@ public enum MergeRanker {
       for (position, name) in names.enumerated() { previousPlace[name] = normalized(position, of: names.count) }
     }
     let totalWeight = WeightedStatistics.sum(weightedRuns.map(\.weight))
+    let slack = 1 / Double(max(samples.count, 1))  // one place of the merged order
     let entries = samples.map { name, observed in
       let median = WeightedStatistics.median(observed) ?? 1
       let lower = WeightedStatistics.quantile(observed, 0.10) ?? median
       let upper = WeightedStatistics.quantile(observed, 0.90) ?? median
       return MergedEntry(
         name: name, medianRank: median, meanRank: WeightedStatistics.mean(observed) ?? 1, percentile10: lower,
-        percentile90: upper, placement: previousPlace[name].map { min(max($0, lower), upper) } ?? median,
+        percentile90: upper, placement: previousPlace[name].map { kept($0, lower, upper, slack) } ?? median,
         runs: observed.count,
         presence: totalWeight > 0 ? WeightedStatistics.sum(observed.map(\.weight)) / totalWeight : 0,
         inAllRuns: observed.count == weightedRuns.count)
     }
     return entries.sorted(by: precedes)
+  }
+
+  /// The previous place while it lies within `slack` of the runs' middle 80%; else the nearer edge.
+  static func kept(_ place: Double, _ lower: Double, _ upper: Double, _ slack: Double) -> Double {
+    place >= lower - slack && place <= upper + slack ? place : min(max(place, lower), upper)
   }
 
   /// Position `position` of `count`, as a share of the way through: (p + ½) ÷ n.

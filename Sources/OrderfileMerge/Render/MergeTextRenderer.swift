@@ -30,7 +30,7 @@ public struct MergeTextRenderer: Renderer {
       )
       if let previous = module.previous {
         lines.append(
-          "  kept stable against \(previous): \(module.keptPreviousPlace) entries stayed at their previous place, within the middle 80% of their runs"
+          "  kept stable against \(previous): \(module.keptPreviousPlace) entries stayed at their previous place, within the middle 80% of their runs or one place of it"
         )
       }
       if module.buildIDs.count > 1 {
