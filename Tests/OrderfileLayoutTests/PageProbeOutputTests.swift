@@ -28,7 +28,8 @@ struct PageProbeOutputTests {
     let text = "pagesize 1000\nmodule 0 5555000 /bin/app\npage 0 1000\npage 0 2000\npage 0 5000\n"
     let launch = try PageProbe.parse(text, pageSizes: [4096, 16384, 65536], program: "app")
     #expect(launch.probePageSize == 4096)
-    #expect(launch.modules.first?.pages.map { [$0.pageSize, UInt64($0.pages)] } == [[4096, 3], [16384, 2], [65536, 1]])
+    #expect(
+      launch.modules.first?.pages.map { [$0.pageSize, UInt64($0.pages)] } == [[4096, 3], [16384, 2], [65536, 1]])
   }
 
   @Test("a page size that is no power of two is bad output, named with its line")
