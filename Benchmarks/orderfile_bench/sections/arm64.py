@@ -315,7 +315,7 @@ def render_markdown(res, report):
                 f"{d16} vs {x86_distance}, {_met(d16 <= x86_distance + DISTANCE_SLACK)}",
                 f"{m.x86_tau:.3f} over {m.shared}, {_met(m.x86_tau >= TAU_GOAL)}",
                 f"{m.lld_warnings}, {_met(m.lld_warnings == 0)}", verdict(m.verified)])
-            names.append(f"{name} ({m.mode}): only in the x86-64 order {len(m.only_x86)} "
+            names.append(f"- {name} ({m.mode}): only in the x86-64 order {len(m.only_x86)} "
                          f"({', '.join(f'`{n}`' for n in m.only_x86[:5]) or 'none'}), only in the arm64 order "
                          f"{len(m.only_arm64)} ({', '.join(f'`{n}`' for n in m.only_arm64[:5]) or 'none'}"
                          f"{', …' if len(m.only_arm64) > 5 else ''}).")
