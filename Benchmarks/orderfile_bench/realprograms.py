@@ -35,8 +35,9 @@ class Program:
     launch_text: str
     heavy_text: str
 
-    def prepare(self, ctx, tree, build):
-        """Returns (C sources, extra compile flags, link libraries)."""
+    def prepare(self, ctx, tree, build, multiarch="x86_64-linux-gnu"):
+        """Returns (C sources, extra compile flags, link libraries); `multiarch` is the Debian
+        multiarch name of the machine the build is for."""
         raise NotImplementedError
 
     def heavy_args(self, build):
@@ -48,13 +49,13 @@ class Lua(Program):
     launch_args, launch_text = ["-e", ""], "lua -e ''"
     heavy_text = "lua Benchmarks/programs/loop.lua"
 
-    def prepare(self, ctx, tree, build):
-        include = os.path.join(build, "include")
+    def prepare(self, ctx, tree, build, multiarch="x86_64-linux-gnu"):
+        include = os.path.join(build, "include", multiarch)
         os.makedirs(include, exist_ok=True)
         # debian/rules writes this header before building.
         with open(os.path.join(include, "lua5.4-deb-multiarch.h"), "w") as f:
             f.write('#ifndef _LUA_DEB_MULTIARCH_\n#define _LUA_DEB_MULTIARCH_\n'
-                    '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"\n#endif\n')
+                    f'#define DEB_HOST_MULTIARCH "{multiarch}"\n#endif\n')
         src = os.path.join(tree, "src")
         sources = sorted(os.path.join(src, f) for f in os.listdir(src)
                          if f.endswith(".c") and f != "luac.c")
@@ -69,7 +70,8 @@ class SQLite(Program):
     launch_args, launch_text = [":memory:", "select 1"], "sqlite3 :memory: 'select 1'"
     heavy_text = f"sqlite3 :memory: '.read inserts.sql' ({SQLITE_INSERTS} inserts, then a query)"
 
-    def prepare(self, ctx, tree, build):
+    def prepare(self, ctx, tree, build, multiarch="x86_64-linux-gnu"):
+        # The amalgamation is C source for any machine: generated once per build directory.
         gen = os.path.join(build, "amalgamation")
         if not os.path.exists(os.path.join(gen, "shell.c")):
             os.makedirs(gen, exist_ok=True)
@@ -143,6 +145,23 @@ def build_program(ctx, program):
         "instr": [ctx.cc] + base + instrument,
         "pgo": [llvm.clang] + base + ["-fprofile-generate", "-mllvm", "-pgo-temporal-instrumentation"],
     }
+    objects = compile_variants(ctx, sources, variants, build)
+    # Every final link uses ld.lld 22: lld 21 crashes reading LLVM 22's indexed profile
+    # (--irpgo-profile), and one linker for all layouts keeps the comparison fair.
+    link = [ctx.cc, "-fuse-ld=lld", f"--ld-path={llvm.lld}", "-Wl,--build-id"]
+    exes = ProgramExes(*(os.path.join(build, f"{program.name}-{v}") for v in ("default", "instr", "pgo")))
+    run_checked(link + objects["plain"] + ["-o", exes.default] + libs, f"linking {program.name} (default)")
+    run_checked(link + objects["instr"] + ["-L" + hooks.empty, "-lOrderfileRuntime", "-o", exes.instr]
+                + libs, f"linking {program.name} (instrumented)")
+    run_checked([llvm.clang, "-fuse-ld=lld", "-Wl,--build-id", "-fprofile-generate"] + objects["pgo"]
+                + ["-o", exes.pgo] + libs, f"linking {program.name} (temporal profiling)")
+    return ProgramBuild(dir=build, objects=objects["plain"], libs=libs, link=link, exes=exes,
+                        sources=len(sources), compile=compile_text(variants))
+
+
+def compile_variants(ctx, sources, variants, build):
+    """Compiles every source with each variant's command (variant -> compiler and flags) into
+    build/obj-VARIANT, all in parallel; returns variant -> objects, in the order of `sources`."""
     jobs, objects = [], {v: [] for v in variants}
     for variant, cmd in variants.items():
         d = os.path.join(build, "obj-" + variant)
@@ -153,19 +172,13 @@ def build_program(ctx, program):
             jobs.append(lambda cmd=cmd, s=s, obj=obj, variant=variant:
                         run_measured(cmd + ["-c", s, "-o", obj], f"compiling {os.path.basename(s)} ({variant})"))
     parallel(jobs, ctx.machine.nproc)
-    # Every final link uses ld.lld 22: lld 21 crashes reading LLVM 22's indexed profile
-    # (--irpgo-profile), and one linker for all layouts keeps the comparison fair.
-    link = [ctx.cc, "-fuse-ld=lld", f"--ld-path={llvm.lld}", "-Wl,--build-id"]
-    exes = ProgramExes(*(os.path.join(build, f"{program.name}-{v}") for v in ("default", "instr", "pgo")))
-    run_checked(link + objects["plain"] + ["-o", exes.default] + libs, f"linking {program.name} (default)")
-    run_checked(link + objects["instr"] + ["-L" + hooks.empty, "-lOrderfileRuntime", "-o", exes.instr]
-                + libs, f"linking {program.name} (instrumented)")
-    run_checked([llvm.clang, "-fuse-ld=lld", "-Wl,--build-id", "-fprofile-generate"] + objects["pgo"]
-                + ["-o", exes.pgo] + libs, f"linking {program.name} (temporal profiling)")
-    compile_text = {v: " ".join([os.path.basename(cmd[0])] + [x for x in cmd[1:] if not x.startswith(("-I", "-D"))])
-                    for v, cmd in variants.items()}
-    return ProgramBuild(dir=build, objects=objects["plain"], libs=libs, link=link, exes=exes,
-                        sources=len(sources), compile=compile_text)
+    return objects
+
+
+def compile_text(variants):
+    """variant -> its compile command as a report shows it (no -I, no -D)."""
+    return {v: " ".join([os.path.basename(cmd[0])] + [x for x in cmd[1:] if not x.startswith(("-I", "-D"))])
+            for v, cmd in variants.items()}
 
 
 @dataclass

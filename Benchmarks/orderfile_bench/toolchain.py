@@ -84,9 +84,11 @@ def install_llvm22(ctx):
     return llvm
 
 
-def instrument_cflags(ctx):
-    """`orderfile flags --instrument --cflags`, pointed at the runtime this run built."""
-    env = dict(ctx.environ, ORDERFILE_RUNTIME_DIR=ctx.runtime.dir,
+def instrument_cflags(ctx, target=None, runtime_dir=None, part="--cflags"):
+    """`orderfile flags --instrument --cflags` (or `part`, such as --ldflags), pointed at the
+    runtime this run built, or at `runtime_dir` built for `target` (a triple: cross flags)."""
+    env = dict(ctx.environ, ORDERFILE_RUNTIME_DIR=runtime_dir or ctx.runtime.dir,
                ORDERFILE_INCLUDE_DIR=os.path.join(RUNTIME_SRC, "include"))
-    return run_checked([ctx.orderfile, "flags", "--instrument", "--compiler", "clang", "--cflags"],
+    cross = ["--target", target] if target else []
+    return run_checked([ctx.orderfile, "flags", "--instrument", "--compiler", "clang", part] + cross,
                        "orderfile flags --instrument", env=env).split()

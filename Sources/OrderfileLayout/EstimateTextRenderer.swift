@@ -79,6 +79,11 @@ private func measurementLines(_ measurement: PageMeasurement) -> [String] {
     ])
   }
   lines += TextFormatting.table(rows)
+  if measurement.launch.probePageSize > 4096 {
+    lines.append(
+      "the system's pages are \(formatBytes(measurement.launch.probePageSize)): smaller page sizes cannot be measured here"
+    )
+  }
   if measurement.agrees {
     lines.append("the estimate agrees with the measured pages (within 3 pages or 3%)")
   } else {

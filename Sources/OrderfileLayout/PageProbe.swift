@@ -36,6 +36,9 @@ public struct MeasuredLaunch: Codable, Sendable, Equatable {
   public var exitStatus: Int32
   /// Set when the tool ended a program still running after the window closed.
   public var endedByTool: Bool
+  /// The page the probe watched, as its output says: the system's page (4 KiB on x86-64; 4, 16
+  /// or 64 KiB on arm64). Counts exist only at this size and its multiples.
+  public var probePageSize: UInt64
   /// Every module of the program's own files the probe watched, the main executable first.
   public var modules: [MeasuredModule]
 
@@ -54,9 +57,10 @@ public struct MeasuredLaunch: Codable, Sendable, Equatable {
 /// Runs a program once with the page probe preloaded and reads what it counted.
 ///
 /// The probe (Sources/OrderfilePageProbe/page_probe.c) makes the code of the program's
-/// own files unexecutable before the program's initializers run and records each 4 KiB
-/// page on its first fault; larger page sizes are derived from the same addresses, as
-/// the estimate derives them from function addresses.
+/// own files unexecutable before the program's initializers run and records each page of
+/// the system's size on its first fault (its output names that size); larger page sizes
+/// are derived from the same addresses, as the estimate derives them from function
+/// addresses. Smaller ones cannot be: on a 16 KiB system there are no 4 KiB counts.
 public struct PageProbe {
   /// `libOrderfilePageProbe.so`.
   public var library: String
@@ -160,8 +164,12 @@ public struct PageProbe {
     return text.contains("\nend ")
   }
 
-  /// Reads the probe's output (format in page_probe.c).
+  /// Reads the probe's output (format in page_probe.c). Counts are given for the sizes of
+  /// `pageSizes` that are multiples of the probe's page, and only those.
   public static func parse(_ text: String, pageSizes: [UInt64], program: String) throws -> MeasuredLaunch {
+    // A probe older than its `pagesize` line watched the system's page, which is this one's
+    // unless an emulator stands between.
+    var probePage = UInt64(max(sysconf(Int32(_SC_PAGESIZE)), 4096))
     var paths: [Int: String] = [:]
     var order: [Int] = []
     var pages: [Int: Set<UInt64>] = [:]
@@ -169,6 +177,11 @@ public struct PageProbe {
     for line in text.split(separator: "\n") {
       let words = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
       switch words.first {
+      case "pagesize":
+        guard words.count == 2, let size = UInt64(words[1], radix: 16), size > 0, size & (size - 1) == 0 else {
+          throw LayoutError.badProbeOutput(program: program, line: String(line))
+        }
+        probePage = size
       case "module":
         guard words.count == 4, let index = Int(words[1], radix: 16) else {
           throw LayoutError.badProbeOutput(program: program, line: String(line))
@@ -188,13 +201,15 @@ public struct PageProbe {
         throw LayoutError.badProbeOutput(program: program, line: String(line))
       }
     }
+    let measurable = pageSizes.filter { $0 >= probePage && $0 % probePage == 0 }
     let modules = order.map { index in
       let touched = pages[index] ?? []
       return MeasuredModule(
         path: paths[index] ?? "",
-        pages: pageSizes.map { size in MeasuredPages(pageSize: size, pages: Set(touched.map { $0 / size }).count) })
+        pages: measurable.map { size in MeasuredPages(pageSize: size, pages: Set(touched.map { $0 / size }).count) })
     }
-    return MeasuredLaunch(command: [program], end: end, exitStatus: 0, endedByTool: false, modules: modules)
+    return MeasuredLaunch(
+      command: [program], end: end, exitStatus: 0, endedByTool: false, probePageSize: probePage, modules: modules)
   }
 }
 

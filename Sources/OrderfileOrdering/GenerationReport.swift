@@ -45,6 +45,9 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     public var keptInOrderfile: Bool
     /// The release binary's copies of launch functions placed beside them (`foo.part.0`).
     public var placedCopies: [String]
+    /// The release binary's cold parts of launch functions placed last, for a trace of an
+    /// instrumented build (which cannot see a cold part run).
+    public var placedColdParts: [String]
     /// Rust functions found in the release binary under another hash, entered under it.
     public var rehashed: [ReleaseComparison.Rehash]
 
@@ -55,6 +58,7 @@ public struct GenerationReport: Codable, Sendable, Equatable {
       renamed = comparison.absent.filter { $0.reason == .renamed }
       keptInOrderfile = comparison.keptAbsent
       placedCopies = comparison.placedCopies
+      placedColdParts = comparison.placedColdParts
       rehashed = comparison.rehashed
     }
   }

@@ -147,6 +147,11 @@ public struct GenerationTextRenderer: Renderer {
         "  \(release.placedCopies.count) release-only \(release.placedCopies.count == 1 ? "copy" : "copies") of launch functions placed beside them: \(TextFormatting.list(release.placedCopies.map(Demangler.demangle)))"
       )
     }
+    if !release.placedColdParts.isEmpty {
+      lines.append(
+        "  \(release.placedColdParts.count) cold \(release.placedColdParts.count == 1 ? "part" : "parts") of launch functions placed last (an instrumented build's trace cannot tell which ran): \(TextFormatting.list(release.placedColdParts.map(Demangler.demangle)))"
+      )
+    }
     return lines
   }
 }

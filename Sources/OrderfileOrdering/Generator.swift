@@ -108,7 +108,7 @@ public struct Generator {
         throw OrderingError.noLinkMap(binary: elf.path, problem: elf.linkMapProblem?.localizedDescription)
       }
       let order = builder.order(trace: trace, module: module.index, symbolizer: symbolizer)
-      let compared = try release?.compare(order) ?? order
+      let compared = try release?.compare(order, placeColdParts: trace.header.isFromRuntime) ?? order
       // The initializers of the binary that will be linked: its names are the ones lld looks up.
       let linked = try release?.symbolizer(for: module) ?? symbolizer
       var placed = Self.leavingOutRefused(

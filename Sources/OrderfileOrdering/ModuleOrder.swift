@@ -101,8 +101,9 @@ public struct ModuleOrder: Sendable {
       - (release.map { $0.keptAbsent ? $0.absent.count : 0 } ?? 0)
   }
 
-  /// Release-only copies of launch functions placed beside them (see `ReleaseComparison`).
-  private var placedCopies: Int { release?.placedCopies.count ?? 0 }
+  /// Release-only copies of launch functions placed beside them, and their cold parts placed
+  /// last (see `ReleaseComparison`): entries the trace did not record.
+  private var placedCopies: Int { (release?.placedCopies.count ?? 0) + (release?.placedColdParts.count ?? 0) }
 
   /// The share of recorded functions that became entries the linker will find, 0...1 (1 when
   /// nothing was recorded).

@@ -45,6 +45,13 @@ public struct ReleaseComparison: Sendable, Equatable {
   /// trace cannot name them (the recording build made other copies, or none), but they run
   /// when their function does. Entries, yet not matches of recorded functions.
   public var placedCopies: [String] = []
+  /// The release binary's cold parts of launch functions (`foo.cold`), placed after every other
+  /// entry in the order their functions first ran, when the trace came from an instrumented
+  /// build: its hooks run at function entries only, so it cannot tell whether a cold part ran.
+  /// At the end of the order a cold part that did not run costs no page the launch touches;
+  /// one that ran but stayed where the compiler put it costs a page of its own. Entries, yet
+  /// not matches of recorded functions.
+  public var placedColdParts: [String] = []
   /// Recorded Rust functions the release binary has under the same path with another hash
   /// (`_ZN…17h<hash>E`): the hash covers the crate's build settings, so a build with other
   /// settings (the instrumented build's `--target`) names the same function differently.
@@ -73,15 +80,23 @@ public struct ReleaseComparison: Sendable, Equatable {
   }
 
   /// Splits `order`'s functions into those the release binary has and those it lacks; the
-  /// lacking ones leave the order unless `keepAbsent`.
-  public static func apply(to order: ModuleOrder, release: any Symbolizer, keepAbsent: Bool) -> ModuleOrder {
+  /// lacking ones leave the order unless `keepAbsent`. With `placeColdParts` (a trace of an
+  /// instrumented build), the release binary's cold parts of the entries go last.
+  public static func apply(
+    to order: ModuleOrder, release: any Symbolizer, keepAbsent: Bool, placeColdParts: Bool = false
+  ) -> ModuleOrder {
     var names = Set<String>()
     var cloneBases: [String: String] = [:]
     /// The release binary's placeable, non-cold copies of each function, in address order.
     var copies: [String: [FunctionSymbol]] = [:]
     /// The release binary's Rust functions by path without the hash.
     var rustPaths: [Substring: [FunctionSymbol]] = [:]
+    /// The release binary's placeable cold parts by the name of the function they belong to.
+    var coldParts: [String: [FunctionSymbol]] = [:]
     for function in release.functions {
+      if placeColdParts, let parent = CloneName.coldPartParent(of: function.name), OrderBuilder.isPlaceable(function) {
+        coldParts[parent, default: []].append(function)
+      }
       if let path = rustPathWithoutHash(function.name) { rustPaths[path, default: []].append(function) }
       for name in function.allNames {
         names.insert(name)
@@ -133,10 +148,23 @@ public struct ReleaseComparison: Sendable, Equatable {
       if keepAbsent { kept.append(function) }
       placeCopies(of: function)
     }
+    var placedColdParts: [String] = []
+    for function in kept where placeColdParts {
+      for name in function.symbol.allNames {
+        for part in coldParts[name] ?? [] where placed.insert(part.name).inserted {
+          placedColdParts.append(part.name)
+          kept.append(
+            OrderedFunction(
+              symbol: part, firstCallNanoseconds: function.firstCallNanoseconds, threadID: function.threadID,
+              recordIndex: -1))
+        }
+      }
+    }
     var result = order
     result.functions = kept
     result.release = ReleaseComparison(
-      binaryPath: release.path, absent: absent, keptAbsent: keepAbsent, placedCopies: placedCopies, rehashed: rehashed)
+      binaryPath: release.path, absent: absent, keptAbsent: keepAbsent, placedCopies: placedCopies,
+      placedColdParts: placedColdParts, rehashed: rehashed)
     return result
   }
 }
@@ -166,9 +194,11 @@ public final class ReleaseBinaries {
   }
 
   /// `order` checked against its module's release binary; unchanged when none was given.
-  public func compare(_ order: ModuleOrder) throws -> ModuleOrder {
+  /// `placeColdParts`: the trace came from an instrumented build, which cannot see cold parts run.
+  public func compare(_ order: ModuleOrder, placeColdParts: Bool = false) throws -> ModuleOrder {
     guard let release = try symbolizer(for: order.module) else { return order }
-    return ReleaseComparison.apply(to: order, release: release, keepAbsent: keepAbsent)
+    return ReleaseComparison.apply(
+      to: order, release: release, keepAbsent: keepAbsent, placeColdParts: placeColdParts)
   }
 
   /// The opened release binary given for `module`, if any.

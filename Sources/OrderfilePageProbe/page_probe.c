@@ -18,10 +18,14 @@
  *                                     in FILE, a watched module) whose first call ends the count
  *
  * Output, one line each, in the order things happened:
+ *   pagesize HEXBYTES             first: the page the probe watches (4 KiB, or the system's larger
+ *                                 page); the page lines below are of that size, so smaller page
+ *                                 sizes cannot be told apart from them
  *   module HEXINDEX HEXBASE PATH  a watched module (PATH as the loader named it; the main
  *                                 executable by /proc/self/exe)
- *   page HEXINDEX HEXADDRESS      a page first executed (4 KiB, or the system's larger page), as an ELF virtual address of
- *                                 the module (the address minus its load base)
+ *   page HEXINDEX HEXADDRESS      a page first executed, the start of a page of `pagesize` bytes,
+ *                                 as an ELF virtual address of the module (the address minus its
+ *                                 load base)
  *   end until|time-limit          counting stopped there (no line: it ran to exit)
  *   overflow                      a module had more segments than the probe watches
  *
@@ -369,6 +373,13 @@ __attribute__((constructor)) static void arm(void) {
   ssize_t length = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
   exe_path[length > 0 ? length : 0] = 0;
   output_fd = fd;
+  {
+    char line[32] = "pagesize ";
+    size_t n = 9;
+    n += format_hex(line + n, probe_page);
+    line[n++] = '\n';
+    put(line, n);
+  }
 
   int position = 0;
   dl_iterate_phdr(watch_module, &position);

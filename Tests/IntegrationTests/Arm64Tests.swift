@@ -211,6 +211,87 @@ struct Arm64Tests {
     #expect(run.standardOutput == program.recordedOutput)
   }
 
+  @Test(
+    "gcc -freorder-blocks-and-partition: the cold parts of launch functions go last in the order, and the relink places them"
+  )
+  func gccColdParts() throws {
+    let work = try TemporaryDirectory("orderfile-arm64-cold")
+    defer { work.remove() }
+    let runtime = try Arm64.runtimeDirectory(compiler: "gcc")
+    let (gcc, cross) = Arm64.compiler("gcc")
+    // Every parse_N has a branch marked unlikely that gcc moves to parse_N.cold, and which
+    // this launch takes; source order kept, so each unit's pieces sit apart by default.
+    let source = PackagePaths.fixtures + "/coldparts/launch.c"
+    let flags = cross + ["-O2", "-freorder-blocks-and-partition", "-fno-toplevel-reorder", "-fuse-ld=lld", source]
+    func release(_ name: String, order: String? = nil) throws -> (binary: String, output: String) {
+      let binary = work.file(name)
+      let ordering = order.map { ["-Wl,--symbol-ordering-file=" + $0] } ?? []
+      let result = try runChecked(gcc, flags + ["-ffunction-sections", "-Wl,--build-id", "-o", binary] + ordering)
+      return (binary, result.standardOutput + result.standardError)
+    }
+    let shipped = try release("cp").binary
+    let coldParts = (0..<16).map { "parse_\($0).cold" }
+    let shippedSymbols = try textSymbolsInAddressOrder(shipped, nm: Arm64.nm)
+    #expect(Set(coldParts).isSubset(of: Set(shippedSymbols)), "gcc split off: \(shippedSymbols)")
+
+    // The instrumented build, recorded under qemu-user: its hooks run at entries, cold parts unseen.
+    let instrumented = work.file("instrumented/cp")
+    try FileManager.default.createDirectory(atPath: work.file("instrumented"), withIntermediateDirectories: true)
+    try runChecked(
+      gcc,
+      flags + [
+        "-finstrument-functions", "-o", instrumented, "-L", runtime, "-Wl,--no-as-needed", "-lOrderfileRuntime",
+        "-Wl,--as-needed", "-Wl,-rpath," + runtime,
+      ])
+    let trace = work.file("launch.trace")
+    let recorded = try orderfile([
+      "record", "--instrumented", "-o", trace, "--", Arm64.qemu, "-L", Arm64.sysroot, instrumented,
+    ])
+    #expect(recorded.succeeded, "\(recorded.standardError)")
+
+    let order = work.file("cp.order")
+    let generated = try orderfile(["generate", trace, "--release-binary", shipped, "-o", order, "--json"])
+    #expect(generated.succeeded, "\(generated.standardError)")
+    let entries = try FileReading.text(atPath: order).split(separator: "\n").map(String.init)
+    // Every cold part after every other entry, in the order their functions first ran.
+    let firstCold = try #require(entries.firstIndex { $0.hasSuffix(".cold") }, "no cold part in \(entries)")
+    #expect(Array(entries[firstCold...]) == coldParts, "\(entries)")
+    #expect(entries[..<firstCold].filter { $0.hasPrefix("parse_") } == (0..<16).map { "parse_\($0)" })
+    let module = try #require((try json(generated)["modules"] as? [[String: Any]])?.first)
+    #expect((module["release"] as? [String: Any])?["placedColdParts"] as? [String] == coldParts)
+    #expect(module["matchRate"] as? Double == 1.0, "the cold parts are entries, not misses: \(module)")
+
+    // Relinked with ld.lld: no warning, the launch code first and the cold parts right after it.
+    let ordered = try release("ordered", order: order)
+    #expect(!ordered.output.contains("warning"), "\(ordered.output)")
+    let orderedSymbols = try textSymbolsInAddressOrder(ordered.binary, nm: Arm64.nm)
+    #expect(isContiguous(entries, in: orderedSymbols), "\(orderedSymbols)")
+    let verified = try orderfile(["verify", "--binary", ordered.binary, "--order", order])
+    #expect(verified.succeeded, "\(verified.standardOutput)\(verified.standardError)")
+
+    // The pages the launch really executes, counted by the page probe in qemu's guest: the cold
+    // parts it ran stay on their own pages unless the order places them.
+    let hotOnlyOrder = work.file("hot-only.order")
+    try AtomicFile.write(entries[..<firstCold].map { $0 + "\n" }.joined(), to: hotOnlyOrder)
+    let hotOnly = try release("hot-only", order: hotOnlyOrder).binary
+    func touched(_ binary: String) throws -> Int {
+      let output = work.file("pages-" + PathName.split(binary).base)
+      let run = try Arm64.run(
+        binary,
+        environment: ["LD_PRELOAD": runtime + "/libOrderfilePageProbe.so", "ORDERFILE_PAGE_PROBE_OUTPUT": output])
+      #expect(run.standardOutput == recorded.standardOutput)
+      let lines = try FileReading.text(atPath: output).split(separator: "\n")
+      #expect(lines.first == "pagesize 1000", "qemu-user's guest has 4 KiB pages")
+      return lines.filter { $0.hasPrefix("page 0 ") }.count
+    }
+    let (defaultPages, hotOnlyPages, orderedPages) = (
+      try touched(shipped), try touched(hotOnly), try touched(ordered.binary)
+    )
+    #expect(
+      orderedPages < hotOnlyPages && orderedPages < defaultPages,
+      "4 KiB pages: default \(defaultPages), order without the cold parts \(hotOnlyPages), with them \(orderedPages)")
+  }
+
   @Test("SanitizerCoverage's trace-pc-guard hooks (Rust's and Swift's instrumentation) record on arm64 too")
   func sanitizerCoverage() throws {
     let work = try TemporaryDirectory("orderfile-arm64-sancov")

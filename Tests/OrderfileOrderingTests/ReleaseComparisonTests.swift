@@ -98,6 +98,34 @@ struct ReleaseComparisonTests {
     #expect(compared.matchRate == 1)
   }
 
+  @Test("for an instrumented build's trace, the release build's cold parts of launch functions go last, in call order")
+  func coldPartsOfAnInstrumentedTrace() {
+    let recorded = FakeSymbolizer(
+      path: "/build/instrumented/app",
+      functions: [symbol("main", 0x1000), symbol("parse", 0x1100), symbol("draw", 0x1200)])
+    let shipped = FakeSymbolizer(
+      path: "/build/release/app",
+      functions: [
+        symbol("draw.cold", 0x0f00, binding: .local), symbol("main", 0x1000), symbol("draw", 0x1040),
+        symbol("draw.part.0", 0x1080, binding: .local), symbol("draw.part.0.cold", 0x10c0, binding: .local),
+        symbol("parse", 0x1100), symbol("parse.cold", 0x1140, binding: .local),
+        symbol("idle.cold", 0x1180, binding: .local), symbol("main.cold", 0x11c0, size: 0, binding: .local),
+      ])
+    let order = OrderBuilder().order(trace: launchTrace([0x1000, 0x1200, 0x1100]), module: 0, symbolizer: recorded)
+    let compared = ReleaseComparison.apply(to: order, release: shipped, keepAbsent: false, placeColdParts: true)
+    // idle did not run, and main.cold has no size to place.
+    #expect(
+      compared.functions.map(\.symbol.name) == [
+        "main", "draw", "draw.part.0", "parse", "draw.cold", "draw.part.0.cold", "parse.cold",
+      ])
+    #expect(compared.release?.placedColdParts == ["draw.cold", "draw.part.0.cold", "parse.cold"])
+    #expect(compared.recordedFunctions == 3)
+    #expect(compared.matchRate == 1)
+    // A trace of the binary itself saw which cold parts ran: none is added.
+    let exact = ReleaseComparison.apply(to: order, release: shipped, keepAbsent: false)
+    #expect(exact.functions.map(\.symbol.name) == ["main", "draw", "draw.part.0", "parse"])
+  }
+
   @Test("release binaries match modules by file name; a stray one is refused")
   func matchedByFileName() throws {
     let trace = launchTrace([0x1000, 0x1100, 0x1200])

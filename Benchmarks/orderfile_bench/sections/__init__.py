@@ -7,7 +7,7 @@ report, --report and --update-readme pick it up from here. A section that builds
 records something another section could reuse puts it on the context (context.py).
 """
 
-from . import (coldlaunch, daily, inprocess, instrumentation, languages, largeorder, measured, norebuild, overhead,
+from . import (arm64, coldlaunch, daily, inprocess, instrumentation, languages, largeorder, measured, norebuild, overhead,
                programs, scale,
                startup, symbolization)
 
@@ -25,6 +25,7 @@ SECTIONS = [
     largeorder.SECTION,
     daily.SECTION,
     measured.SECTION,
+    arm64.SECTION,
 ]
 
 BY_NAME = {s.name: s for s in SECTIONS}
