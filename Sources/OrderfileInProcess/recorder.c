@@ -244,7 +244,7 @@ static void of_arm(const struct dl_phdr_info *info, const uint64_t *entries, uin
     }
     uintptr_t start = (info->dlpi_addr + segment->p_vaddr) & ~mask;
     uintptr_t end = (info->dlpi_addr + segment->p_vaddr + segment->p_memsz + mask) & ~mask;
-    if (mprotect((void *)start, end - start, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
+    if (mprotect((void *)start, end - start, of_trap_code_protection()) != 0) {
       of_say("cannot make code writable, not recording ", info->dlpi_name[0] ? info->dlpi_name : "the executable");
       return;
     }
@@ -517,7 +517,7 @@ static void of_arm_program(void) {
     uintptr_t mask = (uintptr_t)(page > 0 ? page : 4096) - 1u;
     uintptr_t hook = (uintptr_t)_r_debug.r_brk;
     if (mprotect((void *)(hook & ~mask), mask + 1u + ((hook & mask) + 4u > mask ? mask + 1u : 0u),
-                 PROT_READ | PROT_WRITE | PROT_EXEC) == 0) {
+                 of_trap_code_protection()) == 0) {
       of_trap_plant(hook, &of_loader_hook_saved);
       of_loader_hook = hook;
     }
