@@ -69,7 +69,25 @@ struct OtherMachineCLITests {
       #expect(result.status == 65, "\(mode): \(result.standardError)")
       #expect(
         result.standardError.contains("is an arm64 program and this machine is x86-64"), "\(result.standardError)")
-      #expect(result.standardError.contains("qemu-aarch64-static -L /usr/aarch64-linux-gnu"))
+      #expect(result.standardError.contains("--emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'"))
     }
+  }
+
+  @Test("--recorder tracer under --emulator is refused in one line: ptrace cannot see through qemu-user")
+  func tracerUnderEmulator() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let program = directory.file("app")
+    try Arm64.writeHeaderOnlyELF(to: program)
+    let result = try orderfile([
+      "record", "--recorder", "tracer", "--emulator", "qemu-aarch64-static -L /usr/aarch64-linux-gnu", "-o",
+      directory.file("launch.trace"), "--", program,
+    ])
+    #expect(result.status == 64, "\(result.standardError)")
+    let lines = result.standardError.split(separator: "\n").filter { !$0.isEmpty }
+    #expect(lines.count == 1 && lines[0].contains("ptrace sees qemu-user"), "\(result.standardError)")
+    #expect(!FileManager.default.fileExists(atPath: directory.file("launch.trace")))
+    let empty = try orderfile(["record", "--emulator", " ", "-o", directory.file("launch.trace"), "--", program])
+    #expect(empty.status == 64 && empty.standardError.contains("--emulator needs a command"), "\(empty.standardError)")
   }
 }

@@ -55,11 +55,15 @@ struct InstallTests {
     let directory = tree.root + "/lib/" + Arm64.triple
     for file in [
       "libOrderfileRuntime.so", "libOrderfileRuntime.a", "libOrderfileRuntimeEmbedded.a", "libOrderfilePageProbe.so",
+      "libOrderfileInProcess.so",
     ] {
       #expect(FileManager.default.fileExists(atPath: directory + "/" + file), "missing \(file)")
     }
-    let header = try runChecked("/usr/bin/readelf", ["-h", directory + "/libOrderfileRuntime.so"]).standardOutput
-    #expect(header.contains("AArch64"), "\(header)")
+    // The in-process recorder too, which `record --emulator` preloads into an arm64 program.
+    for library in ["libOrderfileRuntime.so", "libOrderfileInProcess.so"] {
+      let header = try runChecked("/usr/bin/readelf", ["-h", directory + "/" + library]).standardOutput
+      #expect(header.contains("AArch64"), "\(library): \(header)")
+    }
     let flags = try tree.run("orderfile flags --instrument --target \(Arm64.triple) --ldflags")
     #expect(flags.contains("-L\(directory)"), "\(flags)")
   }
