@@ -114,6 +114,54 @@ struct Arm64InProcessTests {
     #expect(run.standardOutput == recorded.standardOutput)
   }
 
+  @Test(
+    "the same sources recorded both ways under --emulator: the release build in-process, the instrumented build with its runtime; the orders agree"
+  )
+  func agreesWithInstrumented() throws {
+    let work = try TemporaryDirectory("orderfile-arm64-ip-agree")
+    defer { work.remove() }
+    let fixtures = PackagePaths.fixtures + "/integration"
+    let sources = ["main.c", "config.c", "store.c", "ui.c"].map { fixtures + "/" + $0 }
+    let runtime = try Arm64.runtimeDirectory(compiler: "clang")
+    var orders: [String: [String]] = [:]
+    for build in ["release", "instrumented"] {
+      let directory = work.file(build)
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      let instrumented = build == "instrumented"
+      let flags =
+        ["-I", fixtures]
+        + (instrumented
+          ? ["-finstrument-functions-after-inlining", "-DORDERFILE_INSTRUMENTED", "-I", PackagePaths.runtimeInclude]
+          : [])
+      let runtimeLink =
+        instrumented
+        ? ["-L", runtime, "-Wl,--no-as-needed", "-lOrderfileRuntime", "-Wl,--as-needed", "-Wl,-rpath," + runtime] : []
+      try crossBuild(
+        "clang", [fixtures + "/plugin.c"], flags + ["-fPIC", "-shared"] + runtimeLink,
+        output: directory + "/libplugin.so")
+      try crossBuild(
+        "clang", sources, flags + ["-L", directory, "-lplugin", "-Wl,-rpath," + directory] + runtimeLink,
+        output: directory + "/app")
+      let trace = directory + "/launch.trace"
+      // No mode given: the instrumented build is recognised and recorded with its runtime.
+      let recorded = try recordUnderQemu(
+        directory + "/app", ["7"], trace: trace, options: instrumented ? [] : ["--until", "ui_first_frame"])
+      #expect(recorded.succeeded, "\(build): \(recorded.standardError)")
+      #expect(recorded.standardError.contains("in-process") != instrumented, "\(build): \(recorded.standardError)")
+      let generated = try orderfile(["generate", trace, "--output-dir", directory + "/orders"])
+      #expect(generated.succeeded, "\(build): \(generated.standardError)")
+      orders[build] = try FileReading.text(atPath: directory + "/orders/app.order").split(separator: "\n").map(
+        String.init)
+    }
+    let release = try #require(orders["release"])
+    let instrumented = try #require(orders["instrumented"])
+    #expect(instrumented == launchOrder, "\(instrumented)")
+    // Every instrumented entry, in the same order; beyond them only the crt's code, which
+    // no instrumentation sees.
+    #expect(release.filter { instrumented.contains($0) } == instrumented, "\(release)")
+    #expect(Set(release).subtracting(instrumented) == ["_start", "call_weak_fn"], "\(release)")
+  }
+
   @Test("eight threads racing to each of 1,000 entries: every call returns what it should, each entry recorded once")
   func racingThreads() throws {
     let work = try TemporaryDirectory("orderfile-arm64-ip-race")
