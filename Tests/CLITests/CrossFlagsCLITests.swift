@@ -87,6 +87,17 @@ struct OtherMachineCLITests {
     let lines = result.standardError.split(separator: "\n").filter { !$0.isEmpty }
     #expect(lines.count == 1 && lines[0].contains("ptrace sees qemu-user"), "\(result.standardError)")
     #expect(!FileManager.default.fileExists(atPath: directory.file("launch.trace")))
+    // No in-process recorder built for arm64 where the tool looks (the build folder holds the
+    // host's): one line naming what to install, exit 69, before anything runs.
+    let missing = try orderfile(
+      [
+        "record", "--no-rebuild", "--emulator", "qemu-aarch64-static -L /usr/aarch64-linux-gnu", "-o",
+        directory.file("launch.trace"), "--", program,
+      ], environment: ["ORDERFILE_RUNTIME_DIR": directory.path])
+    #expect(missing.status == 69, "\(missing.standardError)")
+    #expect(
+      missing.standardError.contains("no libOrderfileInProcess.so built for arm64")
+        && missing.standardError.contains("Scripts/install --target aarch64-linux-gnu"), "\(missing.standardError)")
     let empty = try orderfile(["record", "--emulator", " ", "-o", directory.file("launch.trace"), "--", program])
     #expect(empty.status == 64 && empty.standardError.contains("--emulator needs a command"), "\(empty.standardError)")
   }
