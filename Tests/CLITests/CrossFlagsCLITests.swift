@@ -38,6 +38,16 @@ struct CrossFlagsCLITests {
     #expect(printed.emulator == ["qemu-aarch64-static", "-L", "/usr/aarch64-linux-gnu"])
   }
 
+  @Test("the arm64 release build, recorded as it is: the in-process line under qemu-user")
+  func recordable() throws {
+    let result = try orderfile(["flags", "--target", "aarch64-linux-gnu"])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(
+      result.standardOutput.contains(
+        "orderfile record --emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu' -o launch.trace -- ./app"),
+      "\(result.standardOutput)")
+  }
+
   @Test("the runtime built for this machine is refused for an arm64 build, and an unknown triple is a usage error")
   func refused() throws {
     let runtime = try RuntimeBuilder.libraryDirectory()
