@@ -169,8 +169,11 @@ public struct InProcessRecorder: Recorder {
   ) {
     planner.prepare(executable: path)
     var modules: [InProcessPlan.Module] = []
-    let main = planner.plan(path: path, isMainExecutable: true, isInterpreter: false)
-    modules.append(.init(path: ModulePlanner.resolved(path), isMainExecutable: true, plan: main))
+    // Under the name `prepare` gave it, links resolved: a program named `./app` would
+    // otherwise lose the entries into its cold parts found there.
+    let executable = ModulePlanner.resolved(path)
+    let main = planner.plan(path: executable, isMainExecutable: true, isInterpreter: false)
+    modules.append(.init(path: executable, isMainExecutable: true, plan: main))
     let libraries =
       emulator.map { $0.linkedLibraries(of: path) ?? [] }
       ?? (RuntimeRecorder.linkedLibraries(path) ?? []).map {

@@ -162,6 +162,38 @@ struct Arm64InProcessTests {
     #expect(Set(release).subtracting(instrumented) == ["_start", "call_weak_fn"], "\(release)")
   }
 
+  @Test(
+    "clang's -fsplit-machine-functions on arm64: the jumps into cold parts past their first instruction are armed; a program named ./split"
+  )
+  func coldParts() throws {
+    let work = try TemporaryDirectory("orderfile-arm64-ip-cold")
+    defer { work.remove() }
+    // The profile comes from an x86-64 run that skips the unlikely branches (TRAIN set): the
+    // IR, and so the profile, is the same for both machines.
+    let source = PackagePaths.fixtures + "/coldparts/launch.c"
+    try runChecked(
+      Toolchain.clang, ["-O2", "-fprofile-generate=" + work.file("raw"), source, "-o", work.file("profiled")],
+      environment: Toolchain.environment)
+    try runChecked(work.file("profiled"), [], environment: ["TRAIN": "1"])
+    let raw = try FileManager.default.contentsOfDirectory(atPath: work.file("raw")).map { work.file("raw/" + $0) }
+    try runChecked(Toolchain.llvmBin + "/llvm-profdata", ["merge", "-o", work.file("launch.profdata")] + raw)
+    try crossBuild(
+      "clang", [source],
+      ["-fprofile-use=" + work.file("launch.profdata"), "-fsplit-machine-functions", "-ffunction-sections"],
+      output: work.file("split"))
+    // Named relative to the current directory, as a user types it.
+    let recorded = try ProcessRunner.run(
+      PackagePaths.orderfileExecutable, ["record", "--emulator", emulator, "-o", "launch.trace", "--", "./split"],
+      environment: ["ORDERFILE_RUNTIME_DIR": try Arm64.runtimeDirectory(compiler: "clang")],
+      currentDirectory: work.path)
+    #expect(recorded.succeeded, "\(recorded.standardError)")
+    let generated = try orderfile(["generate", work.file("launch.trace"), "-o", work.file("launch.order")])
+    #expect(generated.succeeded, "\(generated.standardError)")
+    let entries = try FileReading.text(atPath: work.file("launch.order")).split(separator: "\n").map(String.init)
+    // parse_N jumps to parse_N.cold+0x8 (b), past the part's first instruction.
+    #expect(entries.filter { $0.hasPrefix("parse_") && $0.hasSuffix(".cold") }.count == 16, "\(entries)")
+  }
+
   @Test("eight threads racing to each of 1,000 entries: every call returns what it should, each entry recorded once")
   func racingThreads() throws {
     let work = try TemporaryDirectory("orderfile-arm64-ip-race")
