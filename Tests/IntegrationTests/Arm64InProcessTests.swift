@@ -168,18 +168,10 @@ struct Arm64InProcessTests {
   func coldParts() throws {
     let work = try TemporaryDirectory("orderfile-arm64-ip-cold")
     defer { work.remove() }
-    // The profile comes from an x86-64 run that skips the unlikely branches (TRAIN set): the
-    // IR, and so the profile, is the same for both machines.
-    let source = PackagePaths.fixtures + "/coldparts/launch.c"
-    try runChecked(
-      Toolchain.clang, ["-O2", "-fprofile-generate=" + work.file("raw"), source, "-o", work.file("profiled")],
-      environment: Toolchain.environment)
-    try runChecked(work.file("profiled"), [], environment: ["TRAIN": "1"])
-    let raw = try FileManager.default.contentsOfDirectory(atPath: work.file("raw")).map { work.file("raw/" + $0) }
-    try runChecked(Toolchain.llvmBin + "/llvm-profdata", ["merge", "-o", work.file("launch.profdata")] + raw)
+    let profile = try coldPartsProfile(in: work)
     try crossBuild(
-      "clang", [source],
-      ["-fprofile-use=" + work.file("launch.profdata"), "-fsplit-machine-functions", "-ffunction-sections"],
+      "clang", [PackagePaths.fixtures + "/coldparts/launch.c"],
+      ["-fprofile-use=" + profile, "-fsplit-machine-functions", "-ffunction-sections"],
       output: work.file("split"))
     // Named relative to the current directory, as a user types it.
     let recorded = try ProcessRunner.run(
