@@ -17,6 +17,9 @@ public enum BuildError: LocalizedError, ExitStatusProviding, Equatable, Sendable
   case runtimeForOtherMachine(library: String, built: String, target: String)
   /// The language has no cross build the tool can print (Swift needs an SDK of the target).
   case noCrossBuild(language: String)
+  /// No library of the runtime's family built for `machine` in any of the places looked at
+  /// (`searched`, in order); `triple` is the machine's cross-build triple.
+  case noLibraryForMachine(library: String, machine: String, triple: String, searched: [String])
 
   public var errorDescription: String? {
     switch self {
@@ -39,9 +42,16 @@ public enum BuildError: LocalizedError, ExitStatusProviding, Equatable, Sendable
     case .noCrossBuild(let language):
       return
         "--target: no cross build for --language \(language) (it needs an SDK of the target); --target is for C and Rust"
+    case .noLibraryForMachine(let library, let machine, let triple, let searched):
+      return
+        "no \(library) built for \(machine) in \(searched.joined(separator: ", ")); install one beside the tool with 'Scripts/install --target \(triple)', or cross-build it with 'Scripts/build-runtime --target \(triple) DIR' and set ORDERFILE_RUNTIME_DIR=DIR"
     }
   }
 
-  /// Both are fixed by what the user passes or sets, not by fixing a file.
-  public var exitStatus: ExitStatus { .usage }
+  /// Fixed by what the user passes or sets, not by fixing a file; a library that is not
+  /// installed is a missing service.
+  public var exitStatus: ExitStatus {
+    if case .noLibraryForMachine = self { return .unavailable }
+    return .usage
+  }
 }

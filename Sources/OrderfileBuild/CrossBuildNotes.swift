@@ -43,8 +43,14 @@ public struct CrossBuildNotes: Sendable, Equatable {
       ]
       return lines.joined(separator: "\n") + "\n"
     case .recordable:
+      guard let emulator = flags.emulator else {
+        return
+          "# A release build for \(target.triple) is recorded through its instrumented build: orderfile flags --instrument --target \(target.triple)\n"
+      }
+      // ptrace does not see into qemu-user: the in-process recorder built for the target does.
       return
-        "# A release build for \(target.triple) is recorded through its instrumented build here: orderfile flags --instrument --target \(target.triple)\n"
+        "# A release build for \(target.triple) is recorded as it is under qemu-user, in-process (libOrderfileInProcess.so from Scripts/install --target \(target.triple)):\n"
+        + "#   orderfile record --emulator '\(BuildFlags.shellLine(emulator))' -o launch.trace -- ./app\n"
     case .release(let orderfile, _):
       return
         "# Check the link on this machine, which reads \(target.architecture.displayName) binaries: orderfile verify --binary app --order \(orderfile)\n"

@@ -21,6 +21,14 @@ public struct CrossTarget: Sendable, Equatable, Codable {
 
     /// The name people read: "arm64", "x86-64".
     var displayName: String { self == .aarch64 ? "arm64" : "x86-64" }
+
+    /// The architecture of ELF's `machine`.
+    public init?(machine: ELFMachine) {
+      switch machine {
+      case .aarch64: self = .aarch64
+      case .x86_64: self = .x86_64
+      }
+    }
   }
 
   /// The system the program runs on.
@@ -35,6 +43,13 @@ public struct CrossTarget: Sendable, Equatable, Codable {
   public var system: System
   /// The Android API level of the triple, when it names one.
   public var apiLevel: Int?
+
+  /// GNU/Linux on `architecture`: `aarch64-linux-gnu`.
+  public init(architecture: Architecture) {
+    self.architecture = architecture
+    system = .linuxGNU
+    apiLevel = nil
+  }
 
   /// Reads a triple: `aarch64-linux-gnu`, `aarch64-unknown-linux-gnu` (Rust's spelling),
   /// `arm64-linux-gnu`, `aarch64-linux-android34`, `x86_64-linux-gnu`.

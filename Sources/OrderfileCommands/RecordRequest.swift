@@ -1,6 +1,8 @@
 import Foundation
+import OrderfileBuild
 import OrderfileRecording
 import OrderfileSupport
+import OrderfileSymbolization
 import OrderfileTrace
 
 /// `orderfile record`: run a program once and save the trace of its launch.
@@ -31,13 +33,17 @@ public struct RecordRequest {
   public var recorderMethod: NoRebuildMethod
   /// Print only warnings and errors, not the summary of what was recorded.
   public var quiet: Bool
+  /// The emulator command that runs a program of another machine (`--emulator`, e.g.
+  /// `qemu-aarch64-static -L /usr/aarch64-linux-gnu`), split into words; nil: run it here.
+  public var emulator: [String]?
 
   public init(
     output: String, program: String, arguments: [String] = [], mode: RecordingMode? = nil,
     timeLimitMilliseconds: Int? = nil, capacity: Int? = nil, until: [String] = [],
     includeSystemLibraries: Bool = false, includeModules: [String] = [], excludeModules: [String] = [],
-    recorderMethod: NoRebuildMethod = .automatic, quiet: Bool = false
+    recorderMethod: NoRebuildMethod = .automatic, quiet: Bool = false, emulator: [String]? = nil
   ) {
+    self.emulator = emulator
     self.output = output
     self.program = program
     self.arguments = arguments
@@ -74,9 +80,13 @@ public struct RecordRequest {
 
   /// The recorder for the chosen mode.
   func recorder() throws -> any Recorder {
+    // Whatever the program is: one line, before anything runs.
+    if emulator != nil && recorderMethod == .tracer { throw RecordingError.tracerUnderEmulator(reason: nil) }
     switch try chosenMode() {
     case .instrumented:
-      return RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimitMilliseconds, capacity: capacity)
+      var recorder = RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimitMilliseconds, capacity: capacity)
+      recorder.emulator = emulator.map(Emulator.init(command:))
+      return recorder
     case .noRebuild:
       var recorder = BreakpointRecorder(
         output: output, timeLimitMilliseconds: timeLimitMilliseconds, untilFunctions: until,
@@ -85,7 +95,12 @@ public struct RecordRequest {
       // The user's ^C, SIGTERM and SIGHUP end the recording and reach the program.
       recorder.passesTerminationSignals = true
       recorder.method = recorderMethod
-      recorder.inProcessLibrary = Self.defaultInProcessLibrary()
+      if let emulator {
+        recorder.emulator = Emulator(command: emulator)
+        recorder.inProcessLibrary = try Self.inProcessLibrary(for: ProcessRunner.resolve(program))
+      } else {
+        recorder.inProcessLibrary = Self.defaultInProcessLibrary()
+      }
       return recorder
     }
   }
@@ -94,6 +109,22 @@ public struct RecordRequest {
   public static func defaultInProcessLibrary() -> String {
     // The page probe's directory: both are installed beside the runtime.
     PathName.directory(of: MeasureRequest.defaultProbeLibrary()) + "/" + InProcessRecorder.libraryName
+  }
+
+  /// The in-process recorder built for the machine of the program at `path`: for another
+  /// machine's program (run under `--emulator`), `lib/<triple>/` beside the host's libraries,
+  /// where `Scripts/install --target` puts it (`RuntimeLocation.library(named:for:)`).
+  static func inProcessLibrary(for path: String) throws -> String {
+    guard let machine = ELFMachine.of(fileAt: path), machine != ELFMachine.host else {
+      return defaultInProcessLibrary()
+    }
+    return try RuntimeLocation.library(named: InProcessRecorder.libraryName, for: machine)
+  }
+
+  /// The words of an `--emulator` command (split at blanks, '…' and "…" quoting), or nil
+  /// for none or an open quote.
+  public static func emulatorWords(_ text: String) -> [String]? {
+    Emulator(parsing: text)?.command
   }
 
   /// Runs the program; the command then ends with the program's own exit status.

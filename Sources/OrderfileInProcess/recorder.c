@@ -244,7 +244,7 @@ static void of_arm(const struct dl_phdr_info *info, const uint64_t *entries, uin
     }
     uintptr_t start = (info->dlpi_addr + segment->p_vaddr) & ~mask;
     uintptr_t end = (info->dlpi_addr + segment->p_vaddr + segment->p_memsz + mask) & ~mask;
-    if (mprotect((void *)start, end - start, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
+    if (mprotect((void *)start, end - start, of_trap_code_protection()) != 0) {
       of_say("cannot make code writable, not recording ", info->dlpi_name[0] ? info->dlpi_name : "the executable");
       return;
     }
@@ -517,7 +517,7 @@ static void of_arm_program(void) {
     uintptr_t mask = (uintptr_t)(page > 0 ? page : 4096) - 1u;
     uintptr_t hook = (uintptr_t)_r_debug.r_brk;
     if (mprotect((void *)(hook & ~mask), mask + 1u + ((hook & mask) + 4u > mask ? mask + 1u : 0u),
-                 PROT_READ | PROT_WRITE | PROT_EXEC) == 0) {
+                 of_trap_code_protection()) == 0) {
       of_trap_plant(hook, &of_loader_hook_saved);
       of_loader_hook = hook;
     }
@@ -530,17 +530,22 @@ static void of_arm_program(void) {
 /* The IFUNC whose resolver arms the program: see the top of this file. */
 static void of_nothing(void) OF_NOINSTR;
 static void of_nothing(void) {}
-static void *of_resolve_arm(void) OF_NOINSTR;
-static void *of_resolve_arm(void) {
+typedef void (*of_arm_function)(void);
+static of_arm_function of_resolve_arm(void) OF_NOINSTR;
+static of_arm_function of_resolve_arm(void) {
   of_arm_program();
-  return (void *)of_nothing;
+  return of_nothing;
 }
 __attribute__((visibility("hidden"))) void of_arm_marker(void) __attribute__((ifunc("of_resolve_arm")));
-/* Taking its address makes the link emit an IRELATIVE relocation: resolved at load. */
-void (*volatile of_arm_pointer)(void) __attribute__((visibility("hidden"), used)) = of_arm_marker;
 
 __attribute__((constructor)) static void of_inprocess_start(void) OF_NOINSTR;
 __attribute__((constructor)) static void of_inprocess_start(void) {
+  /* The call gives the IFUNC its IRELATIVE relocation among the PLT's, after every
+   * JUMP_SLOT, so the resolver's calls into libc are bound when it runs. Taking its address
+   * instead puts the relocation among the data ones, which glibc on arm64 applies before
+   * the JUMP_SLOTs (only x86 defers IRELATIVE to the end): the resolver's first libc call
+   * then jumps through an unbound slot. */
+  of_arm_marker();
   of_arm_program(); /* when the resolver did not run (a loader that resolved it lazily) */
   if (of_active) {
     of_take_over();

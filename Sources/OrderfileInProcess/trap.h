@@ -1,7 +1,7 @@
 /*
  * trap.h - the instruction set, seen from the in-process recorder.
  *
- * Everything the recorder needs to know about machine code is behind these five calls,
+ * Everything the recorder needs to know about machine code is behind these calls,
  * written once per architecture: trap_x86_64.c (int3, REG_RIP) and trap_aarch64.c
  * (brk #0, pc). The rest of the recorder never names an instruction or a register.
  */
@@ -17,6 +17,10 @@
 
 /* The bytes a trap replaces: at most 4 on every supported architecture. */
 typedef uint32_t of_code;
+
+/* The protection armed code gets for the rest of the run: readable, writable (a first call
+ * writes its instruction back) and executable, and whatever else the machine needs there. */
+int of_trap_code_protection(void) __attribute__((no_instrument_function));
 
 /* Saves the code at `at` into `saved` and writes the trap over it. The page must be
  * writable. The instruction cache is made coherent before returning. */

@@ -2,9 +2,25 @@
  * trap_aarch64.c - the trap on arm64: brk #0 (0xd4200000), one 4-byte instruction,
  * reported as SIGTRAP (TRAP_BRKPT) with pc on the instruction itself. The only file of
  * the recorder that knows arm64.
+ *
+ * Instruction cache: arm64 does not keep instruction fetch coherent with stores, so every
+ * write is followed by __builtin___clear_cache over the instruction (dc cvau, ic ivau and
+ * the barriers; qemu-user drops its translation of a written page instead).
+ *
+ * Branch protection (-mbranch-protection=standard): an entry's first instruction is often
+ * a landing pad, `bti c` or `paciasp`, and a module marked for BTI is mapped guarded
+ * (PROT_BTI): an indirect branch that lands on anything else, a brk included, faults
+ * (SIGILL) before the brk runs. Armed code is therefore made writable *without*
+ * PROT_BTI: for the rest of the run its indirect branches are not checked, and the
+ * landing pad itself, written back on the first call, runs as it always does. paciasp
+ * signs x30 with sp: the handler changes neither, and the entry resumes at its first
+ * instruction, so the return address is signed once, as without the recorder.
+ * Tested under qemu-aarch64 with -cpu max (Tests/IntegrationTests/Arm64InProcessTests.swift).
  */
 #if defined(__aarch64__)
 #define _GNU_SOURCE
+#include <sys/mman.h>
+
 #include "trap.h"
 
 #ifndef TRAP_BRKPT
@@ -15,6 +31,11 @@
 static void of_sync(uintptr_t at) __attribute__((no_instrument_function));
 static void of_sync(uintptr_t at) {
   __builtin___clear_cache((char *)at, (char *)at + sizeof(uint32_t));
+}
+
+int of_trap_code_protection(void) {
+  /* No PROT_BTI, on purpose: see the top of this file. */
+  return PROT_READ | PROT_WRITE | PROT_EXEC;
 }
 
 void of_trap_plant(uintptr_t at, of_code *saved) {
@@ -35,7 +56,7 @@ bool of_trap_is_trap(of_code code) {
 
 bool of_trap_hit(const siginfo_t *info, const ucontext_t *context, uintptr_t *address) {
   if (info->si_code != TRAP_BRKPT) {
-    return false;
+    return false; /* kill(), raise(), tgkill() or a single step */
   }
   *address = (uintptr_t)context->uc_mcontext.pc;
   return true;

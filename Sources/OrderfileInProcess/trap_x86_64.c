@@ -6,10 +6,15 @@
 #if defined(__x86_64__)
 #define _GNU_SOURCE
 #include <string.h>
+#include <sys/mman.h>
 
 #include "trap.h"
 
 #define OF_INT3 0xccu
+
+int of_trap_code_protection(void) {
+  return PROT_READ | PROT_WRITE | PROT_EXEC;
+}
 
 void of_trap_plant(uintptr_t at, of_code *saved) {
   uint8_t *code = (uint8_t *)at;

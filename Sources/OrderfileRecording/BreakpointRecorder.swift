@@ -73,6 +73,9 @@ public struct BreakpointRecorder: Recorder {
   public var method: NoRebuildMethod = .tracer
   /// `libOrderfileInProcess.so`, for the in-process method; nil or a missing file: none.
   public var inProcessLibrary: String?
+  /// Runs the program under this emulator, in-process (`inProcessLibrary` built for the
+  /// program's machine): the tracer cannot see into an emulated program.
+  public var emulator: Emulator?
 
   public init(
     output: String, timeLimitMilliseconds: Int? = nil, untilFunctions: [String] = [],
@@ -110,13 +113,20 @@ public struct BreakpointRecorder: Recorder {
   /// to say comes back in the recording.
   public func record(program: String, arguments: [String]) throws -> Recording {
     let library = inProcessLibrary.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+    if emulator != nil {
+      if method == .tracer { throw RecordingError.tracerUnderEmulator(reason: nil) }
+      if let obstacle = NoRebuildMethod.inProcessObstacle(for: ProcessRunner.resolve(program), library: library) {
+        throw RecordingError.tracerUnderEmulator(reason: obstacle)
+      }
+    }
     let (chosen, fallback) = try method.resolve(for: ProcessRunner.resolve(program), library: library)
     if chosen == .inProcess, let library {
       // Before the program runs, as the tracer's run does.
       try checkUntilFunctions(in: ProcessRunner.resolve(program), program: program)
-      let recorder = InProcessRecorder(
+      var recorder = InProcessRecorder(
         output: output, library: library, timeLimitMilliseconds: timeLimitMilliseconds, untilFunctions: untilFunctions,
         includeSystemLibraries: includeSystemLibraries, modules: modules)
+      recorder.emulator = emulator
       return try recorder.record(program: program, arguments: arguments)
     }
     var recording = try recordWithTracer(program: program, arguments: arguments)

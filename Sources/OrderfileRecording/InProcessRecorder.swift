@@ -17,19 +17,22 @@ public enum NoRebuildMethod: String, Sendable, CaseIterable {
   /// that cannot be recorded that way.
   public func resolve(for path: String, library: String?) throws -> (method: NoRebuildMethod, fallback: String?) {
     guard self != .tracer else { return (.tracer, nil) }
-    let obstacle: String?
-    if library == nil {
-      obstacle = "the in-process recorder (\(InProcessRecorder.libraryName)) is not installed beside the runtime"
-    } else if let status = Self.privilege(path) {
-      obstacle = "\(path) is \(status): the loader ignores LD_PRELOAD for it, so it cannot be recorded in-process"
-    } else if !Self.isDynamicallyLinked(path) {
-      obstacle = "\(path) is statically linked: nothing can be preloaded into it"
-    } else {
-      obstacle = nil
-    }
-    guard let obstacle else { return (.inProcess, nil) }
+    guard let obstacle = Self.inProcessObstacle(for: path, library: library) else { return (.inProcess, nil) }
     if self == .inProcess { throw RecordingError.inProcessImpossible(reason: obstacle) }
     return (.tracer, obstacle + "; recorded with the tracer")
+  }
+
+  /// Why the executable at `path` cannot be recorded in-process with `library` (nil: none
+  /// installed), or nil when it can.
+  static func inProcessObstacle(for path: String, library: String?) -> String? {
+    if library == nil {
+      return "the in-process recorder (\(InProcessRecorder.libraryName)) is not installed beside the runtime"
+    } else if let status = Self.privilege(path) {
+      return "\(path) is \(status): the loader ignores LD_PRELOAD for it, so it cannot be recorded in-process"
+    } else if !Self.isDynamicallyLinked(path) {
+      return "\(path) is statically linked: nothing can be preloaded into it"
+    }
+    return nil
   }
 
   /// "setuid" or "setgid" for a program that gains privileges when it runs, as this user.
@@ -78,8 +81,11 @@ public struct InProcessRecorder: Recorder {
   public var untilFunctions: [String]
   public var includeSystemLibraries: Bool
   public var modules: ModuleSelection
-  /// The preloaded library.
+  /// The preloaded library, built for the program's machine.
   public var library: String
+  /// Runs the program under this emulator: its libraries are those the emulated loader
+  /// resolves (the sysroot, the program's run paths), named as that loader names them.
+  public var emulator: Emulator?
 
   public static let libraryName = "libOrderfileInProcess.so"
 
@@ -105,13 +111,16 @@ public struct InProcessRecorder: Recorder {
       stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, program: path, selection: modules,
       warn: { warnings.lines.append($0) })
     let started = MonotonicClock.nanoseconds()
-    let plan = Self.plan(executable: path, planner: planner)
+    let plan = Self.plan(executable: path, planner: planner, emulator: emulator)
     let planning = Double(MonotonicClock.nanoseconds() - started) / 1e6
     let planFile = PathName.directory(of: output) + "/.orderfile-plan-\(getpid())"
     try AtomicFile.write(plan.bytes, to: planFile)
     defer { unlink(planFile) }
-    let inherited = ProcessInfo.processInfo.environment["LD_PRELOAD"].flatMap { $0.isEmpty ? nil : $0 }
+    // Under an emulator the user's preloads are the host's, built for another machine.
+    let inherited =
+      emulator != nil ? nil : ProcessInfo.processInfo.environment["LD_PRELOAD"].flatMap { $0.isEmpty ? nil : $0 }
     var runtime = RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimitMilliseconds)
+    runtime.emulator = emulator
     runtime.environment = [
       // The user's preloads stay, after this one: its signal calls must be the first found.
       "LD_PRELOAD": library + (inherited.map { " " + $0 } ?? ""),
@@ -153,17 +162,31 @@ public struct InProcessRecorder: Recorder {
     return recording
   }
 
-  /// The plan of the executable and the libraries the loader resolves for it.
-  static func plan(executable path: String, planner: ModulePlanner) -> (bytes: [UInt8], armed: Int) {
+  /// The plan of the executable and the libraries the loader resolves for it (the emulated
+  /// loader, under an emulator).
+  static func plan(executable path: String, planner: ModulePlanner, emulator: Emulator? = nil) -> (
+    bytes: [UInt8], armed: Int
+  ) {
     planner.prepare(executable: path)
     var modules: [InProcessPlan.Module] = []
-    let main = planner.plan(path: path, isMainExecutable: true, isInterpreter: false)
-    modules.append(.init(path: ModulePlanner.resolved(path), isMainExecutable: true, plan: main))
-    for library in RuntimeRecorder.linkedLibraries(path) ?? [] {
-      let plan = planner.plan(path: library, isMainExecutable: false, isInterpreter: false)
+    // Under the name `prepare` gave it, links resolved: a program named `./app` would
+    // otherwise lose the entries into its cold parts found there.
+    let executable = ModulePlanner.resolved(path)
+    let main = planner.plan(path: executable, isMainExecutable: true, isInterpreter: false)
+    modules.append(.init(path: executable, isMainExecutable: true, plan: main))
+    let libraries =
+      emulator.map { $0.linkedLibraries(of: path) ?? [] }
+      ?? (RuntimeRecorder.linkedLibraries(path) ?? []).map {
+        Emulator.Library(guestPath: ModulePlanner.resolved($0), hostPath: $0)
+      }
+    for library in libraries {
+      // Read from the host's file, judged (system library or not, --exclude-module) and named
+      // in the plan by the path the program's loader gives it.
+      planner.guestPaths[library.hostPath] = library.guestPath
+      let plan = planner.plan(path: library.hostPath, isMainExecutable: false, isInterpreter: false)
       // Every linked library is named, armed or not: one the plan leaves out on purpose (a
       // system library, --exclude-module) must not be armed from its symbols instead.
-      modules.append(.init(path: ModulePlanner.resolved(library), isMainExecutable: false, plan: plan))
+      modules.append(.init(path: library.guestPath, isMainExecutable: false, plan: plan))
     }
     return (InProcessPlan.encode(modules), modules.reduce(0) { $0 + $1.entries.count })
   }

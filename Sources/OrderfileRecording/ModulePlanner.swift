@@ -119,6 +119,10 @@ final class ModulePlanner {
   let selection: ModuleSelection
   /// Modules left unarmed because `--exclude-module` named them.
   private(set) var excludedModules: Set<String> = []
+  /// The path an emulated program's loader gives a library, by the host file it is
+  /// (`/lib/libc.so.6` is `/usr/aarch64-linux-gnu/lib/libc.so.6` under `qemu -L`): what
+  /// makes it a system library and what `--include-module`/`--exclude-module` match.
+  var guestPaths: [String: String] = [:]
 
   init(
     stopNames: [String], includeSystemLibraries: Bool, program: String? = nil, selection: ModuleSelection = .init(),
@@ -164,14 +168,15 @@ final class ModulePlanner {
 
   private func makePlan(path: String, isMainExecutable: Bool, isInterpreter: Bool) -> ModulePlan {
     if isInterpreter { return loaderPlan(path: path) }
-    if !isMainExecutable && selection.excludes(path) {
-      excludedModules.insert(path)
+    let named = guestPaths[path] ?? path
+    if !isMainExecutable && selection.excludes(named) {
+      excludedModules.insert(named)
       return .empty
     }
-    if !isMainExecutable && !includeSystemLibraries && !selection.includes(path)
-      && TraceModule.isSystemLibrary(path: path)
+    if !isMainExecutable && !includeSystemLibraries && !selection.includes(named)
+      && TraceModule.isSystemLibrary(path: named)
     {
-      skippedSystemLibraries.insert(path)
+      skippedSystemLibraries.insert(named)
       guard Self.isCLibrary(path) else { return .empty }
       return ModulePlan(signalHook: DynamicSymbol.address(of: Self.sigactionName, inFileAt: path) ?? 0)
     }

@@ -22,6 +22,10 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
   /// The program is built for another machine than this one (an arm64 build on an x86-64
   /// host): it can be recorded only under an emulator, through its instrumented build.
   case otherMachine(program: String, machine: String, host: String)
+  /// `--emulator` with a recording only ptrace could make (`--recorder tracer`, or a
+  /// program nothing can be preloaded into: `reason` says why); ptrace sees the emulator,
+  /// not the program it emulates.
+  case tracerUnderEmulator(reason: String?)
 
   public var errorDescription: String? {
     switch self {
@@ -39,7 +43,10 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
       return "\(reason); record it with --recorder tracer"
     case .otherMachine(let program, let machine, let host):
       return
-        "\(program) is an \(machine) program and this machine is \(host): record its instrumented build under qemu-user (orderfile record --instrumented -o launch.trace -- qemu-aarch64-static -L /usr/aarch64-linux-gnu \(program)) or on the device (see 'orderfile flags --instrument --target')"
+        "\(program) is an \(machine) program and this machine is \(host): record it under an emulator (orderfile record --emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu' -o launch.trace -- \(program)) or on the device (see 'orderfile flags --instrument --target')"
+    case .tracerUnderEmulator(let reason):
+      return (reason.map { $0 + ", and " } ?? "")
+        + "--recorder tracer cannot record under --emulator: ptrace sees qemu-user, not the program it emulates; leave out --recorder to record in-process, or record an instrumented build"
     case .noRebuildOptionsForInstrumented(let program, let options):
       return
         "\(program) is an instrumented build, which record records with its runtime, but \(options.joined(separator: " and ")) \(options.count == 1 ? "is" : "are") for recording without a rebuild: add --no-rebuild to record it that way, or leave \(options.count == 1 ? "it" : "them") out and end the window with orderfile_startup_complete() (or --time-limit)"
@@ -57,7 +64,7 @@ public enum RecordingError: LocalizedError, ExitStatusProviding, Equatable, Send
     switch self {
     case .noTrace, .runtimeNotLoaded, .otherMachine: return .dataError
     case .scratch, .outputNotWritable: return .ioError
-    case .noRebuildOptionsForInstrumented, .inProcessImpossible: return .usage
+    case .noRebuildOptionsForInstrumented, .inProcessImpossible, .tracerUnderEmulator: return .usage
     }
   }
 }

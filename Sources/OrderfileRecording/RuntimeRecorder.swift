@@ -20,6 +20,8 @@ public struct RuntimeRecorder: Recorder {
   /// SIGTERM, SIGHUP or SIGINT to this process while the program runs are passed on to it
   /// and the traces so far kept (`TerminationSignals`); for a command-line tool.
   public var passesTerminationSignals = false
+  /// Runs the program under this emulator (`record --emulator`): a program of another machine.
+  public var emulator: Emulator?
 
   public init(output: String, timeLimitMilliseconds: Int? = nil, capacity: Int? = nil) {
     self.output = output
@@ -29,7 +31,7 @@ public struct RuntimeRecorder: Recorder {
 
   public func record(program: String, arguments: [String]) throws -> Recording {
     try TraceDestination.check(output)
-    try RecordingError.checkMachine(of: ProcessRunner.resolve(program), program: program)
+    if emulator == nil { try RecordingError.checkMachine(of: ProcessRunner.resolve(program), program: program) }
     Self.removeStaleScratch(in: PathName.directory(of: output))
     let scratch = PathName.directory(of: output) + "/.orderfile-record-\(getpid())"
     do {
@@ -48,9 +50,19 @@ public struct RuntimeRecorder: Recorder {
     let executable = ProcessRunner.resolve(program)
     let forwarding = passesTerminationSignals ? TerminationSignals.forward() : nil
     defer { forwarding?.stop() }
-    let (pid, status) = try Self.spawnAndWait(
-      executable, arguments: arguments, environment: environment, program: program,
-      started: { forwarding?.target($0) })
+    let started: (pid_t) -> Void = { forwarding?.target($0) }
+    let (pid, status): (pid_t, Int32)
+    if let emulator {
+      // qemu-user emulates the program in its own process: the runtime names the trace
+      // after the emulator's pid, as it would after the program's on the device.
+      let (words, variables) = emulator.invocation(program: executable, arguments: arguments, environment: environment)
+      (pid, status) = try Self.spawnAndWait(
+        ProcessRunner.resolve(emulator.command[0]), arguments: words, environment: variables,
+        program: emulator.command[0], started: started)
+    } else {
+      (pid, status) = try Self.spawnAndWait(
+        executable, arguments: arguments, environment: environment, program: program, started: started)
+    }
 
     let own = scratch + "/trace.\(pid)"
     guard FileManager.default.fileExists(atPath: own) else {
@@ -124,11 +136,7 @@ public struct RuntimeRecorder: Recorder {
     guard let listed = try? ProcessRunner.run(ProcessRunner.resolve("ldd"), [path]), listed.succeeded else {
       return nil
     }
-    // "\tlibx.so => /path/libx.so (0x…)"; the loader and vdso lines have no "=> /".
-    return listed.standardOutput.split(separator: "\n").compactMap { line -> String? in
-      guard let arrow = line.range(of: "=> /") else { return nil }
-      return line[line.index(before: arrow.upperBound)...].split(separator: " ").first.map(String.init)
-    }
+    return Emulator.ldd(listing: listed.standardOutput)
   }
 
   private func moveIntoPlace(_ source: String, _ destination: String) throws {

@@ -22,6 +22,16 @@ struct RecordCommand: ParsableCommand {
       the recording hooks): the program is built with the flags from
       'orderfile flags --instrument' and the runtime records it.
 
+      A program built for another machine (an arm64 build on an x86-64 host)
+      runs under the emulator given with --emulator, and is recorded from
+      inside: without a rebuild by the in-process recorder built for its
+      machine (lib/<triple>/libOrderfileInProcess.so beside the tool's
+      libraries, where 'Scripts/install --target <triple>' puts it), or by
+      the runtime an instrumented build links. Its libraries are planned as
+      the emulated loader finds them (qemu's -L sysroot or QEMU_LD_PREFIX,
+      the program's run paths). The tracer cannot record there: ptrace sees
+      the emulator, not the program.
+
       The mode is chosen from the program named after '--'. When that is a
       wrapper (a shell that execs the program), say which mode you want.
 
@@ -37,6 +47,8 @@ struct RecordCommand: ParsableCommand {
         orderfile record -o launch.trace -- ./app --open example.doc
         orderfile record -o launch.trace --until 'App::firstFrameDrawn' -- ./app
         orderfile record -o launch.trace --time-limit 2000 -- ./server --port 8080
+        orderfile record -o launch.trace \\
+          --emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu' -- ./app-arm64
         for i in 1 2 3; do orderfile record -q -o run$i.trace -- ./app; done
       """
   )
@@ -92,6 +104,12 @@ struct RecordCommand: ParsableCommand {
       valueName: "auto|in-process|tracer"))
   var recorderMethod: NoRebuildMethod = .automatic
 
+  @Option(
+    help: ArgumentHelp(
+      "Run the program under this emulator, for a program of another machine (e.g. 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'); recorded in-process or with an instrumented build's runtime.",
+      valueName: "command"))
+  var emulator: String?
+
   @Flag(name: .shortAndLong, help: "Print only warnings and errors, not the summary of what was recorded.")
   var quiet = false
 
@@ -116,6 +134,10 @@ struct RecordCommand: ParsableCommand {
     if noRebuild && capacity != nil {
       throw ValidationError("--capacity is for --instrumented: without a rebuild every function is recorded")
     }
+    if let emulator, RecordRequest.emulatorWords(emulator) == nil {
+      throw ValidationError(
+        "--emulator needs a command, e.g. --emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'")
+    }
     if until.contains(where: \.isEmpty) { throw ValidationError("--until needs a function name") }
     if includeModules.contains(where: \.isEmpty) || excludeModules.contains(where: \.isEmpty) {
       throw ValidationError("--include-module and --exclude-module need a file name or a path")
@@ -129,7 +151,7 @@ struct RecordCommand: ParsableCommand {
         mode: noRebuild ? .noRebuild : instrumented ? .instrumented : nil, timeLimitMilliseconds: timeLimit,
         capacity: capacity, until: until, includeSystemLibraries: systemLibraries, includeModules: includeModules,
         excludeModules: excludeModules,
-        recorderMethod: recorderMethod, quiet: quiet
+        recorderMethod: recorderMethod, quiet: quiet, emulator: emulator.flatMap(RecordRequest.emulatorWords)
       ).run()
     }
   }

@@ -38,6 +38,16 @@ struct CrossFlagsCLITests {
     #expect(printed.emulator == ["qemu-aarch64-static", "-L", "/usr/aarch64-linux-gnu"])
   }
 
+  @Test("the arm64 release build, recorded as it is: the in-process line under qemu-user")
+  func recordable() throws {
+    let result = try orderfile(["flags", "--target", "aarch64-linux-gnu"])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(
+      result.standardOutput.contains(
+        "orderfile record --emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu' -o launch.trace -- ./app"),
+      "\(result.standardOutput)")
+  }
+
   @Test("the runtime built for this machine is refused for an arm64 build, and an unknown triple is a usage error")
   func refused() throws {
     let runtime = try RuntimeBuilder.libraryDirectory()
@@ -69,7 +79,36 @@ struct OtherMachineCLITests {
       #expect(result.status == 65, "\(mode): \(result.standardError)")
       #expect(
         result.standardError.contains("is an arm64 program and this machine is x86-64"), "\(result.standardError)")
-      #expect(result.standardError.contains("qemu-aarch64-static -L /usr/aarch64-linux-gnu"))
+      #expect(result.standardError.contains("--emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'"))
     }
+  }
+
+  @Test("--recorder tracer under --emulator is refused in one line: ptrace cannot see through qemu-user")
+  func tracerUnderEmulator() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let program = directory.file("app")
+    try Arm64.writeHeaderOnlyELF(to: program)
+    let result = try orderfile([
+      "record", "--recorder", "tracer", "--emulator", "qemu-aarch64-static -L /usr/aarch64-linux-gnu", "-o",
+      directory.file("launch.trace"), "--", program,
+    ])
+    #expect(result.status == 64, "\(result.standardError)")
+    let lines = result.standardError.split(separator: "\n").filter { !$0.isEmpty }
+    #expect(lines.count == 1 && lines[0].contains("ptrace sees qemu-user"), "\(result.standardError)")
+    #expect(!FileManager.default.fileExists(atPath: directory.file("launch.trace")))
+    // No in-process recorder built for arm64 where the tool looks (the build folder holds the
+    // host's): one line naming what to install, exit 69, before anything runs.
+    let missing = try orderfile(
+      [
+        "record", "--no-rebuild", "--emulator", "qemu-aarch64-static -L /usr/aarch64-linux-gnu", "-o",
+        directory.file("launch.trace"), "--", program,
+      ], environment: ["ORDERFILE_RUNTIME_DIR": directory.path])
+    #expect(missing.status == 69, "\(missing.standardError)")
+    #expect(
+      missing.standardError.contains("no libOrderfileInProcess.so built for arm64")
+        && missing.standardError.contains("Scripts/install --target aarch64-linux-gnu"), "\(missing.standardError)")
+    let empty = try orderfile(["record", "--emulator", " ", "-o", directory.file("launch.trace"), "--", program])
+    #expect(empty.status == 64 && empty.standardError.contains("--emulator needs a command"), "\(empty.standardError)")
   }
 }

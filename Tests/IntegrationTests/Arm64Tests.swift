@@ -3,12 +3,15 @@ import OrderfileSupport
 import Testing
 import _OrderfileTestSupport
 
-/// The launch order of the integration fixture (Tests/Fixtures/integration), as on x86-64.
-private let launchOrder = [
+/// The launch order of the integration fixture (Tests/Fixtures/integration), as on x86-64:
+/// recorded instrumented here, in-process in Arm64InProcessTests.
+let arm64LaunchOrder = [
   "main", "launch", "config_load", "parse_line", "config_validate", "store_open", "store_index", "checksum",
   "ui_layout", "ui_first_frame",
 ]
-private let libraryOrder = ["plugin_register", "plugin_activate", "plugin_hash"]
+let arm64LibraryOrder = ["plugin_register", "plugin_activate", "plugin_hash"]
+private let launchOrder = arm64LaunchOrder
+private let libraryOrder = arm64LibraryOrder
 
 /// A program cross-built for arm64 twice: instrumented and linked with the cross-built runtime,
 /// recorded under qemu-user (ptrace does not work there: the runtime records), and built again

@@ -55,13 +55,32 @@ struct InstallTests {
     let directory = tree.root + "/lib/" + Arm64.triple
     for file in [
       "libOrderfileRuntime.so", "libOrderfileRuntime.a", "libOrderfileRuntimeEmbedded.a", "libOrderfilePageProbe.so",
+      "libOrderfileInProcess.so",
     ] {
       #expect(FileManager.default.fileExists(atPath: directory + "/" + file), "missing \(file)")
     }
-    let header = try runChecked("/usr/bin/readelf", ["-h", directory + "/libOrderfileRuntime.so"]).standardOutput
-    #expect(header.contains("AArch64"), "\(header)")
+    // The in-process recorder too, which `record --emulator` preloads into an arm64 program.
+    for library in ["libOrderfileRuntime.so", "libOrderfileInProcess.so"] {
+      let header = try runChecked("/usr/bin/readelf", ["-h", directory + "/" + library]).standardOutput
+      #expect(header.contains("AArch64"), "\(library): \(header)")
+    }
     let flags = try tree.run("orderfile flags --instrument --target \(Arm64.triple) --ldflags")
     #expect(flags.contains("-L\(directory)"), "\(flags)")
+    // record --emulator finds the arm64 in-process recorder there, with nothing set.
+    let work = try TemporaryDirectory("orderfile-install-emulator")
+    defer { work.remove() }
+    let (clang, cross) = Arm64.compiler("clang")
+    try runChecked(
+      clang, cross + ["-O2", "-g", PackagePaths.fixtures + "/breakpoints/sequence.c", "-o", work.file("sequence")])
+    _ = try tree.run(
+      "orderfile record -q --emulator '\(Arm64.qemu) -L \(Arm64.sysroot)' -o launch.trace -- ./sequence 2 > out 2> err; echo $? > status",
+      in: work.path)
+    let recorded = try FileReading.text(atPath: work.file("err"))
+    #expect(try FileReading.text(atPath: work.file("status")) == "2\n", "\(recorded)")
+    let generated = try tree.run("orderfile generate launch.trace -o sequence.order 2>&1", in: work.path)
+    #expect(
+      try FileReading.text(atPath: work.file("sequence.order")).contains("step_a\nstep_b\nstep_c\nstep_d\nstep_e"),
+      "\(generated)")
   }
 
   @Test("the installed tool prints flags naming the installed runtime, not the checkout")

@@ -155,19 +155,9 @@ struct LaunchCodeWithoutSymbolTests {
   func splitMachineFunctions() throws {
     let work = try TemporaryDirectory("orderfile-cold-parts-clang")
     defer { work.remove() }
-    // The profile comes from a run that skips the unlikely branches (TRAIN set), so the
-    // splitter moves them to cold parts; the launch takes them.
-    let source = PackagePaths.fixtures + "/coldparts/launch.c"
-    let profiled = work.file("profiled")
-    try runChecked(
-      Toolchain.clang, ["-O2", "-fprofile-generate=" + work.file("raw"), source, "-o", profiled],
-      environment: Toolchain.environment)
-    try runChecked(profiled, [], environment: ["TRAIN": "1"])
-    let raw = try FileManager.default.contentsOfDirectory(atPath: work.file("raw")).map { work.file("raw/" + $0) }
-    try runChecked(Toolchain.llvmBin + "/llvm-profdata", ["merge", "-o", work.file("launch.profdata")] + raw)
     try coldParts(
       compiler: Toolchain.clang,
-      flags: ["-O2", "-fprofile-use=" + work.file("launch.profdata"), "-fsplit-machine-functions"], work: work)
+      flags: ["-O2", "-fprofile-use=" + (try coldPartsProfile(in: work)), "-fsplit-machine-functions"], work: work)
   }
 
   /// Builds the cold-parts program, records it, and checks that its 16 cold parts that ran are

@@ -101,6 +101,50 @@ struct CrossTargetTests {
     #expect(host.link.contains("-L" + prefix.file("lib")), "\(host.link)")
   }
 
+  @Test("record --emulator's library: the one built for the program's machine, in lib/<triple> before the host's")
+  func libraryForMachine() throws {
+    let prefix = try TemporaryDirectory("orderfile-library-machine")
+    defer { prefix.remove() }
+    let tool = prefix.file("bin/orderfile")
+    try FileManager.default.createDirectory(
+      atPath: prefix.file("lib/aarch64-linux-gnu"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: prefix.file("bin"), withIntermediateDirectories: true)
+    // The host's library beside the tool is never taken for an arm64 program.
+    try FileManager.default.copyItem(
+      atPath: try RuntimeBuilder.libraryDirectory() + "/libOrderfileRuntime.so",
+      toPath: prefix.file("lib/libOrderfileInProcess.so"))
+    let searched = [
+      prefix.file("lib/aarch64-linux-gnu/libOrderfileInProcess.so"), prefix.file("bin/libOrderfileInProcess.so"),
+      prefix.file("lib/libOrderfileInProcess.so"),
+    ]
+    #expect(
+      throws: BuildError.noLibraryForMachine(
+        library: "libOrderfileInProcess.so", machine: "arm64", triple: "aarch64-linux-gnu", searched: searched)
+    ) {
+      try RuntimeLocation.library(
+        named: "libOrderfileInProcess.so", for: .aarch64, executablePath: tool, environment: [:])
+    }
+    #expect(
+      (BuildError.noLibraryForMachine(library: "", machine: "", triple: "", searched: [])).exitStatus.rawValue == 69)
+    try Arm64.writeHeaderOnlyELF(to: searched[0])
+    #expect(
+      try RuntimeLocation.library(
+        named: "libOrderfileInProcess.so", for: .aarch64, executablePath: tool, environment: [:])
+        == searched[0])
+    #expect(
+      try RuntimeLocation.library(
+        named: "libOrderfileInProcess.so", for: .x86_64, executablePath: tool, environment: [:])
+        == searched[2])
+    // ORDERFILE_RUNTIME_DIR first, when it holds one for the machine.
+    let elsewhere = try TemporaryDirectory("orderfile-library-machine-env")
+    defer { elsewhere.remove() }
+    try Arm64.writeHeaderOnlyELF(to: elsewhere.file("libOrderfileInProcess.so"))
+    #expect(
+      try RuntimeLocation.library(
+        named: "libOrderfileInProcess.so", for: .aarch64, executablePath: tool,
+        environment: ["ORDERFILE_RUNTIME_DIR": elsewhere.path]) == elsewhere.file("libOrderfileInProcess.so"))
+  }
+
   @Test("Swift has no cross build; Rust's names the target and its linker")
   func languages() throws {
     let target = try CrossTarget(triple: "aarch64-linux-gnu")

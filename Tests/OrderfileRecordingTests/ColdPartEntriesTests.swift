@@ -37,20 +37,14 @@ struct ColdPartEntriesTests {
   func arm64SplitFunctions() throws {
     let work = try TemporaryDirectory("orderfile-arm64-cold")
     defer { work.remove() }
-    // The profile comes from an x86-64 run that skips the unlikely branches (TRAIN set): the
-    // IR, and so the profile, is the same for both machines.
     let source = PackagePaths.fixtures + "/coldparts/launch.c"
-    try runChecked(
-      Toolchain.clang, ["-O2", "-fprofile-generate=" + work.file("raw"), source, "-o", work.file("profiled")])
-    try runChecked(work.file("profiled"), [], environment: ["TRAIN": "1"])
-    let raw = try FileManager.default.contentsOfDirectory(atPath: work.file("raw")).map { work.file("raw/" + $0) }
-    try runChecked(Toolchain.llvmBin + "/llvm-profdata", ["merge", "-o", work.file("launch.profdata")] + raw)
+    let profile = try coldPartsProfile(in: work)
     let (clang, cross) = Arm64.compiler("clang")
     let binary = work.file("split")
     try runChecked(
       clang,
       cross + [
-        "-O2", "-fprofile-use=" + work.file("launch.profdata"), "-fsplit-machine-functions", "-ffunction-sections",
+        "-O2", "-fprofile-use=" + profile, "-fsplit-machine-functions", "-ffunction-sections",
         source, "-o", binary,
       ])
 

@@ -53,3 +53,18 @@ public func buildBreakpointFixture(
   try runChecked(Toolchain.clang, ["-O2", "-g"] + flags + sources.map { fixtures + $0 } + ["-o", binary])
   return binary
 }
+
+/// The profile clang's `-fsplit-machine-functions` splits Tests/Fixtures/coldparts/launch.c
+/// with: from a run on this machine that skips the unlikely branches (TRAIN set), so they
+/// become cold parts, which the launch then takes. The IR, and so the profile, is the same
+/// for an arm64 build. Returns the merged `.profdata` in `work`.
+public func coldPartsProfile(in work: TemporaryDirectory) throws -> String {
+  let source = PackagePaths.fixtures + "/coldparts/launch.c"
+  try runChecked(
+    Toolchain.clang, ["-O2", "-fprofile-generate=" + work.file("raw"), source, "-o", work.file("profiled")],
+    environment: Toolchain.environment)
+  try runChecked(work.file("profiled"), [], environment: ["TRAIN": "1"])
+  let raw = try FileManager.default.contentsOfDirectory(atPath: work.file("raw")).map { work.file("raw/" + $0) }
+  try runChecked(Toolchain.llvmBin + "/llvm-profdata", ["merge", "-o", work.file("launch.profdata")] + raw)
+  return work.file("launch.profdata")
+}
