@@ -424,7 +424,8 @@ def render_markdown(res, report):
             f"{', '.join(c.only_tracer[:5]) or 'none'}." for c in res.costs]
     body = [f"{report.provenance()}", "",
             f"Medians of {res.costs[0].rounds if res.costs else 0} interleaved rounds; in parentheses the ratio to "
-            "the uninstrumented launch:", "",
+            "the uninstrumented launch (the launch under the in-process recorder: to its wall clock; to its "
+            "kernel-timed span):", "",
             md.table(["program", "uninstrumented: wall clock; kernel-timed, fork to exit",
                       "launch under the in-process recorder (goal ≤ 1.5× the kernel-timed launch)",
                       "whole `record`, in-process (goal ≤ launch + 100 ms)", "whole `record`, tracer",
