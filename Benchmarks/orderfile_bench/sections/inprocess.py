@@ -345,6 +345,11 @@ def _met(ok):
     return "met" if ok else "missed"
 
 
+def _tau(tau):
+    """Three decimals, more when that would round a miss up to 1.000."""
+    return f"{tau:.3f}" if tau == 1.0 or round(tau, 3) < 1.0 else f"{tau:.6f}"
+
+
 def _ms(value):
     return "–" if value is None else f"{value:.2f} ms"
 
@@ -396,7 +401,7 @@ def render_text(res):
                    f"{_met(c.launch_met())}); recorder's own time {c.recorder_ms.median:.2f} ms")
         out.append(f"  whole record in-process: launch + {c.command_extra_ms:.0f} ms "
                    f"(goal + {COMMAND_GOAL_MS:.0f} ms: {_met(c.command_extra_ms <= COMMAND_GOAL_MS)})")
-        out.append(f"  against the tracer: {c.shared} shared entries, Kendall tau {c.kendall_tau:.3f}; only in-process "
+        out.append(f"  against the tracer: {c.shared} shared entries, Kendall tau {_tau(c.kendall_tau)}; only in-process "
                    f"{len(c.only_in_process)} {c.only_in_process[:5]}, only tracer {len(c.only_tracer)} "
                    f"{c.only_tracer[:5]}: {_met(c.kendall_tau == 1.0 and not c.only_in_process and not c.only_tracer)}")
     out += _phase_text(res)
@@ -418,7 +423,7 @@ def render_markdown(res, report):
                      + _met(c.command_extra_ms <= COMMAND_GOAL_MS),
                      f"{c.wall['record tracer'].median * 1e3:.2f} ms ({c.wall['record tracer'].median / u:.2f}x)",
                      f"{c.wall['runtime'].median * 1e3:.2f} ms ({c.wall['runtime'].median / u:.2f}x)",
-                     f"{c.kendall_tau:.3f}; {len(c.only_in_process)} / {len(c.only_tracer)}, "
+                     f"{_tau(c.kendall_tau)}; {len(c.only_in_process)} / {len(c.only_tracer)}, "
                      + _met(c.kendall_tau == 1.0 and not c.only_in_process and not c.only_tracer)])
     only = [f"{c.program}: only in-process {', '.join(c.only_in_process[:5]) or 'none'}; only the tracer "
             f"{', '.join(c.only_tracer[:5]) or 'none'}." for c in res.costs]
