@@ -439,7 +439,7 @@ def render_markdown(res, report):
             "The launch under the in-process recorder runs from the spawn to the program's exit on the wall clock "
             "(the trace's program-clock end plus the recorder's own time, `recorder_ns`). Its goal is held against "
             "the same span of the uninstrumented launch, fork to exit as the kernel stamps them; the wall clock of "
-            "the uninstrumented launch, from this script's spawn to its wait, is longer by the script's own work. "
+            "the uninstrumented launch, from this script's spawn to its wait, also holds the script's own work. "
             "The whole commands are all on that wall clock.", ""] + only + [
             ""] + _phase_markdown(res) + [
             "", f"Arming {res.arming_entries:,} entries (a generated program, the library's `arming_ns`): "
