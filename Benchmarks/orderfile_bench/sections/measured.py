@@ -1,7 +1,7 @@
 """measured: what `orderfile estimate` says against what the shipped binary really touches,
 on real programs no other section builds.
 
-Programs:
+Programs (built by ownbuilds.py, which the inprocess section shares):
   ninja (Debian's ninja-build source, 28 C++ files), built by clang++ and by g++ with
   -O2 -ffunction-sections and linked by ld.lld; its launch is a dry run (`ninja -n`) over a
   generated manifest of 300 edges.
@@ -28,9 +28,10 @@ import statistics
 from dataclasses import dataclass
 
 from .. import markdown as md
-from ..common import ROOT, BenchError, note, verdict
+from ..common import note, verdict
 from ..model import json_name
-from ..process import interleave, parallel, run_checked, run_measured
+from ..ownbuilds import SWIFT_ARGS, SWIFT_COMMAND, SWIFT_TITLE, build_ninja, swift_package_build
+from ..process import interleave, run_checked, run_measured
 from ..section import Section
 from .coldlaunch import READ_AHEAD_KB, LoopDevice, cold_launch
 
@@ -38,12 +39,6 @@ PAGE_SIZES = [4096, 16384]
 GOAL = ("estimate within 3 pages or 3% of the pages the page probe measured, default and ordered "
         "layouts, at 4 and 16 KiB; ordered launch within 5 pages plus 10% of the lower bound; "
         "0 lld warnings on a fresh orderfile")
-NINJA_EDGES = 300
-SWIFT_PACKAGES = [
-    ("swift-argument-parser", "1.8.2", "ArgumentParser"),
-    ("swift-collections", "1.6.0", "Collections"),
-    ("swift-log", "1.16.2", "Logging"),
-]
 
 
 @dataclass
@@ -201,114 +196,28 @@ def _cold(ctx, loop, name, compiler, binaries, args):
 
 # ---- ninja -------------------------------------------------------------------------------
 
-def _ninja_sources(tree):
-    src = os.path.join(tree, "src")
-    skip = ("_test.cc", "_perftest.cc", "-win32.cc", "_bench.cc", ".in.cc")
-    return sorted(os.path.join(src, f) for f in os.listdir(src)
-                  if f.endswith(".cc") and not f.endswith(skip) and f not in ("browse.cc", "test.cc")
-                  and not f.startswith("msvc_helper"))
-
-
-def _ninja_manifest(directory):
-    """A project of NINJA_EDGES copy edges: what `ninja -n` parses, plans and prints."""
-    os.makedirs(os.path.join(directory, "src"), exist_ok=True)
-    lines = ["rule cc", "  command = cp $in $out", "  description = CC $out", ""]
-    for i in range(NINJA_EDGES):
-        with open(os.path.join(directory, "src", f"f{i}.c"), "w") as f:
-            f.write(f"int f{i};\n")
-        lines.append(f"build out/f{i}.o: cc src/f{i}.c")
-    lines += ["build all: phony " + " ".join(f"out/f{i}.o" for i in range(NINJA_EDGES)), "default all", ""]
-    with open(os.path.join(directory, "build.ninja"), "w") as f:
-        f.write("\n".join(lines))
-
-
 def _ninja(ctx, loop, compiler_name, compiler, lld_dir):
-    tree = ctx.sources["ninja"].tree
     work = os.path.join(ctx.scratch, "measured", f"ninja-{compiler_name}")
-    objects_dir = os.path.join(work, "obj")
-    os.makedirs(objects_dir, exist_ok=True)
-    env = ctx.env({"PATH": lld_dir + os.pathsep + ctx.environ.get("PATH", "")})
-    sources = _ninja_sources(tree)
-    objects = [os.path.join(objects_dir, os.path.basename(s)[:-3] + ".o") for s in sources]
-
-    def compile_one(source, obj):
-        return lambda: run_checked([compiler, "-O2", "-ffunction-sections", "-DNDEBUG", "-c", source, "-o", obj],
-                                   f"compiling {os.path.basename(source)} with {compiler_name}", env=env)
-    parallel([compile_one(s, o) for s, o in zip(sources, objects)], os.cpu_count() or 2)
-    link = [compiler, "-fuse-ld=lld", "-Wl,--build-id"]
+    build = build_ninja(ctx, work, compiler_name, compiler, lld_dir)
     default = os.path.join(work, "ninja")
-    run_checked(link + objects + ["-o", default], f"linking ninja ({compiler_name})", env=env)
-    project = os.path.join(work, "project")
-    _ninja_manifest(project)
-    args = ["-C", project, "-n"]
+    run_checked(build.link + build.objects + ["-o", default], f"linking ninja ({compiler_name})", env=build.env)
 
     def relink(order):
         ordered = os.path.join(work, "ninja-ordered")
-        os.makedirs(os.path.dirname(ordered), exist_ok=True)
-        _, _, out, err = run_measured(link + [f"-Wl,--symbol-ordering-file={order}"] + objects + ["-o", ordered],
-                                      f"relinking ninja ({compiler_name})", env=env)
+        _, _, out, err = run_measured(build.link + [f"-Wl,--symbol-ordering-file={order}"] + build.objects
+                                      + ["-o", ordered], f"relinking ninja ({compiler_name})", env=build.env)
         return ordered, out + err
-    return _measure_subject(ctx, loop, "ninja", compiler_name, f"ninja -C project -n ({NINJA_EDGES} edges)", default,
-                            args, [Relink("ordered", "lld", relink)], work)
+    return _measure_subject(ctx, loop, "ninja", compiler_name, build.command, default, build.args,
+                            [Relink("ordered", "lld", relink)], work)
 
 
 # ---- a Swift package ---------------------------------------------------------------------
 
-SWIFT_MAIN = """import ArgumentParser
-import Collections
-import Logging
-
-struct Greet: ParsableCommand {
-  static let configuration = CommandConfiguration(abstract: "Greets people, counting their letters.")
-  @Option(help: "How many times.") var count = 1
-  @Flag(help: "Shout.") var loud = false
-  @Argument(help: "Names.") var names: [String] = []
-
-  func run() throws {
-    var logger = Logger(label: "greet")
-    logger.logLevel = .warning
-    var seen = OrderedDictionary<Character, Int>()
-    var queue = Deque<String>(names)
-    while let name = queue.popFirst() {
-      for letter in name { seen[letter, default: 0] += 1 }
-      for _ in 0..<count { print(loud ? "HELLO, \\(name.uppercased())!" : "Hello, \\(name).") }
-    }
-    logger.info("done")
-    print(seen.map { "\\($0.key)=\\($0.value)" }.joined(separator: " "))
-  }
-}
-Greet.main()
-"""
-
-
-def _swift_package(directory):
-    os.makedirs(os.path.join(directory, "Sources", "Greet"), exist_ok=True)
-    deps = ",\n".join(f'    .package(url: "https://github.com/apple/{name}", from: "{version}")'
-                      for name, version, _ in SWIFT_PACKAGES)
-    products = ", ".join(f'.product(name: "{product}", package: "{name}")' for name, _, product in SWIFT_PACKAGES)
-    with open(os.path.join(directory, "Package.swift"), "w") as f:
-        f.write("// swift-tools-version:6.0\nimport PackageDescription\n\nlet package = Package(\n"
-                f'  name: "greet",\n  dependencies: [\n{deps}\n  ],\n'
-                f'  targets: [.executableTarget(name: "Greet", dependencies: [{products}])]\n)\n')
-    with open(os.path.join(directory, "Sources", "Greet", "main.swift"), "w") as f:
-        f.write(SWIFT_MAIN)
-
-
 def _swift(ctx, loop):
-    swift = shutil.which("swift", path=ctx.environ.get("PATH")) or "/opt/swift/usr/bin/swift"
-    if not os.path.exists(swift):
-        raise BenchError("swift is not installed")
     work = os.path.join(ctx.scratch, "measured", "swift")
     os.makedirs(work, exist_ok=True)
-    # Under out/ (never committed), so that a second run rebuilds only the tool, not its dependencies.
-    package = os.path.join(ROOT, "out", "bench-measured-swift", "greet")
-    _swift_package(package)
-    env = ctx.env({"PATH": os.path.dirname(swift) + os.pathsep + ctx.environ.get("PATH", "")})
-    build = [swift, "build", "-c", "release", "--package-path", package, "-Xswiftc", "-Xfrontend", "-Xswiftc",
-             "-function-sections", "-Xswiftc", "-use-ld=lld", "-Xlinker", "--build-id"]
-    bindir = run_checked(build + ["--show-bin-path"], "locating the Swift package's binary", env=env).strip()
+    _, build, env, built = swift_package_build(ctx)
     # The link map names the code without a symbol, which only an lld-script orderfile can place.
-    built = os.path.join(bindir, "Greet")
     build += ["-Xlinker", f"-Map={built}.map"]
 
     def take(target):
@@ -318,7 +227,6 @@ def _swift(ctx, loop):
         return target
     run_checked(build, "building the Swift package", env=env, timeout=1800)
     default = take(os.path.join(work, "Greet"))
-    args = ["--count", "2", "--loud", "ada", "grace", "linus"]
 
     def relinker(flag, target):
         def relink(order):
@@ -328,8 +236,7 @@ def _swift(ctx, loop):
         return relink
     relinks = [Relink("ordered", "lld", relinker("--symbol-ordering-file", "Greet-ordered")),
                Relink("ordered (lld-script)", "lld-script", relinker("--script", "Greet-ordered-script"))]
-    return _measure_subject(ctx, loop, "Swift CLI (argument-parser, collections, log)", "swiftc -O",
-                            "Greet --count 2 --loud ada grace linus", default, args, relinks, work)
+    return _measure_subject(ctx, loop, SWIFT_TITLE, "swiftc -O", SWIFT_COMMAND, default, SWIFT_ARGS, relinks, work)
 
 
 def _loop_skip_reason(environ):

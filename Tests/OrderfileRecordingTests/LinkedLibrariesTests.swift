@@ -1,0 +1,48 @@
+import Foundation
+import OrderfileSupport
+import Testing
+import _OrderfileTestSupport
+
+@testable import OrderfileRecording
+
+/// What `ldd` lists for `path`: the libraries it resolves to a file ("libx.so => /path (0x…)").
+private func lddLibraries(_ path: String) throws -> [String] {
+  let listed = try runChecked("/usr/bin/ldd", [path])
+  return listed.standardOutput.split(separator: "\n").compactMap { line in
+    guard let arrow = line.range(of: "=> /") else { return nil }
+    return line[line.index(before: arrow.upperBound)...].split(separator: " ").first.map(String.init)
+  }
+}
+
+@Suite(
+  "The libraries a recording plans: the program's own loader asked, as ldd asks it",
+  .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ldd"), "needs ldd to compare with"))
+struct LinkedLibrariesTests {
+  @Test("a program with a library of its own: the same libraries, in the same order, as ldd lists")
+  func sameAsLdd() throws {
+    let work = try TemporaryDirectory("orderfile-linked-libraries")
+    let program = try PreMainProgram.build(in: work, instrumented: false)
+    let expected = try lddLibraries(program)
+    #expect(expected.contains(work.file("libpremain.so")), "\(expected)")
+    #expect(RuntimeRecorder.linkedLibraries(program) == expected)
+  }
+
+  @Test("the loader named in PT_INTERP; none for a static program; unknown for a file that is not ELF")
+  func interpreter() throws {
+    let work = try TemporaryDirectory("orderfile-interpreter")
+    let dynamic = try buildBreakpointFixture(["sequence.c"], in: work, output: "dynamic")
+    // "      [Requesting program interpreter: /lib64/ld-linux-x86-64.so.2]"
+    let line = try #require(
+      try runChecked("/usr/bin/readelf", ["-lW", dynamic]).standardOutput.split(separator: "\n")
+        .first { $0.contains("Requesting program interpreter: ") })
+    let loader = String(line.split(separator: " ").last?.dropLast() ?? "")
+    #expect(loader.hasPrefix("/"), "\(line)")
+    #expect(ProgramInterpreter(dynamic) == .loader(loader))
+    let statically = try buildBreakpointFixture(["sequence.c"], in: work, flags: ["-static"], output: "static")
+    #expect(ProgramInterpreter(statically) == .none)
+    let text = work.file("script")
+    try "#!/bin/sh\n".write(toFile: text, atomically: true, encoding: .utf8)
+    #expect(ProgramInterpreter(text) == .unknown)
+    #expect(ProgramInterpreter(work.file("missing")) == .unknown)
+  }
+}
