@@ -20,7 +20,7 @@ public struct CrossTarget: Sendable, Equatable, Codable {
     var qemuName: String { self == .aarch64 ? "aarch64" : "x86_64" }
 
     /// The name people read: "arm64", "x86-64".
-    var displayName: String { self == .aarch64 ? "arm64" : "x86-64" }
+    var displayName: String { elfMachine.displayName }
 
     /// The architecture of ELF's `machine`.
     public init?(machine: ELFMachine) {
