@@ -12,11 +12,6 @@ private func build(_ sources: [String], in work: TemporaryDirectory, flags: [Str
   try buildBreakpointFixture(sources, in: work, flags: flags, output: output)
 }
 
-/// The names of a trace's first calls in one module, in first-call order.
-private func names(in trace: Trace, module suffix: String, phase: Phase? = nil) throws -> [String] {
-  try calls(in: trace, module: suffix).filter { phase == nil || $0.call.phase == phase }.map(\.name)
-}
-
 /// Records `binary` with its standard output sent to `programOutput`: the shell that redirects
 /// it execs the program, so the program's image is the trace's final one.
 private func record(
@@ -29,15 +24,6 @@ private func record(
     arguments: ["-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", programOutput, binary] + arguments
   ) { warnings.add($0) }
   return (summary, warnings.lines)
-}
-
-/// The module's first calls with their names, in first-call order.
-private func calls(in trace: Trace, module suffix: String) throws -> [(name: String, call: FirstCall)] {
-  guard let module = trace.modules.first(where: { $0.path.hasSuffix(suffix) }) else { return [] }
-  let symbolizer = try ELFSymbolizer(path: module.path)
-  return trace.records.filter { $0.module == module.index }.map {
-    (symbolizer.function(containing: $0.address)?.name ?? "?", $0)
-  }
 }
 
 private final class WarningLog: @unchecked Sendable {

@@ -30,19 +30,6 @@ private func recordInProcess(
   return (recording, recording.execTraces.last ?? recording.tracePath)
 }
 
-/// The module's first calls with their names, in first-call order.
-private func calls(in trace: Trace, module suffix: String) throws -> [(name: String, call: FirstCall)] {
-  guard let module = trace.modules.first(where: { $0.path.hasSuffix(suffix) }) else { return [] }
-  let symbolizer = try ELFSymbolizer(path: module.path)
-  return trace.records.filter { $0.module == module.index }.map {
-    (symbolizer.function(containing: $0.address)?.name ?? "?", $0)
-  }
-}
-
-private func names(in trace: Trace, module suffix: String) throws -> [String] {
-  try calls(in: trace, module: suffix).map(\.name)
-}
-
 @Suite(
   "Recording the release binary in-process", .serialized,
   .enabled(
