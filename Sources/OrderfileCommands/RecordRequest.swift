@@ -135,7 +135,7 @@ public struct RecordRequest {
   /// Runs the program with `recorder`.
   func run(with recorder: any Recorder) throws -> CommandOutput {
     let recording = try recorder.record(program: program, arguments: arguments)
-    let trace = try TraceReader.read(path: recording.tracePath)
+    let trace = try recording.trace ?? TraceReader.read(path: recording.tracePath)
     var output = CommandOutput()
     if !quiet {
       let later = trace.records.count - trace.launchRecords.count

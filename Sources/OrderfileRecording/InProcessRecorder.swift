@@ -181,6 +181,7 @@ public struct InProcessRecorder: Recorder {
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings.lines)
     }
     recording.warnings = warnings.lines + recording.warnings
+    recording.trace = main
     // Planning is the tool's (symbols read, entries chosen), arming the library's inside the
     // program (the trace's arming_ns): together, what the tracer reports as its arming.
     let arming = main?.header.recorderTime.map {

@@ -57,6 +57,9 @@ public struct Recording: Sendable {
   /// The termination signal (SIGTERM, SIGHUP, SIGINT) that stopped the recording early and
   /// was passed on to the program, if one did.
   public var interruptedBy: Int32?
+  /// The trace at `tracePath` as written, when the recorder has read it already: a caller
+  /// need not read it again.
+  public var trace: Trace?
 
   public init(
     status: Int32, tracePath: String, childTraces: [String], execTraces: [String] = [], notes: [String] = [],
