@@ -21,7 +21,7 @@ public struct ReservedFile {
   /// Creates an empty temporary beside `destination` (which need not exist yet).
   public static func beside(_ destination: String) throws -> ReservedFile {
     let resolved = try StagedFile.resolvingLinks(destination)
-    let (writable, path) = try StagedFile.makeTemporary(for: resolved) { template in mkstemp(template) }
+    let (writable, path) = try StagedFile.makeTemporary(for: resolved, create: StagedFile.createFile)
     // The lock moves to a read-only descriptor that children do not inherit: a writable
     // one anywhere would make running the file fail with ETXTBSY.
     let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -20,7 +20,7 @@ struct StagedFile {
   /// Writes `bytes` to a new temporary beside `destination`, with the mode of the file it
   /// replaces (or `mode` for a new file), and flushes it.
   static func stage(_ bytes: [UInt8], for destination: String, mode: mode_t) throws -> StagedFile {
-    let (fd, temporary) = try makeTemporary(for: destination) { template in mkstemp(template) }
+    let (fd, temporary) = try makeTemporary(for: destination, create: createFile)
     let staged = StagedFile(destination: destination, temporary: temporary, descriptor: fd)
     do {
       var existing = stat()
@@ -51,7 +51,16 @@ struct StagedFile {
     close(descriptor)
   }
 
-  /// Creates a locked temporary (a file with `mkstemp`, a directory with `mkdtemp` and
+  /// `mkstemp`, with the descriptor close-on-exec: a program another thread starts meanwhile
+  /// must not inherit a writable descriptor of the file, or running the file (a script, a
+  /// relinked binary) fails with ETXTBSY until that program ends.
+  static func createFile(_ template: UnsafeMutablePointer<CChar>) -> Int32 {
+    let fd = mkstemp(template)
+    if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    return fd
+  }
+
+  /// Creates a locked temporary (a file with `createFile`, a directory with `mkdtemp` and
   /// `open`) named `.<name>.XXXXXX` beside `destination`; removes stale ones of that name
   /// first.
   static func makeTemporary(
