@@ -31,10 +31,20 @@ public struct MeasureRequest {
     return directory + "/" + PageProbe.libraryName
   }
 
-  /// Runs the program; `--until` names are looked up in `binary`, the module the estimate is about.
+  /// Runs the program; `--until` names are looked up in `binary`, the module the estimate is
+  /// about, or else in the program's executable: an app's launch may end in its library
+  /// (`--binary libapp.so --until app_ready`) or in the executable that loads it (`--until main`).
   func measure(binary: String, pageSizes: [UInt64]) throws -> (MeasuredLaunch, unmatchedUntil: [String]) {
-    let (addresses, unmatched) = try UntilFunction.entries(self.until, binary: binary)
-    let until = self.until.isEmpty ? nil : PageProbe.Until(module: binary, addresses: addresses)
+    var module = binary
+    var (addresses, unmatched) = try UntilFunction.entries(self.until, binary: binary)
+    let executable = ProcessRunner.resolve(command[0])
+    if !unmatched.isEmpty, !FileIdentity.same(executable, binary),
+      let (others, missing) = try? UntilFunction.entries(self.until, binary: executable),
+      missing.count < unmatched.count
+    {
+      (module, addresses, unmatched) = (executable, others, missing)
+    }
+    let until = self.until.isEmpty ? nil : PageProbe.Until(module: module, addresses: addresses)
     let probe = PageProbe(library: probeLibrary ?? Self.defaultProbeLibrary(), pageSizes: pageSizes)
     let launch = try probe.measure(
       program: command[0], arguments: Array(command.dropFirst()), until: until,

@@ -36,14 +36,19 @@ public struct RecordRequest {
   /// The emulator command that runs a program of another machine (`--emulator`, e.g.
   /// `qemu-aarch64-static -L /usr/aarch64-linux-gnu`), split into words; nil: run it here.
   public var emulator: [String]?
+  /// Leave the program running once its launch window has closed and wait for it to exit
+  /// by itself (`--wait-for-exit`); by default it is ended (`AfterLaunch.end`).
+  public var waitForExit = false
 
   public init(
     output: String, program: String, arguments: [String] = [], mode: RecordingMode? = nil,
     timeLimitMilliseconds: Int? = nil, capacity: Int? = nil, until: [String] = [],
     includeSystemLibraries: Bool = false, includeModules: [String] = [], excludeModules: [String] = [],
-    recorderMethod: NoRebuildMethod = .automatic, quiet: Bool = false, emulator: [String]? = nil
+    recorderMethod: NoRebuildMethod = .automatic, quiet: Bool = false, emulator: [String]? = nil,
+    waitForExit: Bool = false
   ) {
     self.emulator = emulator
+    self.waitForExit = waitForExit
     self.output = output
     self.program = program
     self.arguments = arguments
@@ -86,6 +91,7 @@ public struct RecordRequest {
     case .instrumented:
       var recorder = RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimitMilliseconds, capacity: capacity)
       recorder.emulator = emulator.map(Emulator.init(command:))
+      recorder.afterLaunch = afterLaunch
       return recorder
     case .noRebuild:
       var recorder = BreakpointRecorder(
@@ -95,6 +101,7 @@ public struct RecordRequest {
       // The user's ^C, SIGTERM and SIGHUP end the recording and reach the program.
       recorder.passesTerminationSignals = true
       recorder.method = recorderMethod
+      recorder.afterLaunch = afterLaunch
       if let emulator {
         recorder.emulator = Emulator(command: emulator)
         recorder.inProcessLibrary = try Self.inProcessLibrary(for: ProcessRunner.resolve(program))
@@ -104,6 +111,8 @@ public struct RecordRequest {
       return recorder
     }
   }
+
+  var afterLaunch: AfterLaunch { waitForExit ? .waitForExit : .end }
 
   /// The in-process recorder beside the runtime the running tool finds.
   public static func defaultInProcessLibrary() -> String {
@@ -153,6 +162,12 @@ public struct RecordRequest {
     if let signal = recording.interruptedBy {
       // Stopped by a signal: end as a process that signal ended, whatever the program's status.
       output.end(with: ExitStatus(rawValue: 128 + signal))
+    } else if recording.endedAfterLaunch {
+      if !quiet {
+        output.note(
+          "the launch window closed with \(program) still running: it was ended (SIGTERM, then SIGKILL after \(AfterLaunch.defaultGraceMilliseconds / 1000) s), as were the processes it started; --wait-for-exit leaves it running"
+        )
+      }
     } else if recording.status != 0 {
       output.warning("\(program) exited with status \(recording.status)")
       output.end(with: ExitStatus(rawValue: recording.status))

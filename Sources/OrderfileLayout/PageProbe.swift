@@ -91,7 +91,8 @@ public struct PageProbe {
   /// - Parameters:
   ///   - until: ends the count at the first call of one of these entries.
   ///   - timeLimitMilliseconds: pages first touched later than this after the start are not counted.
-  ///   After the count ends, a program still running is ended (SIGTERM, then SIGKILL after a second).
+  ///   After the count ends, a program still running is ended, with the processes it
+  ///   started (`AfterLaunch.end`: SIGTERM, then SIGKILL after the grace period).
   public func measure(
     program: String, arguments: [String], until: Until? = nil, timeLimitMilliseconds: Int? = nil,
     standardOutput: Int32 = 2
@@ -136,27 +137,13 @@ public struct PageProbe {
   }
 
   /// Waits for the child; once the count is over (the deadline passed, or the probe wrote
-  /// its end line), a program still running is ended, since its pages no longer count.
+  /// its end line), a program still running is ended with the processes it started, since
+  /// their pages no longer count.
   static func wait(for child: ChildProcess, deadline: UInt64?, output: String) -> (Int32, Bool) {
-    var status: Int32 = 0
-    var endedAt: UInt64?
-    while true {
-      let result = waitpid(child.pid, &status, WNOHANG)
-      if result == child.pid { break }
-      if result < 0 && errno != EINTR { return (127, endedAt != nil) }
-      let now = MonotonicClock.nanoseconds()
-      if endedAt == nil {
-        let over = (deadline.map { now > $0 } ?? false) || Self.countEnded(output)
-        if over {
-          kill(child.pid, SIGTERM)
-          endedAt = now
-        }
-      } else if let endedAt, now - endedAt > 1_000_000_000 {
-        kill(child.pid, SIGKILL)
-      }
-      usleep(2_000)
+    let exit = ProgramEnding.wait(for: child.pid, afterLaunch: .end) {
+      (deadline.map { MonotonicClock.nanoseconds() > $0 } ?? false) || Self.countEnded(output)
     }
-    return (ChildProcess.decode(waitStatus: status).status, endedAt != nil)
+    return (exit.status, exit.endedAfterLaunch)
   }
 
   private static func countEnded(_ output: String) -> Bool {

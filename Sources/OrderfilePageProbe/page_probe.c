@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -295,6 +296,14 @@ static int contains_probe(const struct dl_phdr_info *info) {
   return 0;
 }
 
+/* By file, not by spelling: the loader names a library by the link it opened (its SONAME,
+ * libX.so.0), the tool by whatever path the user gave (often the real file, libX.so.0.0.0). */
+static int same_file(const char *a, const char *b) {
+  struct stat first, second;
+  if (stat(a, &first) != 0 || stat(b, &second) != 0) return strcmp(a, b) == 0;
+  return first.st_dev == second.st_dev && first.st_ino == second.st_ino;
+}
+
 static int watch_module(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
   int *position = data;
@@ -330,7 +339,7 @@ static int watch_module(struct dl_phdr_info *info, size_t size, void *data) {
   if (segment_count == segments_before) return 0;
   module_count++;
   put_line("module", module, info->dlpi_addr, name);
-  if (until_path[0] && !stops_resolved && strcmp(until_path, name) == 0) {
+  if (until_path[0] && !stops_resolved && same_file(until_path, name)) {
     for (int i = 0; i < stop_count; i++) stops[i] += info->dlpi_addr;
     stops_resolved = 1;
   }

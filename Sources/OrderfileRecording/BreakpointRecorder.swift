@@ -76,6 +76,9 @@ public struct BreakpointRecorder: Recorder {
   /// Runs the program under this emulator, in-process (`inProcessLibrary` built for the
   /// program's machine): the tracer cannot see into an emulated program.
   public var emulator: Emulator?
+  /// What becomes of the program once its launch window has closed (`--until`,
+  /// `--time-limit`): by default it is ended, with every process it started.
+  public var afterLaunch: AfterLaunch = .end
 
   public init(
     output: String, timeLimitMilliseconds: Int? = nil, untilFunctions: [String] = [],
@@ -127,6 +130,7 @@ public struct BreakpointRecorder: Recorder {
         output: output, library: library, timeLimitMilliseconds: timeLimitMilliseconds, untilFunctions: untilFunctions,
         includeSystemLibraries: includeSystemLibraries, modules: modules)
       recorder.emulator = emulator
+      recorder.afterLaunch = afterLaunch
       return try recorder.record(program: program, arguments: arguments)
     }
     var recording = try recordWithTracer(program: program, arguments: arguments)
@@ -175,12 +179,23 @@ public struct BreakpointRecorder: Recorder {
     var environment = ProcessInfo.processInfo.environment
     // An instrumented build recorded this way must not also write a trace of its own.
     environment["ORDERFILE_DISABLE"] = "1"
+    let endsAtWindowClose: Int? =
+      if case .end(let grace) = afterLaunch, timeLimitMilliseconds != nil || !untilFunctions.isEmpty {
+        grace
+      } else {
+        nil
+      }
     let result = try session.run(
       path: path, arguments: [program] + arguments,
       environment: environment.map { "\($0.key)=\($0.value)" }.sorted(),
       timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 } ?? 0,
-      passTerminationSignals: passesTerminationSignals)
-    var recording = try write(session.collector.finished, program: program, status: Self.exitStatus(result.status))
+      passTerminationSignals: passesTerminationSignals, returnAtWindowClose: endsAtWindowClose != nil)
+    // Let go at its window's close, the program runs on without breakpoints: ended here.
+    let ended =
+      result.launch_over ? ProgramEnding.end(result.first_pid, graceMilliseconds: endsAtWindowClose ?? 0) : nil
+    var recording = try write(
+      session.collector.finished, program: program, status: ended?.status ?? Self.exitStatus(result.status))
+    recording.endedAfterLaunch = ended != nil
     if result.signal != 0 {
       recording.interruptedBy = result.signal
       recording.warnings.append(
@@ -325,7 +340,7 @@ private final class TracingSession {
 
   func run(
     path: String, arguments: [String], environment: [String], timeLimitNanoseconds: UInt64,
-    passTerminationSignals: Bool
+    passTerminationSignals: Bool, returnAtWindowClose: Bool
   ) throws -> oftr_result {
     let argv = CStringArray(arguments)
     let envp = CStringArray(environment)
@@ -370,7 +385,8 @@ private final class TracingSession {
     let status = path.withCString { pathPointer in
       var options = oftr_options(
         path: pathPointer, argv: UnsafePointer(argv.pointer), envp: UnsafePointer(envp.pointer),
-        time_limit_ns: timeLimitNanoseconds, pass_termination_signals: passTerminationSignals)
+        time_limit_ns: timeLimitNanoseconds, pass_termination_signals: passTerminationSignals,
+        return_at_window_close: returnAtWindowClose)
       return withUnsafePointer(to: &host) { hostPointer in
         oftr_record(&options, hostPointer, &result)
       }

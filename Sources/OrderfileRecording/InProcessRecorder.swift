@@ -122,6 +122,8 @@ public struct InProcessRecorder: Recorder {
   /// Runs the program under this emulator: its libraries are those the emulated loader
   /// resolves (the sysroot, the program's run paths), named as that loader names them.
   public var emulator: Emulator?
+  /// What becomes of the program once its launch window has closed.
+  public var afterLaunch: AfterLaunch = .end
 
   public static let libraryName = "libOrderfileInProcess.so"
 
@@ -163,6 +165,8 @@ public struct InProcessRecorder: Recorder {
       "ORDERFILE_TRAP_PLAN": planFile,
     ]
     runtime.passesTerminationSignals = true
+    runtime.afterLaunch = afterLaunch
+    runtime.windowCloseEndsLaunch = !untilFunctions.isEmpty
     var recording: Recording
     do {
       recording = try runtime.record(program: program, arguments: arguments)

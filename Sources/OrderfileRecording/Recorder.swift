@@ -57,6 +57,9 @@ public struct Recording: Sendable {
   /// The termination signal (SIGTERM, SIGHUP, SIGINT) that stopped the recording early and
   /// was passed on to the program, if one did.
   public var interruptedBy: Int32?
+  /// The tool ended the program once its launch window closed (`AfterLaunch.end`): its
+  /// status is the signal's, not a failure of its own.
+  public var endedAfterLaunch = false
   /// The trace at `tracePath` as written, when the recorder has read it already: a caller
   /// need not read it again.
   public var trace: Trace?

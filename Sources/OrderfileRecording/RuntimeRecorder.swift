@@ -22,6 +22,13 @@ public struct RuntimeRecorder: Recorder {
   public var passesTerminationSignals = false
   /// Runs the program under this emulator (`record --emulator`): a program of another machine.
   public var emulator: Emulator?
+  /// What becomes of the program once its launch window has closed: by default it is ended
+  /// (an app or a server never exits by itself).
+  public var afterLaunch: AfterLaunch = .end
+  /// The window's closing by the program itself ends its launch too (`--until`, which the
+  /// in-process recorder closes it for); without it only `timeLimitMilliseconds` does, and
+  /// an instrumented program that calls `orderfile_startup_complete()` runs on to its exit.
+  public var windowCloseEndsLaunch = false
 
   public init(output: String, timeLimitMilliseconds: Int? = nil, capacity: Int? = nil) {
     self.output = output
@@ -51,18 +58,23 @@ public struct RuntimeRecorder: Recorder {
     let forwarding = passesTerminationSignals ? TerminationSignals.forward() : nil
     defer { forwarding?.stop() }
     let started: (pid_t) -> Void = { forwarding?.target($0) }
-    let (pid, status): (pid_t, Int32)
+    let watch =
+      timeLimitMilliseconds != nil || windowCloseEndsLaunch
+      ? LaunchWatch(scratch: scratch, timeLimitMilliseconds: timeLimitMilliseconds) : nil
+    let (pid, exit): (pid_t, ProgramExit)
     if let emulator {
       // qemu-user emulates the program in its own process: the runtime names the trace
       // after the emulator's pid, as it would after the program's on the device.
       let (words, variables) = emulator.invocation(program: executable, arguments: arguments, environment: environment)
-      (pid, status) = try Self.spawnAndWait(
+      (pid, exit) = try Self.spawnAndWait(
         ProcessRunner.resolve(emulator.command[0]), arguments: words, environment: variables,
-        program: emulator.command[0], started: started)
+        program: emulator.command[0], afterLaunch: afterLaunch, watch: watch, started: started)
     } else {
-      (pid, status) = try Self.spawnAndWait(
-        executable, arguments: arguments, environment: environment, program: program, started: started)
+      (pid, exit) = try Self.spawnAndWait(
+        executable, arguments: arguments, environment: environment, program: program, afterLaunch: afterLaunch,
+        watch: watch, started: started)
     }
+    let status = exit.status
 
     let own = scratch + "/trace.\(pid)"
     guard FileManager.default.fileExists(atPath: own) else {
@@ -71,6 +83,11 @@ public struct RuntimeRecorder: Recorder {
         throw RecordingError.runtimeNotLoaded(program: program, status: status, instrumented: instrumented)
       }
       throw RecordingError.noTrace(program: program, status: status)
+    }
+    if exit.endedAfterLaunch, let timeLimitMilliseconds {
+      // Ended at its time limit while idle: no first call came after the deadline for the
+      // runtime to close the window with, so the trace says it here.
+      try LiveTraceWindow.closeAtTimeLimit(path: own, limit: UInt64(timeLimitMilliseconds) * 1_000_000)
     }
     try moveIntoPlace(own, output)
     var children: [String] = []
@@ -90,6 +107,7 @@ public struct RuntimeRecorder: Recorder {
     var recording = Recording(
       status: status, tracePath: output, childTraces: children,
       execTraces: images.sorted { ($0.number, $0.path) < ($1.number, $1.path) }.map(\.path))
+    recording.endedAfterLaunch = exit.endedAfterLaunch
     if let signal = forwarding?.received {
       recording.interruptedBy = signal
       // The runtime could not know why the program ended: the trace says the user stopped it.
@@ -103,19 +121,25 @@ public struct RuntimeRecorder: Recorder {
   }
 
   /// Starts the program with `environment` over this process's own, telling it the spawn
-  /// time (`ORDERFILE_SPAWN`, the clock read right before the spawn), and waits for it.
-  /// Returns its pid and its exit status (128 + the signal that killed it).
+  /// time (`ORDERFILE_SPAWN`, the clock read right before the spawn), and waits for it,
+  /// ending it once `watch` sees its launch over, as `afterLaunch` says.
+  /// Returns its pid and how it ended.
   static func spawnAndWait(
     _ executable: String, arguments: [String], environment: [String: String], program: String,
-    started: (pid_t) -> Void = { _ in }
-  ) throws -> (pid: pid_t, status: Int32) {
+    afterLaunch: AfterLaunch = .waitForExit, watch: LaunchWatch? = nil, started: (pid_t) -> Void = { _ in }
+  ) throws -> (pid: pid_t, exit: ProgramExit) {
     // The spawn time is the last variable, filled in just before the spawn.
     let entries = ChildProcess.environment(adding: environment).filter { !$0.hasPrefix("ORDERFILE_SPAWN=") }
+    var spawned: UInt64 = 0
     let child = try ChildProcess.spawn(
       executable, arguments: [program] + arguments, environment: entries, program: program,
-      lastVariable: { "ORDERFILE_SPAWN=\(getpid()):\(MonotonicClock.nanoseconds())" })
+      lastVariable: {
+        spawned = MonotonicClock.nanoseconds()
+        return "ORDERFILE_SPAWN=\(getpid()):\(spawned)"
+      })
     started(child.pid)
-    return (child.pid, child.wait().status)
+    let over = watch.map { watch in { watch.isOver(pid: child.pid, spawned: spawned) } }
+    return (child.pid, ProgramEnding.wait(for: child.pid, afterLaunch: afterLaunch, launchOver: over))
   }
 
   /// The program's binaries that call the recording hooks, when the runtime is not among
@@ -159,6 +183,23 @@ public struct RuntimeRecorder: Recorder {
     guard rename(source, destination) == 0 else {
       throw SupportError.writing("rename", path: destination)
     }
+  }
+}
+
+/// Tells, from the header of the program's own trace, whether its launch window is over.
+struct LaunchWatch {
+  /// Where the runtime writes `trace.<pid>`.
+  var scratch: String
+  var timeLimitMilliseconds: Int?
+
+  func isOver(pid: pid_t, spawned: UInt64) -> Bool {
+    let window = LiveTraceWindow.read(path: scratch + "/trace.\(pid)")
+    if window?.closed == true { return true }
+    guard let timeLimitMilliseconds else { return false }
+    let limit = UInt64(timeLimitMilliseconds) * 1_000_000
+    // Before the runtime has written its header, the spawn stands in for the start.
+    return (window ?? LiveTraceWindow(closed: false, processStart: spawned, recorderNanoseconds: 0))
+      .isPast(limit: limit, now: MonotonicClock.nanoseconds())
   }
 }
 

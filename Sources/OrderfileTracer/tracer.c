@@ -647,16 +647,19 @@ typedef struct signal_state {
   struct sigaction saved[OFTR_TERMINATION_COUNT], saved_tick;
   sigset_t saved_mask, working_mask;
   timer_t timer;
-  bool installed, timer_armed;
+  bool installed, timer_armed, termination;
 } signal_state;
 
-static void signals_install(signal_state *state) {
+/* `termination`: the termination handlers too; without, only the tick (a launch that ends
+ * at its time limit must be noticed while the program idles). */
+static void signals_install(signal_state *state, bool termination) {
   memset(state, 0, sizeof *state);
   termination_signal = 0;
   termination_count = 0;
+  state->termination = termination;
   sigset_t ours;
   sigemptyset(&ours);
-  for (size_t i = 0; i < OFTR_TERMINATION_COUNT; i++) sigaddset(&ours, termination_signals[i]);
+  for (size_t i = 0; termination && i < OFTR_TERMINATION_COUNT; i++) sigaddset(&ours, termination_signals[i]);
   sigaddset(&ours, SIGALRM);
   pthread_sigmask(SIG_BLOCK, &ours, &state->saved_mask);
   pthread_sigmask(SIG_SETMASK, NULL, &state->working_mask);
@@ -664,7 +667,8 @@ static void signals_install(signal_state *state) {
   memset(&action, 0, sizeof action);
   sigemptyset(&action.sa_mask);
   action.sa_handler = on_termination;
-  for (size_t i = 0; i < OFTR_TERMINATION_COUNT; i++) sigaction(termination_signals[i], &action, &state->saved[i]);
+  for (size_t i = 0; termination && i < OFTR_TERMINATION_COUNT; i++)
+    sigaction(termination_signals[i], &action, &state->saved[i]);
   action.sa_handler = on_tick;
   sigaction(SIGALRM, &action, &state->saved_tick);
   state->installed = true;
@@ -687,12 +691,13 @@ static void signals_restore(signal_state *state) {
    * host's own handling, restored below, does not end it before it writes the traces. */
   sigset_t ours;
   sigemptyset(&ours);
-  for (size_t i = 0; i < OFTR_TERMINATION_COUNT; i++) sigaddset(&ours, termination_signals[i]);
+  for (size_t i = 0; state->termination && i < OFTR_TERMINATION_COUNT; i++) sigaddset(&ours, termination_signals[i]);
   sigaddset(&ours, SIGALRM);
   struct timespec none = {0, 0};
   while (sigtimedwait(&ours, NULL, &none) > 0) {
   }
-  for (size_t i = 0; i < OFTR_TERMINATION_COUNT; i++) sigaction(termination_signals[i], &state->saved[i], NULL);
+  for (size_t i = 0; state->termination && i < OFTR_TERMINATION_COUNT; i++)
+    sigaction(termination_signals[i], &state->saved[i], NULL);
   sigaction(SIGALRM, &state->saved_tick, NULL);
   pthread_sigmask(SIG_SETMASK, &state->saved_mask, NULL);
 }
@@ -701,7 +706,7 @@ static void signals_restore(signal_state *state) {
 static pid_t wait_for(const signal_state *state, pid_t pid, int *status, int flags) {
   if (!state->installed) return waitpid(pid, status, flags);
   sigset_t waiting = state->working_mask;
-  for (size_t i = 0; i < OFTR_TERMINATION_COUNT; i++) sigdelset(&waiting, termination_signals[i]);
+  for (size_t i = 0; state->termination && i < OFTR_TERMINATION_COUNT; i++) sigdelset(&waiting, termination_signals[i]);
   sigdelset(&waiting, SIGALRM);
   pthread_sigmask(SIG_SETMASK, &waiting, NULL);
   pid_t got = waitpid(pid, status, flags);
@@ -729,6 +734,18 @@ static bool signal_pending(pid_t pid, int signal) {
   return pending;
 }
 
+/* Lets go of every process (detach_all); when breakpoints could not be removed, kills
+ * them all instead, and the message says so. Returns detach_all's answer. */
+static int let_go_or_kill(oftr_tracer *tracer) {
+  int detached = detach_all(tracer);
+  if (detached == OFTR_BREAKPOINTS_LEFT) {
+    kill_all(tracer);
+    size_t length = strlen(tracer->result->message);
+    snprintf(tracer->result->message + length, sizeof tracer->result->message - length, "; the program was killed");
+  }
+  return detached;
+}
+
 /*
  * The recorder was asked to stop: let go of everything, then end the first
  * process the way the signal meant, and wait for it as a shell would.
@@ -736,13 +753,7 @@ static bool signal_pending(pid_t pid, int signal) {
 static int stop_on_signal(oftr_tracer *tracer, const signal_state *signals) {
   int signal = termination_signal, seen = termination_count;
   tracer->let_go_as = OFTR_INTERRUPTED;
-  int detached = detach_all(tracer);
-  if (detached == OFTR_BREAKPOINTS_LEFT) {
-    kill_all(tracer);
-    size_t length = strlen(tracer->result->message);
-    snprintf(tracer->result->message + length, sizeof tracer->result->message - length, "; the program was killed");
-    return -1;
-  }
+  if (let_go_or_kill(tracer) == OFTR_BREAKPOINTS_LEFT) return -1;
   tracer->result->signal = signal;
   /* Sent to the whole process group (a terminal's ^C, timeout(1)), the signal may have
    * reached the program first and been passed on already: then it has ended, or it is on
@@ -765,6 +776,24 @@ static int stop_on_signal(oftr_tracer *tracer, const signal_state *signals) {
       kill(tracer->first, termination_signal);
     }
   }
+}
+
+/* ---- the launch's end ------------------------------------------------ */
+
+/* The first process's window has closed (return_at_window_close); its time limit is
+ * checked here too, since an idle program makes no stop to check it at. */
+static bool launch_over(oftr_tracer *tracer, uint64_t now) {
+  oftr_process *first = process_find(tracer, tracer->first);
+  return first && !in_window(tracer, first, now);
+}
+
+/* Lets go of every process, which runs on without breakpoints, for the caller to end. */
+static int let_go_at_window_close(oftr_tracer *tracer) {
+  int detached = let_go_or_kill(tracer);
+  if (detached == OFTR_BREAKPOINTS_LEFT) return -1;
+  tracer->result->launch_over = true;
+  tracer->result->first_pid = tracer->first;
+  return detached == OFTR_LET_GO ? 0 : -1;
 }
 
 /* ---- starting -------------------------------------------------------- */
@@ -901,7 +930,8 @@ int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result 
   memset(result, 0, sizeof *result);
   oftr_tracer tracer = {.options = options, .host = host, .result = result, .let_go_as = OFTR_DETACHED};
   signal_state signals = {0};
-  if (options->pass_termination_signals) signals_install(&signals);
+  if (options->pass_termination_signals || (options->return_at_window_close && options->time_limit_ns))
+    signals_install(&signals, options->pass_termination_signals);
   if (spawn(&tracer) != 0) {
     signals_restore(&signals);
     return -1;
@@ -912,6 +942,13 @@ int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result 
   while (!tracer.first_exited && status == 0) {
     if (termination_count > 0) {
       status = stop_on_signal(&tracer, &signals);
+      if (schedstat >= 0) close(schedstat);
+      free(tracer.threads);
+      signals_restore(&signals);
+      return status;
+    }
+    if (options->return_at_window_close && launch_over(&tracer, oftr_now())) {
+      status = let_go_at_window_close(&tracer);
       if (schedstat >= 0) close(schedstat);
       free(tracer.threads);
       signals_restore(&signals);

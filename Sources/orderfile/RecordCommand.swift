@@ -35,6 +35,13 @@ struct RecordCommand: ParsableCommand {
       The mode is chosen from the program named after '--'. When that is a
       wrapper (a shell that execs the program), say which mode you want.
 
+      The launch ends at the first call of an --until function, or --time-limit
+      milliseconds after the start. A program still running then (an app or a
+      server never exits by itself) is ended, with every process it started:
+      SIGTERM first, SIGKILL to what is left 2 s later; the command then exits
+      0. --wait-for-exit leaves it running and waits for it to exit by itself.
+      Without either, the launch ends when the program exits.
+
       The program runs with this terminal's stdin, stdout and stderr, and its
       exit status becomes this command's. Without a rebuild, SIGTERM, SIGHUP
       or SIGINT sent to this command end the recording, never the program by
@@ -110,6 +117,12 @@ struct RecordCommand: ParsableCommand {
       valueName: "command"))
   var emulator: String?
 
+  @Flag(
+    help:
+      "Leave the program running once the launch window has closed (--until, --time-limit) and wait for it to exit by itself; by default it is ended."
+  )
+  var waitForExit = false
+
   @Flag(name: .shortAndLong, help: "Print only warnings and errors, not the summary of what was recorded.")
   var quiet = false
 
@@ -151,7 +164,8 @@ struct RecordCommand: ParsableCommand {
         mode: noRebuild ? .noRebuild : instrumented ? .instrumented : nil, timeLimitMilliseconds: timeLimit,
         capacity: capacity, until: until, includeSystemLibraries: systemLibraries, includeModules: includeModules,
         excludeModules: excludeModules,
-        recorderMethod: recorderMethod, quiet: quiet, emulator: emulator.flatMap(RecordRequest.emulatorWords)
+        recorderMethod: recorderMethod, quiet: quiet, emulator: emulator.flatMap(RecordRequest.emulatorWords),
+        waitForExit: waitForExit
       ).run()
     }
   }

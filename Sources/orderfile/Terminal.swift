@@ -6,6 +6,7 @@ import OrderfileCommands
 enum Terminal {
   /// Runs `command`; an error it throws becomes one error line and the error's status.
   static func run(_ command: () throws -> CommandOutput) throws {
+    ToolProcess.prepare()
     let output: CommandOutput
     do {
       output = try command()

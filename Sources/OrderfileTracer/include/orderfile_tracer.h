@@ -146,6 +146,12 @@ typedef struct oftr_options {
    * Installs handlers for those signals (and SIGALRM, as a wake-up) until oftr_record
    * returns: only for a host that owns its process's signals, such as a command-line tool. */
   bool pass_termination_signals;
+  /* When the first process's launch window closes (its first call of a stop entry, or its
+   * time limit, checked at least every 50 ms while the program idles): let go of every
+   * process and return at once with `launch_over` set, the program still running. The
+   * caller ends it (it is the caller's child) and waits for it. Installs a SIGALRM handler
+   * as the wake-up until oftr_record returns. */
+  bool return_at_window_close;
 } oftr_options;
 
 typedef struct oftr_result {
@@ -155,6 +161,9 @@ typedef struct oftr_result {
   uint64_t races;            /* traps of a second thread that reached an entry before its byte went back */
   uint64_t arm_ns;           /* time spent arming */
   int32_t signal;            /* the termination signal the recorder received and passed on, or 0 */
+  bool launch_over;          /* return_at_window_close: returned at the window's close, the
+                              * program let go and still running; `status` is not set */
+  int32_t first_pid;         /* the first process, the caller's child */
   int error;                 /* errno of the failure when oftr_record returns -1 */
   char message[256];         /* what failed, one line, when oftr_record returns -1 */
 } oftr_result;
