@@ -5,6 +5,13 @@ import OrderfileSupport
 public enum BuildError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
   /// The orderfile the release build should apply does not exist.
   case noOrderfile(path: String)
+  /// Several orderfiles were given and one is not a `module=orderfile` pair.
+  case notAPair(String)
+  /// Two orderfiles were given for one module.
+  case moduleNamedTwice(module: String)
+  /// Several orderfiles were given for output that links one module (`--ldflags`, Swift,
+  /// Rust, SwiftPM): only a build system's snippet gives each target its own.
+  case severalOrderfiles(modules: [String])
   /// The runtime's library and header are not where the tool looks for them.
   case runtimeNotFound(near: String)
   /// The runtime was found, but without the pkg-config and CMake files an install writes.
@@ -25,6 +32,14 @@ public enum BuildError: LocalizedError, ExitStatusProviding, Equatable, Sendable
     switch self {
     case .noOrderfile(let path):
       return "--release: no orderfile at '\(path)'"
+    case .notAPair(let argument):
+      return
+        "--release: '\(argument)' is no module=orderfile pair; with several orderfiles, name each one's module (app=orders/app.order)"
+    case .moduleNamedTwice(let module):
+      return "--release: module '\(module)' is named twice; give each module one orderfile"
+    case .severalOrderfiles(let modules):
+      return
+        "--release: one orderfile per module (\(modules.joined(separator: ", "))) needs --build-system make, cmake or meson, which give each target its own; these flags link one module"
     case .runtimeNotFound(let executable):
       return
         "cannot find libOrderfileRuntime.so and orderfile.h near \(executable); build the runtime with 'Scripts/build-runtime <dir of orderfile>' or set ORDERFILE_RUNTIME_DIR and ORDERFILE_INCLUDE_DIR"

@@ -8,8 +8,13 @@ public enum Build: Sendable, Equatable {
   case recordable(format: OrderfileFormat)
   /// The instrumented build that records a launch.
   case instrumented(InstrumentingCompiler)
-  /// The release build that applies the orderfile at this path.
-  case release(orderfile: String, format: OrderfileFormat)
+  /// The release build that applies each module's orderfile to that module's link.
+  case release(orders: [TargetOrderfile], format: OrderfileFormat)
+
+  /// The release build of one module, named by the orderfile's file name.
+  public static func release(orderfile: String, format: OrderfileFormat) -> Build {
+    .release(orders: [TargetOrderfile(orderfile: orderfile, format: format)], format: format)
+  }
 }
 
 /// The flags that build a program for recording, and the flags that apply an order.
@@ -52,12 +57,18 @@ public struct BuildFlags: Sendable, Equatable, Codable {
     BuildFlags(compile: format.compileFlags, link: [format.linkerSelection].compactMap { $0 } + buildID(format))
   }
 
-  /// Flags for the release build that the orderfile at `orderfile` reorders. The ordering
-  /// flag comes last.
+  /// Flags for the release build that the orderfile at `orderfile` reorders: the
+  /// recordable build's, with the ordering flag last.
   public static func release(orderfile: String, format: OrderfileFormat) -> BuildFlags {
-    BuildFlags(
-      compile: format.compileFlags,
-      link: [format.linkerSelection].compactMap { $0 } + buildID(format) + [format.linkerFlag(path: orderfile)])
+    recordable(format: format).ordering(orderfile, format: format)
+  }
+
+  /// These flags with the flag that applies the orderfile at `orderfile` last: one
+  /// module's link.
+  public func ordering(_ orderfile: String, format: OrderfileFormat) -> BuildFlags {
+    var flags = self
+    flags.link.append(format.linkerFlag(path: orderfile))
+    return flags
   }
 
   /// ld64 writes an LC_UUID of its own; ELF linkers write a build-id only when asked.
@@ -65,7 +76,9 @@ public struct BuildFlags: Sendable, Equatable, Codable {
 
   /// The flags for `build`. The release flags name the orderfile by its absolute path, so
   /// they work from any directory; the instrumented flags name the runtime found near the
-  /// tool at `executablePath` (see `RuntimeLocation.find`).
+  /// tool at `executablePath` (see `RuntimeLocation.find`). They link one module: a release
+  /// build of several orderfiles throws `BuildError.severalOrderfiles` (a build system's
+  /// snippet gives each target its own, see `BuildSystem.snippet`).
   ///
   /// With a `target`, the flags cross-build for it with `compiler` (the instrumented build's
   /// own compiler for that build): see `crossBuilt(for:compiler:)`. The instrumented build
@@ -80,9 +93,10 @@ public struct BuildFlags: Sendable, Equatable, Codable {
     switch build {
     case .recordable(let format):
       flags = .recordable(format: format)
-    case .release(let orderfile, let format):
-      guard FileManager.default.fileExists(atPath: orderfile) else { throw BuildError.noOrderfile(path: orderfile) }
-      flags = .release(orderfile: URL(fileURLWithPath: orderfile).standardizedFileURL.path, format: format)
+    case .release(let orders, let format):
+      guard orders.count <= 1 else { throw BuildError.severalOrderfiles(modules: orders.map(\.module)) }
+      let order = try orders.first?.checked()
+      flags = order.map { .release(orderfile: $0.orderfile, format: format) } ?? .recordable(format: format)
     case .instrumented(let instrumenting):
       guard
         let runtime = RuntimeLocation.find(

@@ -51,9 +51,10 @@ public struct CrossBuildNotes: Sendable, Equatable {
       return
         "# A release build for \(target.triple) is recorded as it is under qemu-user, in-process (libOrderfileInProcess.so from Scripts/install --target \(target.triple)):\n"
         + "#   orderfile record --emulator '\(BuildFlags.shellLine(emulator))' -o launch.trace -- ./app\n"
-    case .release(let orderfile, _):
-      return
-        "# Check the link on this machine, which reads \(target.architecture.displayName) binaries: orderfile verify --binary app --order \(orderfile)\n"
+    case .release(let orders, _):
+      return orders.map {
+        "# Check the link on this machine, which reads \(target.architecture.displayName) binaries: orderfile verify --binary \($0.module) --order \($0.orderfile)\n"
+      }.joined()
     }
   }
 }

@@ -56,9 +56,9 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
     switch build {
     case .recordable:
       break
-    case .release(let path, _):
+    case .release(let orders, _):
       let flags = try BuildFlags.forBuild(build, executablePath: executablePath, environment: environment)
-      guard let orderfile = flags.link.last else { break }
+      guard let orderfile = flags.link.last, let path = orders.first?.orderfile else { break }
       arguments += linkerArguments(language, [orderfile.replacingOccurrences(of: "-Wl,", with: "")])
       if language == .rust { arguments += ["--cfg", try relinkKey(orderfile: path)] }
     case .instrumented:

@@ -62,7 +62,7 @@ public struct RuntimePackages: Sendable, Equatable, Codable {
     switch system {
     case .make: return make
     case .cmake: return cmake
-    case nil, .swiftpm: return make + "\n" + cmake
+    case nil, .swiftpm, .meson: return make + "\n" + cmake
     }
   }
 

@@ -45,32 +45,55 @@ public struct FlagsRequest: Sendable {
     self.compiler = compiler ?? InstrumentingCompiler.detected(in: environment) ?? .clang
   }
 
-  /// The build the user asked for: the ordered release build of `release`, the
-  /// instrumented build (with `compiler`, else the one `CXX` or `CC` names, else clang), or
-  /// the release build recorded as it is.
+  /// The build the user asked for: the ordered release build of the orderfiles `release`
+  /// names (`module=orderfile` pairs, or one orderfile alone), the instrumented build (with
+  /// `compiler`, else the one `CXX` or `CC` names, else clang), or the release build
+  /// recorded as it is.
+  ///
+  /// - Throws: `BuildError` for a bad pair, a module named twice or a missing orderfile.
   public static func build(
-    release: String?, instrument: Bool, compiler: InstrumentingCompiler?, format: OrderfileFormat,
+    release: [String], instrument: Bool, compiler: InstrumentingCompiler?, format: OrderfileFormat,
     environment: [String: String] = ProcessInfo.processInfo.environment
-  ) -> Build {
-    if let release { return .release(orderfile: release, format: format) }
+  ) throws -> Build {
+    if !release.isEmpty { return .release(orders: try TargetOrderfile.parse(release, format: format), format: format) }
     guard instrument else { return .recordable(format: format) }
     return .instrumented(compiler ?? InstrumentingCompiler.detected(in: environment) ?? .clang)
   }
 
   public func run() throws -> CommandOutput {
     if language != .c { return try runForLanguage() }
-    var flags = try BuildFlags.forBuild(build, target: target, compiler: compiler)
-    if keepRelocations { flags.link.insert("-Wl,--emit-relocs", at: max(flags.link.count - 1, 0)) }
+    // The flags every module links with; each module's orderfile then goes to its own link.
+    var orders: [TargetOrderfile] = []
+    var common = build
+    var format = OrderfileFormat.lld
+    switch build {
+    case .release(let given, let releaseFormat):
+      orders = try given.map { try $0.checked() }
+      common = .recordable(format: releaseFormat)
+      format = releaseFormat
+    case .recordable(let recordableFormat):
+      format = recordableFormat
+    case .instrumented:
+      break
+    }
+    var flags = try BuildFlags.forBuild(common, target: target, compiler: compiler)
+    if keepRelocations { flags.link.append("-Wl,--emit-relocs") }
+    // One link: several orderfiles are several links, which only a snippet or the
+    // commented lines print.
+    func oneLink() throws -> BuildFlags {
+      guard orders.count <= 1 else { throw BuildError.severalOrderfiles(modules: orders.map(\.module)) }
+      return orders.first.map { flags.ordering($0.orderfile, format: format) } ?? flags
+    }
     var output = CommandOutput()
     switch shape {
+    case .snippet(let system):
+      output.print(try system.snippet(flags, orders: orders, format: format) + "\n")
     case .json:
-      output.print(try JSONRenderer().render(flags))
+      output.print(try JSONRenderer().render(try oneLink()))
     case .compile:
       output.print(BuildFlags.shellLine(flags.compile) + "\n")
     case .link:
-      output.print(BuildFlags.shellLine(flags.link) + "\n")
-    case .snippet(let system):
-      output.print(system.snippet(flags, for: build) + "\n")
+      output.print(BuildFlags.shellLine(try oneLink().link) + "\n")
     case .packages(let system):
       output.print(try Self.installedPackages().snippet(for: system) + "\n")
     case .both:
@@ -80,16 +103,17 @@ public struct FlagsRequest: Sendable {
       case .instrumented: what = "the instrumented (recording) build"
       case .release: what = "the ordered release build"
       }
-      if let target { output.print(CrossBuildNotes(target: target, flags: flags, build: build).header) }
-      output.print(
-        """
-        # Compile flags for \(what):
-        \(BuildFlags.shellLine(flags.compile))
-        # Link flags for \(what):
-        \(BuildFlags.shellLine(flags.link))
-
-        """)
-      if let target { output.print(CrossBuildNotes(target: target, flags: flags, build: build).recording) }
+      // Each module's link, under its name when there are several.
+      let links =
+        orders.count > 1
+        ? orders.map { ($0.module, flags.ordering($0.orderfile, format: format)) } : [(nil, try oneLink())]
+      if let target { output.print(CrossBuildNotes(target: target, flags: links[0].1, build: build).header) }
+      output.print("# Compile flags for \(what):\n\(BuildFlags.shellLine(flags.compile))\n")
+      for (module, linked) in links {
+        output.print(
+          "# Link flags for \(what)\(module.map { " of " + $0 } ?? ""):\n\(BuildFlags.shellLine(linked.link))\n")
+      }
+      if let target { output.print(CrossBuildNotes(target: target, flags: links[0].1, build: build).recording) }
     }
     return output
   }

@@ -21,9 +21,18 @@ struct FlagsCommand: ParsableCommand {
         orderfile flags --release app.order
         orderfile flags --release app.order --format gold --ldflags
 
-      --build-system prints a snippet for Make, CMake or SwiftPM (C targets)
-      instead. CMake's covers C and C++, executables and shared libraries; with
-      --release, one orderfile per target.
+      --build-system prints a snippet for Make, CMake, Meson or SwiftPM (C
+      targets) instead, for C and C++, executables and shared libraries. With
+      --release, each module's orderfile goes to its own target's link alone
+      (an executable's link would warn of every function of its library's
+      orderfile): give module=orderfile pairs, the module by its file name
+      ('generate --output-dir' names each orderfile after it); an orderfile
+      alone orders the module its file name names (libwidgets.so.order:
+      libwidgets.so). CMake and Meson name a library's target without 'lib'
+      and '.so' (widgets); Make names the file, and libtool's .la for a library.
+        orderfile flags --build-system cmake --release \\
+          app=orders/app.order libwidgets.so=orders/libwidgets.so.order
+        orderfile flags --build-system make --release orders/libwidgets.so.order
 
       The instrumented build's hook flag follows the compiler: gcc's
       -finstrument-functions, clang's -finstrument-functions-after-inlining.
@@ -56,8 +65,12 @@ struct FlagsCommand: ParsableCommand {
   )
   var instrument = false
 
-  @Option(help: ArgumentHelp("Flags for the release build that applies this orderfile.", valueName: "orderfile"))
-  var release: String?
+  @Option(
+    parsing: .upToNextOption,
+    help: ArgumentHelp(
+      "Flags for the release build that applies this orderfile, or each module's (module=orderfile, several with --build-system).",
+      valueName: "orderfile"))
+  var release: [String] = []
 
   @Option(
     help:
@@ -114,13 +127,16 @@ struct FlagsCommand: ParsableCommand {
       throw ValidationError(
         "--packages has no SwiftPM package: use --instrument --build-system swiftpm, or --language swift --instrument")
     }
+    if packages && buildSystem == .meson {
+      throw ValidationError("--packages prints a Make or CMake snippet: use --instrument --build-system meson")
+    }
     if packages && target != nil {
       throw ValidationError("--packages links the runtime installed for this machine: give --target without --packages")
     }
-    if instrument && release != nil {
+    if instrument && !release.isEmpty {
       throw ValidationError("give at most one of --instrument or --release <orderfile>")
     }
-    if emitRelocs && (release == nil || format == .ld64) {
+    if emitRelocs && (release.isEmpty || format == .ld64) {
       throw ValidationError(
         "--emit-relocs is for the ordered release build of an ELF program: give it with --release and --format lld or gold"
       )
@@ -155,7 +171,7 @@ struct FlagsCommand: ParsableCommand {
   func run() throws {
     try Terminal.run {
       try FlagsRequest(
-        build: FlagsRequest.build(release: release, instrument: instrument, compiler: compiler, format: format),
+        build: try FlagsRequest.build(release: release, instrument: instrument, compiler: compiler, format: format),
         shape: shape, language: language, keepRelocations: emitRelocs,
         target: try target.map { try CrossTarget(triple: $0) }, compiler: compiler
       ).run()

@@ -246,4 +246,36 @@ struct CLITests {
     let cflags = try orderfile(["flags", "--release", order, "--cflags"])
     #expect(cflags.standardOutput == "-ffunction-sections\n")
   }
+
+  @Test(
+    "flags --release module=orderfile: a bad pair, a module named twice, a missing file, several for one link: one line naming it, exit 64"
+  )
+  func releasePairsRefused() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let app = directory.file("app.order")
+    let library = directory.file("libui.so.order")
+    try AtomicFile.write("main\n", to: app)
+    try AtomicFile.write("ui_init\n", to: library)
+    let cases: [([String], String)] = [
+      (["--build-system", "make", "--release", "app=" + app, library], "'\(library)' is no module=orderfile pair"),
+      (["--build-system", "cmake", "--release", "app=" + app, "app=" + library], "module 'app' is named twice"),
+      (
+        ["--build-system", "meson", "--release", "app=" + app, "libui.so=" + directory.file("none.order")], "none.order"
+      ),
+      (["--ldflags", "--release", "app=" + app, "libui.so=" + library], "one orderfile per module (app, libui.so)"),
+      (["--build-system", "swiftpm", "--release", "app=" + app, "libui.so=" + library], "needs --build-system make"),
+    ]
+    for (arguments, message) in cases {
+      let result = try orderfile(["flags"] + arguments)
+      #expect(result.status == 64, "\(arguments)")
+      #expect(result.standardOutput.isEmpty, "\(arguments): \(result.standardOutput)")
+      let lines = result.standardError.split(separator: "\n")
+      #expect(lines.count == 1 && lines[0].hasPrefix("orderfile: error: --release: "), "\(result.standardError)")
+      #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
+    }
+    let both = try orderfile(["flags", "--release", "app=" + app, "libui.so=" + library])
+    #expect(both.succeeded)
+    #expect(both.standardOutput.contains("# Link flags for the ordered release build of libui.so:\n"))
+  }
 }

@@ -42,17 +42,8 @@ private struct CMakeProject {
   }
 }
 
-/// Runs cmake with no signal blocked: a test thread's blocked SIGCHLD is inherited through
-/// the spawn, and cmake then never sees its own children exit.
 @discardableResult
-private func cmake(_ arguments: [String]) throws -> ProcessResult {
-  try runChecked(
-    "python3",
-    [
-      "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp('cmake', sys.argv[1:])",
-      "cmake",
-    ] + arguments)
-}
+private func cmake(_ arguments: [String]) throws -> ProcessResult { try runUnblocked("cmake", arguments) }
 
 @Suite("A CMake C++ project with the printed snippets, gcc and clang", .serialized)
 struct CMakeProjectTests {
@@ -131,15 +122,20 @@ struct ReadmeSnippetTests {
     let work = try TemporaryDirectory("orderfile-readme")
     let project = work.file("src")
     try FileManager.default.createDirectory(atPath: project + "/orders", withIntermediateDirectories: true)
-    try AtomicFile.write("main\n", to: project + "/orders/app.order")
-    try AtomicFile.write("main\n", to: project + "/app.order")
+    for file in ["orders/app.order", "orders/libui.so.order", "app.order", "libui.so.order"] {
+      try AtomicFile.write("main\n", to: project + "/" + file)
+    }
     let readme = try FileReading.text(atPath: PackagePaths.root + "/README.md")
     let snippets = [
       try printed(["--build-system", "cmake", "--instrument"], in: project, compiler: "clang++"),
-      try printed(["--build-system", "cmake", "--release", "orders/app.order"], in: project, compiler: "clang++"),
-      // The Make snippet names the orderfile relative to the Makefile.
-      try printed(["--build-system", "make", "--release", "app.order"], in: project, compiler: "clang++")
-        .map { $0.replacingOccurrences(of: "/src/app.order", with: "$(CURDIR)/app.order") },
+      try printed(
+        ["--build-system", "cmake", "--release", "app=orders/app.order", "libui.so=orders/libui.so.order"],
+        in: project, compiler: "clang++"),
+      // The Make snippet names the orderfiles relative to the Makefile.
+      try printed(
+        ["--build-system", "make", "--release", "app=app.order", "libui.so=libui.so.order"], in: project,
+        compiler: "clang++"
+      ).map { $0.replacingOccurrences(of: "/src/", with: "$(CURDIR)/") },
     ]
     for line in snippets.joined() {
       let shown = readme.contains(line)

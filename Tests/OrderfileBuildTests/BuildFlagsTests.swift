@@ -103,21 +103,36 @@ struct BuildFlagsTests {
 struct BuildSystemSnippetTests {
   let flags = BuildFlags(
     compile: ["-ffunction-sections"], link: ["-fuse-ld=lld", "-Wl,--symbol-ordering-file=/src/app.order", "-lm"])
+  let orders = [
+    TargetOrderfile(module: "app", orderfile: "/src/orders/app.order"),
+    TargetOrderfile(module: "libui.so.0.0.0", orderfile: "/src/orders/libui.so.0.0.0.order"),
+  ]
 
   @Test("Make adds to CFLAGS, CXXFLAGS and LDFLAGS")
-  func make() {
+  func make() throws {
     #expect(
-      BuildSystem.make.snippet(flags).split(separator: "\n").dropFirst() == [
+      try BuildSystem.make.snippet(flags).split(separator: "\n").dropFirst() == [
         "CFLAGS   += -ffunction-sections", "CXXFLAGS += -ffunction-sections",
         "LDFLAGS  += -fuse-ld=lld -Wl,--symbol-ordering-file=/src/app.order -lm",
       ])
   }
 
+  @Test("Make, ordered: each orderfile a private variable of its module's file, in any folder, and of libtool's .la")
+  func makeOrdered() throws {
+    let lines = try BuildSystem.make.snippet(BuildFlags.recordable(format: .gold), orders: orders, format: .gold)
+      .split(separator: "\n").map(String.init)
+    #expect(lines.contains("LDFLAGS  += -fuse-ld=gold -Wl,--build-id"))
+    #expect(
+      lines.suffix(2) == [
+        "app %/app: private LDFLAGS += -Wl,--section-ordering-file=/src/orders/app.order",
+        "libui.so.0.0.0 %/libui.so.0.0.0 libui.la %/libui.la: private LDFLAGS += -Wl,--section-ordering-file=/src/orders/libui.so.0.0.0.order",
+      ])
+  }
+
   @Test("CMake: C and C++ flags of every target, the link flags of executables and shared libraries")
-  func cmake() {
+  func cmake() throws {
     let instrumented = BuildFlags.instrumented(compiler: .gcc, runtime: runtime)
-    let lines = BuildSystem.cmake.snippet(instrumented, for: .instrumented(.gcc)).split(separator: "\n").map(
-      String.init)
+    let lines = try BuildSystem.cmake.snippet(instrumented).split(separator: "\n").map(String.init)
     let compile = "-finstrument-functions -DORDERFILE_INSTRUMENTED -I/opt/of/include"
     #expect(lines.contains("string(APPEND CMAKE_C_FLAGS \" \(compile)\")"))
     #expect(lines.contains("string(APPEND CMAKE_CXX_FLAGS \" \(compile)\")"))
@@ -127,18 +142,63 @@ struct BuildSystemSnippetTests {
           $0.hasPrefix("string(APPEND \(variable) ") && $0.contains("-Wl,--no-as-needed -lOrderfileRuntime")
         })
     }
-    #expect(!lines.contains { $0.contains("(app ") })
+    #expect(!lines.contains { $0.contains("orderfile_order") })
   }
 
-  @Test("CMake, ordered: one orderfile per target through a function, the first call made for the given one")
-  func cmakeOrdered() {
-    let flags = BuildFlags.release(orderfile: "/src/orders/libui.so.order", format: .lld)
-    let lines = BuildSystem.cmake.snippet(flags, for: .release(orderfile: "/src/orders/libui.so.order", format: .lld))
+  @Test("CMake, ordered: one orderfile per target through a function, a library's target named without lib and .so")
+  func cmakeOrdered() throws {
+    let lines = try BuildSystem.cmake.snippet(BuildFlags.recordable(format: .lld), orders: orders)
       .split(separator: "\n").map(String.init)
     #expect(lines.contains("string(APPEND CMAKE_SHARED_LINKER_FLAGS \" -fuse-ld=lld -Wl,--build-id\")"))
     #expect(
-      lines.contains("    target_link_options [[${target}]] PRIVATE [[-Wl,--symbol-ordering-file=${orderfile}]])\")"))
-    #expect(lines.last == "orderfile_order(ui \"/src/orders/libui.so.order\")")
+      lines.contains("    target_link_options [[${target}]] PRIVATE [[-Wl,--symbol-ordering-file=${orderfile}]])"))
+    #expect(lines.contains { $0.contains("APPEND PROPERTY LINK_DEPENDS [[${orderfile}]]") })
+    #expect(
+      lines.suffix(2) == [
+        "orderfile_order(app \"/src/orders/app.order\")",
+        "orderfile_order(ui \"/src/orders/libui.so.0.0.0.order\")",
+      ])
+  }
+
+  @Test("Meson: project arguments, and each target's link_args and link_depends by target name")
+  func meson() throws {
+    let lines = try BuildSystem.meson.snippet(BuildFlags.recordable(format: .lld), orders: orders)
+      .split(separator: "\n").map(String.init)
+    #expect(lines.contains("add_project_arguments('-ffunction-sections', language: ['c', 'cpp'])"))
+    #expect(lines.contains("add_project_link_arguments('-fuse-ld=lld', '-Wl,--build-id', language: ['c', 'cpp'])"))
+    #expect(lines.contains("  'ui': ['-Wl,--symbol-ordering-file=/src/orders/libui.so.0.0.0.order'],"))
+    #expect(lines.contains("  'ui': ['/src/orders/libui.so.0.0.0.order'],"))
+    let plain = try BuildSystem.meson.snippet(BuildFlags.recordable(format: .lld)).split(separator: "\n")
+    #expect(plain.suffix(2) == ["orderfile_link_args = {}", "orderfile_link_depends = {}"])
+    let quoted = try BuildSystem.meson.snippet(
+      BuildFlags.recordable(format: .lld), orders: [TargetOrderfile(module: "app", orderfile: "/src/it's\\/app.order")])
+    #expect(quoted.contains("  'app': ['/src/it\\'s\\\\/app.order'],"), "\(quoted)")
+  }
+
+  @Test("module=orderfile pairs: a bad pair, a module named twice and a missing file are refused, naming them")
+  func pairs() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let app = directory.file("app.order")
+    let library = directory.file("libui.so.order")
+    try AtomicFile.write("main\n", to: app)
+    try AtomicFile.write("ui_init\n", to: library)
+    #expect(
+      try TargetOrderfile.parse(["app=" + app, "libui.so=" + library], format: .lld) == [
+        TargetOrderfile(module: "app", orderfile: app), TargetOrderfile(module: "libui.so", orderfile: library),
+      ])
+    #expect(
+      try TargetOrderfile.parse([library], format: .lld) == [TargetOrderfile(module: "libui.so", orderfile: library)])
+    #expect(throws: BuildError.notAPair(library)) { try TargetOrderfile.parse(["app=" + app, library], format: .lld) }
+    #expect(throws: BuildError.moduleNamedTwice(module: "app")) {
+      try TargetOrderfile.parse(["app=" + app, "app=" + library], format: .lld)
+    }
+    #expect(throws: BuildError.noOrderfile(path: "none.order")) {
+      try TargetOrderfile.parse(["app=none.order"], format: .lld)
+    }
+    #expect(TargetOrderfile(module: "libui.so.0", orderfile: "").targetName == "ui")
+    #expect(TargetOrderfile(module: "libsort", orderfile: "").targetName == "libsort")
+    #expect(TargetOrderfile(module: "libui.sock", orderfile: "").targetName == "libui.sock")
   }
 
   @Test("the compiler comes from CXX or CC; gcc wins a mix, since clang takes gcc's flag")
@@ -152,8 +212,8 @@ struct BuildSystemSnippetTests {
   }
 
   @Test("SwiftPM passes compile flags with -Xcc, the linker with -use-ld and -Wl words with -Xlinker")
-  func swiftpm() {
-    let last = BuildSystem.swiftpm.snippet(flags).split(separator: "\n").last
+  func swiftpm() throws {
+    let last = try BuildSystem.swiftpm.snippet(flags).split(separator: "\n").last
     #expect(
       last
         == "swift build -c release -Xcc -ffunction-sections -Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=/src/app.order -Xlinker -lm"

@@ -44,6 +44,22 @@ public func runChecked(
   return result
 }
 
+/// Runs a build tool (cmake, make, meson, ninja) as `runChecked` does, with no signal
+/// blocked: a test thread's blocked SIGCHLD is inherited through the spawn, and the tool
+/// then never sees its own children exit.
+@discardableResult
+public func runUnblocked(
+  _ program: String, _ arguments: [String], environment: [String: String] = [:], currentDirectory: String? = nil
+) throws -> ProcessResult {
+  try runChecked(
+    "python3",
+    [
+      "-c",
+      "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])",
+      program,
+    ] + arguments, environment: environment, currentDirectory: currentDirectory)
+}
+
 /// A fixture program from Tests/Fixtures/breakpoints, compiled as a release build would be.
 public func buildBreakpointFixture(
   _ sources: [String], in work: TemporaryDirectory, flags: [String] = [], output: String
