@@ -28,6 +28,10 @@ public struct BoltOptimizer {
   /// Asks BOLT to put the new code in the old text's place (`-use-old-text`); BOLT falls
   /// back to a new segment when it does not fit, and the report says which happened.
   public var oldText: Bool
+  /// Ends the profiled launch this many milliseconds after its start, for a program that
+  /// never exits by itself (an app, a server): the instrumented copy then writes its profile
+  /// every second, and the program is ended once a profile written after the limit is there.
+  public var timeLimitMilliseconds: Int?
 
   /// What BOLT is told besides the profile and the order: reorder blocks by ext-tsp,
   /// split every function with a profile, move every block the launch did not run (and
@@ -49,8 +53,9 @@ public struct BoltOptimizer {
 
   public init(
     binary: String, order: String, output: String, boltPath: String? = nil, command: [String] = [],
-    oldText: Bool = false
+    oldText: Bool = false, timeLimitMilliseconds: Int? = nil
   ) {
+    self.timeLimitMilliseconds = timeLimitMilliseconds
     self.binary = binary
     self.order = order
     self.output = output
@@ -93,13 +98,14 @@ public struct BoltOptimizer {
     let instrumentRun = try runBolt(
       tool,
       [
-        binary, "-instrument", "-instrumentation-file=\(profileStem)", "-instrumentation-file-append-pid",
-        "-o", instrumented.path,
-      ],
+        binary, "-instrument", "-instrumentation-file=\(profileStem)", "-o", instrumented.path,
+      ] + (timeLimitMilliseconds == nil ? ["-instrumentation-file-append-pid"] : Self.periodicProfileOptions),
       step: "instrument")
     try instrumented.setMode(0o755)
     let instrumentSeconds = clock.lap()
-    let launchStatus = try Self.launch(instrumented.path, Array(launch.dropFirst()), name: launch[0])
+    let launchStatus = try Self.launch(
+      instrumented.path, Array(launch.dropFirst()), name: launch[0],
+      endWhen: timeLimitMilliseconds.map { ProfileWindow(limitMilliseconds: $0, stem: profileStem) })
     let launchSeconds = clock.lap()
     let profile = try collectProfile(stem: profileStem, tool: tool, status: launchStatus)
     functionOrder.follow(withFunctionsOf: try FileReading.text(atPath: profile))
@@ -139,13 +145,24 @@ public struct BoltOptimizer {
       compilerSplitFunctions: Set(functions.compactMap { CloneName.coldPartParent(of: $0.name) }).count)
   }
 
+  /// What the instrumented copy is told when the launch has a time limit: write the profile
+  /// every second, never clearing the counts, so that each write holds the whole run so far.
+  /// BOLT then writes one file, the stem itself: it refuses a profile per process with them.
+  static let periodicProfileOptions = ["-instrumentation-sleep-time=1", "-instrumentation-no-counters-clear"]
+
   /// Runs the launch with this terminal's stdin and stderr; its stdout goes to stderr too,
-  /// since stdout carries the report. Returns its status (128 + signal when killed).
-  static func launch(_ executable: String, _ arguments: [String], name: String) throws -> Int32 {
+  /// since stdout carries the report. Returns its status (128 + signal when killed; 0 when
+  /// it was ended after its time limit, as `endWhen` asks).
+  static func launch(_ executable: String, _ arguments: [String], name: String, endWhen window: ProfileWindow? = nil)
+    throws -> Int32
+  {
     let child = try ChildProcess.spawn(
       executable, arguments: [executable] + arguments, environment: ChildProcess.environment(adding: [:]),
       program: name, standardOutput: 2)
-    return child.wait().status
+    let started = MonotonicClock.nanoseconds()
+    let exit = ProgramEnding.wait(
+      for: child.pid, afterLaunch: .end, launchOver: window.map { window in { window.isOver(since: started) } })
+    return exit.endedAfterLaunch ? 0 : exit.status
   }
 
   private func runBolt(_ tool: BoltTool, _ arguments: [String], step: String) throws -> ProcessResult {
@@ -164,7 +181,7 @@ public struct BoltOptimizer {
     let (directory, base) = PathName.split(stem)
     let prefix = base + "."
     let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-      .filter { $0.hasPrefix(prefix) }.sorted().map { directory + "/" + $0 }
+      .filter { $0.hasPrefix(prefix) || $0 == base }.sorted().map { directory + "/" + $0 }
     guard let first = files.first else {
       throw BoltError.noProfile(program: command.first ?? binary, status: status)
     }
@@ -194,5 +211,25 @@ struct Stopwatch {
     let now = MonotonicClock.nanoseconds()
     defer { last = now }
     return Double(now - last) / 1e9
+  }
+}
+
+/// When a profiled launch with a time limit is over: the limit has passed and a profile
+/// written after it is there (the instrumented copy writes one a second), or, failing that,
+/// a few seconds more have passed.
+struct ProfileWindow {
+  var limitMilliseconds: Int
+  /// The profile BOLT writes (`periodicProfileOptions`).
+  var stem: String
+
+  func isOver(since start: UInt64) -> Bool {
+    let deadline = start + UInt64(limitMilliseconds) * 1_000_000
+    let now = MonotonicClock.nanoseconds()
+    guard now >= deadline else { return false }
+    if now >= deadline + 5_000_000_000 { return true }
+    // Modification times are the wall clock's: the deadline on it, from how long ago it was.
+    let wallDeadline = Date().addingTimeInterval(-Double(now - deadline) / 1e9)
+    let modified = (try? FileManager.default.attributesOfItem(atPath: stem))?[.modificationDate] as? Date
+    return modified.map { $0 > wallDeadline } ?? false
   }
 }

@@ -18,11 +18,14 @@ public struct BoltRequest {
   public var oldText: Bool
   /// Text or JSON.
   public var reportFormat: ReportFormat
+  /// End the profiled launch this many milliseconds after its start (a program that never exits).
+  public var timeLimitMilliseconds: Int?
 
   public init(
     binary: String, order: String, output: String, boltPath: String? = nil, command: [String] = [],
-    oldText: Bool = false, reportFormat: ReportFormat = .text
+    oldText: Bool = false, reportFormat: ReportFormat = .text, timeLimitMilliseconds: Int? = nil
   ) {
+    self.timeLimitMilliseconds = timeLimitMilliseconds
     self.binary = binary
     self.order = order
     self.output = output
@@ -34,7 +37,9 @@ public struct BoltRequest {
 
   /// The optimizer the request describes.
   var optimizer: BoltOptimizer {
-    BoltOptimizer(binary: binary, order: order, output: output, boltPath: boltPath, command: command, oldText: oldText)
+    BoltOptimizer(
+      binary: binary, order: order, output: output, boltPath: boltPath, command: command, oldText: oldText,
+      timeLimitMilliseconds: timeLimitMilliseconds)
   }
 
   public func run() throws -> CommandOutput {

@@ -197,10 +197,15 @@ struct LaunchWatch {
     if window?.closed == true { return true }
     guard let timeLimitMilliseconds else { return false }
     let limit = UInt64(timeLimitMilliseconds) * 1_000_000
-    // Before the runtime has written its header, the spawn stands in for the start.
-    return (window ?? LiveTraceWindow(closed: false, processStart: spawned, recorderNanoseconds: 0))
+    // Before the runtime has written its header the program's clock cannot be read: the
+    // in-process recorder may still be arming, which the limit leaves out. A program that
+    // never starts the runtime (a wrapper that runs the real one as a child) is given
+    // `headerSlack` more on the wall clock.
+    return (window ?? LiveTraceWindow(closed: false, processStart: spawned, recorderNanoseconds: Self.headerSlack))
       .isPast(limit: limit, now: MonotonicClock.nanoseconds())
   }
+
+  static let headerSlack: UInt64 = 5_000_000_000
 }
 
 extension RuntimeRecorder {

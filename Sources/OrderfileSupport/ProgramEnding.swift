@@ -100,17 +100,15 @@ public enum ProgramEnding {
     var status: Int32 = 0
     var reaped = false
     while MonotonicClock.nanoseconds() < deadline {
-      let got = waitpid(pid, &status, WNOHANG)
-      if got == pid {
-        reaped = true
-        // Orphans this process adopted are its children now: reaped, or they stay zombies.
-        for member in family { waitpid(member, nil, WNOHANG) }
-        // Its children may still be on their way out; they have the rest of the grace.
-        family = family.filter(isRunning)
-        if family.isEmpty { break }
-      } else if got < 0 && errno != EINTR {
-        reaped = true
+      if !reaped {
+        let got = waitpid(pid, &status, WNOHANG)
+        reaped = got == pid || (got < 0 && errno != EINTR)
       }
+      // Orphans this process adopted are its children now: reaped, or they stay zombies.
+      for member in family { waitpid(member, nil, WNOHANG) }
+      // Its children may still be on their way out; they have the rest of the grace.
+      family = family.filter(isRunning)
+      if reaped && family.isEmpty { break }
       usleep(pollMicroseconds)
     }
     if !reaped { family += freeze(pid).filter { !family.contains($0) } }

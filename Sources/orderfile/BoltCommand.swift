@@ -24,6 +24,11 @@ struct BoltCommand: ParsableCommand {
       block the launch did not run split into a cold part (foo.cold.0).
       'orderfile estimate' and 'verify' understand the split binary.
 
+      A program that never exits by itself (an app, a server) needs
+      --time-limit: the instrumented copy then writes its profile every
+      second, and once one written after the limit is there the program is
+      ended with every process it started (SIGTERM, SIGKILL 2 s later).
+
       What it costs: two llvm-bolt runs and one instrumented launch (the
       report prints the seconds of each), and file size: BOLT keeps the old
       text and writes the new code into a new segment aligned to 4 KiB pages
@@ -36,6 +41,8 @@ struct BoltCommand: ParsableCommand {
       Examples:
         orderfile bolt --binary app --order app.order -o app.bolt -- ./app --version
         orderfile bolt --binary app --order app.order -o app.bolt --json
+        orderfile bolt --binary server --order server.order -o server.bolt \\
+          --time-limit 2000 -- ./server --port 8080
       """
   )
 
@@ -58,12 +65,22 @@ struct BoltCommand: ParsableCommand {
     help: "Ask BOLT to put the new code where the old text was (-use-old-text), when it fits.")
   var oldText = false
 
+  @Option(
+    help: ArgumentHelp(
+      "End the profiled launch this many milliseconds after its start, for a program that never exits by itself.",
+      valueName: "ms"))
+  var timeLimit: Int?
+
   @OptionGroup var format: OutputFormatOptions<JSONFlag>
 
   @Argument(
     parsing: .captureForPassthrough,
     help: "The launch to profile, after '--': the binary and its arguments (default: the binary alone).")
   var command: [String] = []
+
+  func validate() throws {
+    try validateTimeLimit(timeLimit)
+  }
 
   /// The program and its arguments, without the `--` that separates them from the options.
   var words: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
@@ -72,7 +89,7 @@ struct BoltCommand: ParsableCommand {
     try Terminal.run {
       try BoltRequest(
         binary: binary, order: order, output: output, boltPath: boltPath, command: words, oldText: oldText,
-        reportFormat: format.format
+        reportFormat: format.format, timeLimitMilliseconds: timeLimit
       ).run()
     }
   }

@@ -95,7 +95,7 @@ struct DiffCommand: ParsableCommand {
     if baseBinary == nil && (timeLimit != nil || !arguments.isEmpty) {
       throw ValidationError("--time-limit and the arguments after '--' need --base-binary and --head-binary")
     }
-    if let timeLimit, timeLimit <= 0 { throw ValidationError("--time-limit must be a positive number of milliseconds") }
+    try validateTimeLimit(timeLimit)
     if (trace == nil) != (binary == nil) {
       throw ValidationError("--trace and --binary go together: give both or neither")
     }

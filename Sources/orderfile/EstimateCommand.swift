@@ -91,7 +91,7 @@ struct EstimateCommand: ParsableCommand {
     if !measure && (!until.isEmpty || timeLimit != nil) {
       throw ValidationError("--until and --time-limit need --measure")
     }
-    if let timeLimit, timeLimit <= 0 { throw ValidationError("--time-limit must be a positive number of milliseconds") }
+    try validateTimeLimit(timeLimit)
     if until.contains(where: \.isEmpty) { throw ValidationError("--until needs a function name") }
     if faultAround <= 0 || faultAround & (faultAround - 1) != 0 {
       throw ValidationError("--fault-around must be a power of two number of KiB, e.g. 64")

@@ -186,3 +186,10 @@ enum JSONOrCSVFlag: String, OutputFormatFlag {
     value == .json ? jsonHelp : "Print the changes as CSV: one row per changed entry, none folded."
   }
 }
+
+/// The one check of `--time-limit`, for every command that takes it.
+func validateTimeLimit(_ milliseconds: Int?) throws {
+  if let milliseconds, milliseconds <= 0 {
+    throw ValidationError("--time-limit must be a positive number of milliseconds")
+  }
+}

@@ -133,7 +133,7 @@ struct RecordCommand: ParsableCommand {
   var words: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
 
   func validate() throws {
-    if let timeLimit, timeLimit <= 0 { throw ValidationError("--time-limit must be a positive number of milliseconds") }
+    try validateTimeLimit(timeLimit)
     if let capacity, capacity < 1024 { throw ValidationError("--capacity must be at least 1024") }
     if words.isEmpty {
       throw ValidationError("give the program to run after '--', e.g. orderfile record -o launch.trace -- ./app")

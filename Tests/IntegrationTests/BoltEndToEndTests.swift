@@ -168,3 +168,40 @@ struct BoltEndToEndTests {
         == "orderfile: error: \(app): no relocations (no .rela.text section): relink with -Wl,--emit-relocs\n")
   }
 }
+
+extension BoltEndToEndTests {
+  @Test(
+    "bolt --time-limit on an app that never exits: the profiled launch is ended after the limit, its profile kept, the binary rewritten, no process left",
+    .enabled(if: installedBolt != nil, "llvm-bolt is not installed (apt-get install bolt-22): skipped"))
+  func appThatNeverExits() throws {
+    let work = try TemporaryDirectory("orderfile-bolt-app")
+    defer { work.remove() }
+    let app = work.file("app")
+    try runChecked(
+      Toolchain.clang,
+      [
+        "-O2", "-ffunction-sections", "-fuse-ld=lld", "-Wl,--emit-relocs",
+        PackagePaths.fixtures
+          + "/breakpoints/app_idle.c", "-o", app,
+      ])
+    let order = work.file("app.order")
+    try AtomicFile.write("main\napp_run\nconfigure\nlaunch_done\n", to: order)
+    let pids = work.file("pids")
+    let started = Date()
+    let result = try ProcessRunner.run(
+      "timeout",
+      [
+        "60", PackagePaths.orderfileExecutable, "bolt", "--binary", app, "--order", order, "-o", work.file("app.bolt"),
+        "--time-limit", "300", "--json", "--", app, pids,
+      ])
+    #expect(result.status == 0, "\(result.standardError)")
+    #expect(Date().timeIntervalSince(started) < 45)
+    #expect(result.standardOutput.contains("\"launchStatus\" : 0"), "\(result.standardOutput)")
+    #expect(FileManager.default.isExecutableFile(atPath: work.file("app.bolt")))
+    for pid in try FileReading.text(atPath: pids).split(separator: "\n").compactMap({ pid_t($0) }) {
+      #expect(
+        kill(pid, 0) != 0 || (try? FileReading.text(atPath: "/proc/\(pid)/stat"))?.contains(") Z") == true,
+        "process \(pid) outlived bolt")
+    }
+  }
+}

@@ -56,8 +56,8 @@ struct NoRebuildEndToEndTests {
     let trace = work.file("launch.trace")
     let recorded = try orderfile(
       [
-        "record", "--recorder", recorder, "-o", trace, "--until", "store_compact_after_launch", "--", release + "/app",
-        "7",
+        "record", "--recorder", recorder, "-o", trace, "--until", "store_compact_after_launch", "--wait-for-exit", "--",
+        release + "/app", "7",
       ])
     #expect(recorded.succeeded, "\(recorded.standardError)")
     #expect(recorded.standardOutput == (try runChecked(release + "/app", ["7"]).standardOutput))
@@ -113,7 +113,10 @@ struct NoRebuildEndToEndTests {
     _ = try build("default")
     let program = work.file("default") + "/launchpad"
     let trace = work.file("launch.trace")
-    let recorded = try orderfile(["record", "-q", "--until", "launch_ready", "-o", trace, "--", program])
+    // Left to run to its end, so that its whole output can be compared with a plain run's.
+    let recorded = try orderfile([
+      "record", "-q", "--until", "launch_ready", "--wait-for-exit", "-o", trace, "--", program,
+    ])
     #expect(recorded.succeeded, "\(recorded.standardError)")
     #expect(recorded.standardOutput == (try runChecked(program, []).standardOutput))
     #expect(recorded.standardOutput.contains("startup complete"))

@@ -18,7 +18,9 @@ private func record(
   _ binary: String, _ arguments: [String] = [], output: String, programOutput: String, until: [String] = [],
   warnings: WarningLog = WarningLog()
 ) throws -> (summary: BreakpointRecorder.Summary, warnings: [String]) {
-  let recorder = BreakpointRecorder(output: output, untilFunctions: until)
+  var recorder = BreakpointRecorder(output: output, untilFunctions: until)
+  // These tests follow the program past its window: LaunchEndCLITests has it ended there.
+  recorder.afterLaunch = .waitForExit
   let summary = try recorder.record(
     program: "/bin/sh",
     arguments: ["-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", programOutput, binary] + arguments

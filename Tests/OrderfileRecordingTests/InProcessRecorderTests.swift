@@ -20,6 +20,8 @@ private func recordInProcess(
   var recorder = BreakpointRecorder(output: output, timeLimitMilliseconds: timeLimit, untilFunctions: until)
   recorder.method = .inProcess
   recorder.inProcessLibrary = library
+  // These tests follow the program past its window: LaunchEndCLITests has it ended there.
+  recorder.afterLaunch = .waitForExit
   guard let programOutput else {
     let recording = try recorder.record(program: binary, arguments: arguments)
     return (recording, recording.tracePath)

@@ -191,8 +191,10 @@ struct RecorderTimeTests {
     let directory = try TemporaryDirectory("orderfile-recorder-time")
     let program = try buildWorkProgram(in: directory)
     let output = directory.file("launch.trace")
-    let summary = try BreakpointRecorder(output: output, timeLimitMilliseconds: 30).record(
-      program: program, arguments: [], warn: { _ in })
+    var recorder = BreakpointRecorder(output: output, timeLimitMilliseconds: 30)
+    // Followed past its window, for main's calls after it.
+    recorder.afterLaunch = .waitForExit
+    let summary = try recorder.record(program: program, arguments: [], warn: { _ in })
     #expect(summary.recording.status == 0)
     let trace = try TraceReader.read(path: output)
     #expect(trace.header.recorderTime != nil)
