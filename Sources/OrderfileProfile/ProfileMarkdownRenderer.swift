@@ -37,7 +37,7 @@ public struct ProfileMarkdownRenderer: Renderer {
         lines.append("")
         lines.append("Before main by module, in load order:")
         lines.append("")
-        lines += table(preMain.libraryRows)
+        lines += table(preMain.libraryRows, textColumns: 3)
         lines.append("")
         lines += StartupProfile.PreMain.libraryNotes.map { "- " + $0 }
       }
@@ -68,13 +68,12 @@ public struct ProfileMarkdownRenderer: Renderer {
     return lines.joined(separator: "\n") + "\n"
   }
 
-  /// A header row and its rows as a Markdown table, the first column left-aligned.
-  func table(_ rows: [[String]]) -> [String] {
+  /// A header row and its rows as a Markdown table, the first `textColumns` left-aligned
+  /// and the numbers after them right-aligned.
+  func table(_ rows: [[String]], textColumns: Int = 1) -> [String] {
     guard let header = rows.first else { return [] }
-    return [
-      "| " + header.map(TextFormatting.markdownCell).joined(separator: " | ") + " |",
-      "| --- |" + String(repeating: " ---: |", count: max(header.count - 1, 0)),
-    ]
+    let alignment = header.indices.map { $0 < textColumns ? " --- |" : " ---: |" }.joined()
+    return ["| " + header.map(TextFormatting.markdownCell).joined(separator: " | ") + " |", "|" + alignment]
       + rows.dropFirst().map { "| " + $0.map(TextFormatting.markdownCell).joined(separator: " | ") + " |" }
   }
 }
