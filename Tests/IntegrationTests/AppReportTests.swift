@@ -31,21 +31,21 @@ private func object(_ text: String) throws -> [String: Any] {
   try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
 }
 
-/// The recorded launch of an app that idles after it, by the tracer, which arms a library
-/// before its constructors run. The in-process recorder arms a library after some of its
-/// constructors ran (`appcore_register_types` goes unrecorded): once it arms libraries at
-/// load, this test can take the recorder as an argument.
+/// The recorded launch of an app that idles after it, by either recorder: each arms the
+/// library before its constructors run (the tracer at the loader's notice, the in-process
+/// recorder, on this fixture, before the loader runs them). The library is named by the
+/// path the loader opened (in-process) or by the real file (tracer).
 @Suite("orderfile report on an app that idles after its launch", .serialized)
 struct AppReportTests {
   @Test(
-    "the idle time is one folded line, the bars scale to the launch, and the library's constructors are its own, in load order"
-  )
-  func recordedApp() throws {
+    "the idle time is one folded line, the bars scale to the launch, and the library's constructors are its own, in load order",
+    arguments: ["tracer", "in-process"])
+  func recordedApp(recorder: String) throws {
     let directory = try TemporaryDirectory("orderfile-app-report")
     let program = try buildApp(in: directory)
     let trace = directory.file("app.trace")
     let recorded = try orderfile([
-      "record", "--recorder", "tracer", "-o", trace, "--until", "app_launch_done", "--", program,
+      "record", "--recorder", recorder, "-o", trace, "--until", "app_launch_done", "--", program,
     ])
     #expect(recorded.succeeded, "\(recorded.standardError)")
     let html = directory.file("app.html")
@@ -80,8 +80,8 @@ struct AppReportTests {
     // the library's two constructors its own and before the executable's.
     let preMain = try #require(report["preMain"] as? [String: Any])
     let libraries = preMain["libraries"] as? [[String: Any]] ?? []
-    #expect(
-      libraries.map { ($0["module"] as? String).map { PathName.split($0).base } } == ["app", "libappcore.so.1.0.0"])
+    let names = libraries.compactMap { ($0["module"] as? String).map { PathName.split($0).base } }
+    #expect(names.count == 2 && names.first == "app" && names.last?.hasPrefix("libappcore.so.1") == true, "\(names)")
     #expect(libraries.map { $0["loadOrder"] as? Int } == [0, 1])
     try #require(libraries.count == 2, "\(libraries)")
     let (app, core) = (libraries[0], libraries[1])
@@ -107,7 +107,7 @@ struct AppReportTests {
 
     // main → launch end by module: the window and show calls are the library's.
     let window = report["mainToLaunchEnd"] as? [[String: Any]] ?? []
-    let coreWindow = try #require(window.first { ($0["module"] as? String)?.hasSuffix("/libappcore.so.1.0.0") == true })
+    let coreWindow = try #require(window.first { ($0["module"] as? String)?.contains("/libappcore.so.1") == true })
     #expect(coreWindow["firstCalls"] as? Int == 2, "\(window)")
     let appWindow = try #require(window.first { ($0["module"] as? String)?.hasSuffix("/app") == true })
     #expect(appWindow["lastNanoseconds"] as? Int ?? .max <= launchEnd, "\(window)")
