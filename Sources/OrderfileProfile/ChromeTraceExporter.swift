@@ -61,20 +61,34 @@ public struct ChromeTraceExporter: Renderer {
         ])
       }
     }
-    for phase in profile.phases {
+    for phase in profile.launchPhases {
       events.append([
         "ph": "X", "pid": pid, "tid": Int(Self.phaseTrack), "name": phase.name, "cat": "phase",
         "ts": micros(phase.startNanoseconds), "dur": micros(phase.durationNanoseconds),
         "args": ["firstCalls": phase.firstCalls, "newPages": phase.newPages],
       ])
     }
-    for boundary in profile.boundaries where boundary.kind == .mark || boundary.kind == .main {
+    // What followed the launch is one instant at its end, so that the viewer's time axis is
+    // the launch's and not the idle time after it.
+    let launchEnd = profile.launchEndNanoseconds
+    if let after = profile.afterLaunch {
+      events.append([
+        "ph": "i", "s": "g", "pid": pid, "tid": Int(Self.phaseTrack), "name": after.foldedSummary,
+        "cat": "after the launch", "ts": micros(after.startNanoseconds),
+        "args": [
+          "durationNanoseconds": after.durationNanoseconds, "firstCalls": after.firstCalls, "newPages": after.newPages,
+        ],
+      ])
+    }
+    for boundary in profile.boundaries
+    where (boundary.kind == .mark || boundary.kind == .main) && boundary.timeNanoseconds <= launchEnd {
       events.append([
         "ph": "i", "s": "g", "pid": pid, "tid": Int(boundary.thread ?? profile.pid), "name": boundary.name,
         "cat": "mark", "ts": micros(boundary.timeNanoseconds),
       ])
     }
-    for call in profile.firstCalls {
+    for call in profile.firstCalls
+    where !(profile.phases.indices.contains(call.phase) && profile.phases[call.phase].isAfterLaunch) {
       events.append([
         "ph": "i", "s": "t", "pid": pid, "tid": Int(call.thread), "name": call.name, "cat": "first call",
         "ts": micros(call.timeNanoseconds),

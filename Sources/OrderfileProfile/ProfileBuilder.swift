@@ -67,13 +67,23 @@ public struct ProfileBuilder {
       ($0.element.timeNanoseconds, $0.offset) < ($1.element.timeNanoseconds, $1.offset)
     }.map(\.element)
 
-    var phases = zip(boundaries, boundaries.dropFirst()).map { start, end in
+    // The launch ends where its window does: what follows (an app idling, a server serving)
+    // is one folded phase, however many marks it holds, so that it cannot dwarf the launch.
+    let launchEnd = boundaries.firstIndex { $0.kind == .launchComplete }
+    let launchBoundaries = launchEnd.map { Array(boundaries[...$0]) } ?? boundaries
+    var phases = zip(launchBoundaries, launchBoundaries.dropFirst()).map { start, end in
       StartupProfile.Phase(
         name: "\(start.name) → \(end.name)", startNanoseconds: start.timeNanoseconds,
         endNanoseconds: end.timeNanoseconds, firstCalls: 0, newPages: 0, functions: [])
     }
+    if let launchEnd, let last = boundaries.last, launchEnd < boundaries.count - 1 {
+      phases.append(
+        .init(
+          name: StartupProfile.Phase.afterLaunchName, startNanoseconds: boundaries[launchEnd].timeNanoseconds,
+          endNanoseconds: last.timeNanoseconds, firstCalls: 0, newPages: 0, functions: [], isAfterLaunch: true))
+    }
     // The phase that starts where the launch window ends, when it ends before exit.
-    let afterWindow = boundaries.firstIndex { $0.kind == .launchComplete }
+    let afterWindow = phases.firstIndex(where: \.isAfterLaunch)
     func phaseIndex(_ time: UInt64, inWindow: Bool) -> Int {
       // The last phase that starts at or before `time`.
       var index = 0
@@ -85,6 +95,7 @@ public struct ProfileBuilder {
     }
 
     var entries: [StartupProfile.FirstCallEntry] = []
+    var entryPages: [Int] = []
     var seenFunctions = Set<FunctionKey>()
     var pagesSeen = Set<PageKey>()
     var pagesPerModule: [Int: Int] = [:]
@@ -111,6 +122,7 @@ public struct ProfileBuilder {
         newPages += 1
       }
       pagesPerModule[record.module, default: 0] += newPages
+      entryPages.append(newPages)
       if !phases.isEmpty { phases[phase].newPages += newPages }
     }
 
@@ -134,6 +146,23 @@ public struct ProfileBuilder {
         symbolized: !symbols.unavailable.contains { $0.module == module.path })
     }
 
+    let mainTime = boundaries.first { $0.kind == .main }?.timeNanoseconds
+    if let mainTime, var split = preMain {
+      let calls = Self.moduleCalls(
+        entries.indices.filter { entries[$0].thread == trace.header.pid && entries[$0].timeNanoseconds < mainTime },
+        entries: entries, pages: entryPages, trace: trace)
+      split.libraries = PreMainBuilder(trace: trace, symbols: symbols, relative: relative).libraries(
+        of: split, calls: calls)
+      preMain = split
+    }
+    let mainToLaunchEnd = mainTime.map { main in
+      Self.moduleCalls(
+        entries.indices.filter {
+          entries[$0].timeNanoseconds >= main && !(phases.isEmpty || phases[entries[$0].phase].isAfterLaunch)
+        }, entries: entries, pages: entryPages, trace: trace
+      ).values.sorted { ($0.firstNanoseconds, $0.module) < ($1.firstNanoseconds, $1.module) }
+    }
+
     let fullMode = !trace.threads.isEmpty
     return StartupProfile(
       trace: trace.path, pid: trace.header.pid,
@@ -142,10 +171,32 @@ public struct ProfileBuilder {
       recorderOverhead: trace.header.recorderTime.map(StartupProfile.RecorderOverhead.init),
       boundaries: boundaries, phases: phases,
       threads: threads.values.sorted { ($0.firstCallNanoseconds, $0.thread) < ($1.firstCallNanoseconds, $1.thread) },
-      modules: modules, firstCalls: entries,
+      modules: modules, mainToLaunchEnd: mainToLaunchEnd, firstCalls: entries,
       slowestFirstCalls: fullMode ? slowestFirstCalls(trace: trace, symbols: symbols, origin: origin) : nil,
       droppedEvents: fullMode ? trace.threads.reduce(trace.header.unbufferedEvents) { $0 + $1.droppedEvents } : nil,
       unsymbolizedModules: symbols.unavailable.map { "\($0.module): \($0.reason)" })
+  }
+
+  /// The given first calls (indices into `entries`) by module: how many, the first and the
+  /// last, and the pages they touched first.
+  static func moduleCalls(
+    _ indices: [Int], entries: [StartupProfile.FirstCallEntry], pages: [Int], trace: Trace
+  ) -> [Int: StartupProfile.ModuleCalls] {
+    var calls: [Int: StartupProfile.ModuleCalls] = [:]
+    for index in indices {
+      let entry = entries[index]
+      var summary =
+        calls[entry.module]
+        ?? .init(
+          module: trace.modules[entry.module].path, firstCalls: 0, firstNanoseconds: entry.timeNanoseconds,
+          lastNanoseconds: entry.timeNanoseconds, newPages: 0)
+      summary.firstCalls += 1
+      summary.firstNanoseconds = min(summary.firstNanoseconds, entry.timeNanoseconds)
+      summary.lastNanoseconds = max(summary.lastNanoseconds, entry.timeNanoseconds)
+      summary.newPages += pages[index]
+      calls[entry.module] = summary
+    }
+    return calls
   }
 
   /// The first call of each function with its inclusive time, slowest first.

@@ -22,6 +22,11 @@ public struct ProfileHTMLRenderer: Renderer {
     }
     body += "<h2>Phases</h2>\n" + timeline(profile) + phaseTable(profile)
     if let preMain = profile.preMain { body += preMainSection(preMain) }
+    if let rows = profile.mainToLaunchEndRows {
+      body +=
+        "<h2>\(escape(profile.mainToLaunchEndTitle.prefix(1).uppercased() + profile.mainToLaunchEndTitle.dropFirst()))</h2>\n"
+      body += table(rows)
+    }
     body += "<h2>First calls over time</h2>\n" + firstCallsChart(profile)
     if let pages {
       body += "<h2>Pages</h2>\n" + PageStripRenderer().render(pages)
@@ -56,42 +61,65 @@ public struct ProfileHTMLRenderer: Renderer {
 
   static let palette = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f"]
 
+  /// The folded phase after the launch: a box of this width beyond the launch's bar.
+  public static let foldedWidth = 110
+  public static let foldedGap = 10
+
+  /// The launch's phases as one bar scaled to the launch window; what followed it, however
+  /// long, is a hatched box of fixed width beside it, labelled with its real length.
   func timeline(_ profile: StartupProfile) -> String {
-    let total = max(profile.phases.last?.endNanoseconds ?? 1, 1)
+    let total = max(profile.launchEndNanoseconds, 1)
+    let after = profile.afterLaunch
+    let launchWidth = after == nil ? width : width - Self.foldedWidth - Self.foldedGap
     let height = 70
+    func x(_ time: UInt64) -> Double { Double(min(time, total)) / Double(total) * Double(launchWidth) }
     var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height)\">\n"
-    for (index, phase) in profile.phases.enumerated() {
-      let x = Double(phase.startNanoseconds) / Double(total) * Double(width)
-      let w = max(Double(phase.durationNanoseconds) / Double(total) * Double(width), 1)
+    svg +=
+      "<defs><pattern id=\"folded\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\"><path d=\"M0,6 L6,0\" stroke=\"#888\" stroke-width=\"2\"/></pattern></defs>\n"
+    for (index, phase) in profile.launchPhases.enumerated() {
+      let w = max(x(phase.endNanoseconds) - x(phase.startNanoseconds), 1)
       let color = Self.palette[index % Self.palette.count]
       svg +=
-        "<rect x=\"\(format(x))\" y=\"10\" width=\"\(format(w))\" height=\"26\" fill=\"\(color)\"><title>\(escape(phase.name)): \(milliseconds(phase.durationNanoseconds)), \(phase.firstCalls) first calls</title></rect>\n"
+        "<rect class=\"phase\" x=\"\(format(x(phase.startNanoseconds)))\" y=\"10\" width=\"\(format(w))\" height=\"26\" fill=\"\(color)\"><title>\(escape(phase.name)): \(milliseconds(phase.durationNanoseconds)), \(phase.firstCalls) first calls</title></rect>\n"
     }
-    for boundary in profile.boundaries {
-      let x = Double(boundary.timeNanoseconds) / Double(total) * Double(width)
-      svg += "<line x1=\"\(format(x))\" x2=\"\(format(x))\" y1=\"6\" y2=\"40\" stroke=\"#222\" stroke-width=\"1\"/>\n"
+    for boundary in profile.boundaries where boundary.timeNanoseconds <= total {
+      let at = x(boundary.timeNanoseconds)
+      svg += "<line x1=\"\(format(at))\" x2=\"\(format(at))\" y1=\"6\" y2=\"40\" stroke=\"#222\" stroke-width=\"1\"/>\n"
     }
-    svg +=
-      "<text x=\"0\" y=\"58\">0 ms</text><text x=\"\(width)\" y=\"58\" text-anchor=\"end\">\(milliseconds(total))</text>\n"
+    svg += "<text x=\"0\" y=\"58\">0 ms</text>"
+    svg += "<text x=\"\(launchWidth)\" y=\"58\" text-anchor=\"end\">\(milliseconds(total))</text>\n"
+    if let after {
+      let left = launchWidth + Self.foldedGap
+      svg +=
+        "<rect class=\"after-launch\" x=\"\(left)\" y=\"10\" width=\"\(Self.foldedWidth)\" height=\"26\" fill=\"url(#folded)\" stroke=\"#888\"><title>\(escape(after.foldedSummary))</title></rect>\n"
+      svg +=
+        "<text x=\"\(left)\" y=\"58\">after: \(milliseconds(after.durationNanoseconds))</text>\n"
+    }
     return svg + "</svg>\n"
   }
 
   func phaseTable(_ profile: StartupProfile) -> String {
     var html = "<table><tr><th>phase</th><th>start</th><th>duration</th><th>first calls</th><th>new pages</th></tr>\n"
-    for (index, phase) in profile.phases.enumerated() {
+    for (index, phase) in profile.launchPhases.enumerated() {
       let swatch =
         "<span style=\"display:inline-block;width:10px;height:10px;margin-right:6px;background:\(Self.palette[index % Self.palette.count])\"></span>"
       html +=
         "<tr><td>\(swatch)\(escape(phase.name))</td><td>\(milliseconds(phase.startNanoseconds))</td><td>\(milliseconds(phase.durationNanoseconds))</td><td>\(phase.firstCalls)</td><td>\(phase.newPages)</td></tr>\n"
     }
-    return html + "</table>\n"
+    html += "</table>\n"
+    if let after = profile.afterLaunch {
+      html +=
+        "<p class=\"after-launch\">"
+        + escape(after.foldedSummary.prefix(1).uppercased() + after.foldedSummary.dropFirst()) + ".</p>\n"
+    }
+    return html
   }
 
   /// Cumulative first calls against time from the first hook (nothing is recorded
   /// before it), one line per thread, with the phase boundaries.
   func firstCallsChart(_ profile: StartupProfile) -> String {
     let origin = profile.boundaries.first { $0.kind == .firstHook }?.timeNanoseconds ?? 0
-    let end = max(profile.phases.last?.endNanoseconds ?? 1, origin + 1)
+    let end = max(profile.launchEndNanoseconds, origin + 1)
     let total = end - origin
     func x(_ time: UInt64) -> Double { Double(time > origin ? time - origin : 0) / Double(total) * Double(width) }
     let height = 240
@@ -100,7 +128,7 @@ public struct ProfileHTMLRenderer: Renderer {
     var svg =
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height + 20 * profile.threads.count)\">\n"
     svg += "<rect x=\"0\" y=\"0\" width=\"\(width)\" height=\"\(plotHeight)\" fill=\"#fafafa\" stroke=\"#ddd\"/>\n"
-    for boundary in profile.boundaries where boundary.timeNanoseconds > origin {
+    for boundary in profile.boundaries where boundary.timeNanoseconds > origin && boundary.timeNanoseconds <= end {
       svg +=
         "<line x1=\"\(format(x(boundary.timeNanoseconds)))\" x2=\"\(format(x(boundary.timeNanoseconds)))\" y1=\"0\" y2=\"\(plotHeight)\" stroke=\"#bbb\" stroke-dasharray=\"3,3\"><title>\(escape(boundary.name))</title></line>\n"
     }
@@ -108,7 +136,7 @@ public struct ProfileHTMLRenderer: Renderer {
       let color = Self.palette[index % Self.palette.count]
       var count = 0
       var points: [String] = []
-      for call in profile.firstCalls where call.thread == thread.thread {
+      for call in profile.firstCalls where call.thread == thread.thread && call.timeNanoseconds <= end {
         count += 1
         let y = Double(plotHeight) - Double(count) / Double(maxCount) * Double(plotHeight - 10)
         points.append("\(format(x(call.timeNanoseconds))),\(format(y))")
@@ -163,7 +191,20 @@ public struct ProfileHTMLRenderer: Renderer {
       html +=
         "<tr><td>\(swatch)\(escape(part.name))</td><td>\(part.startNanoseconds.map(milliseconds) ?? "")</td><td>\(milliseconds(part.durationNanoseconds))</td><td>\(functions)</td></tr>\n"
     }
-    return html + "</table>\n<p>Initializers read from the binaries are in bold.</p>\n"
+    html += "</table>\n<p>Initializers read from the binaries are in bold.</p>\n"
+    if !preMain.libraries.isEmpty {
+      html += "<h3>Before main by module, in load order</h3>\n" + table(preMain.libraryRows)
+      html += "<ul>\n" + StartupProfile.PreMain.libraryNotes.map { "<li>\(escape($0))</li>\n" }.joined() + "</ul>\n"
+    }
+    return html
+  }
+
+  /// A header row and its rows as an HTML table.
+  func table(_ rows: [[String]]) -> String {
+    guard let header = rows.first else { return "" }
+    return "<table><tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
+      + rows.dropFirst().map { "<tr>" + $0.map { "<td>\(escape($0))</td>" }.joined() + "</tr>\n" }.joined()
+      + "</table>\n"
   }
 
   func format(_ value: Double) -> String { String(format: "%.1f", value) }

@@ -15,10 +15,14 @@ public struct ProfileMarkdownRenderer: Renderer {
     }
     lines.append("| phase | start | duration | first calls | new pages |")
     lines.append("| --- | ---: | ---: | ---: | ---: |")
-    for phase in profile.phases {
+    for phase in profile.launchPhases {
       lines.append(
         "| \(escape(phase.name)) | \(milliseconds(phase.startNanoseconds)) | \(milliseconds(phase.durationNanoseconds)) | \(phase.firstCalls) | \(phase.newPages) |"
       )
+    }
+    if let after = profile.afterLaunch {
+      lines.append("")
+      lines.append(after.foldedSummary.prefix(1).uppercased() + after.foldedSummary.dropFirst() + ".")
     }
     if let preMain = profile.preMain {
       lines.append("")
@@ -29,6 +33,20 @@ public struct ProfileMarkdownRenderer: Renderer {
           "| \(escape(part.name)) | \(part.startNanoseconds.map(milliseconds) ?? "") | \(milliseconds(part.durationNanoseconds)) | \(part.firstCalls.map(String.init) ?? "") |"
         )
       }
+      if !preMain.libraries.isEmpty {
+        lines.append("")
+        lines.append("Before main by module, in load order:")
+        lines.append("")
+        lines += table(preMain.libraryRows, textColumns: 3)
+        lines.append("")
+        lines += StartupProfile.PreMain.libraryNotes.map { "- " + $0 }
+      }
+    }
+    if let rows = profile.mainToLaunchEndRows {
+      lines.append("")
+      lines.append(profile.mainToLaunchEndTitle.prefix(1).uppercased() + profile.mainToLaunchEndTitle.dropFirst() + ":")
+      lines.append("")
+      lines += table(rows)
     }
     lines.append("")
     lines.append("| thread | first calls | first | last |")
@@ -48,5 +66,14 @@ public struct ProfileMarkdownRenderer: Renderer {
       }
     }
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// A header row and its rows as a Markdown table, the first `textColumns` left-aligned
+  /// and the numbers after them right-aligned.
+  func table(_ rows: [[String]], textColumns: Int = 1) -> [String] {
+    guard let header = rows.first else { return [] }
+    let alignment = header.indices.map { $0 < textColumns ? " --- |" : " ---: |" }.joined()
+    return ["| " + header.map(TextFormatting.markdownCell).joined(separator: " | ") + " |", "|" + alignment]
+      + rows.dropFirst().map { "| " + $0.map(TextFormatting.markdownCell).joined(separator: " | ") + " |" }
   }
 }

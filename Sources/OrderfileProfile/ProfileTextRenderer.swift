@@ -24,13 +24,14 @@ public struct ProfileTextRenderer: Renderer {
     lines.append("")
     lines.append("phases")
     var rows = [["phase", "start", "duration", "first calls", "new pages"]]
-    for phase in profile.phases {
+    for phase in profile.launchPhases {
       rows.append([
         phase.name, milliseconds(phase.startNanoseconds), milliseconds(phase.durationNanoseconds),
         String(phase.firstCalls), String(phase.newPages),
       ])
     }
     lines += TextFormatting.table(rows, indent: "  ")
+    if let after = profile.afterLaunch { lines.append("  " + after.foldedSummary) }
     for phase in profile.phases where !phase.functions.isEmpty && functionsPerPhase > 0 {
       let shown = phase.functions.prefix(functionsPerPhase).joined(separator: ", ")
       let more = phase.functions.count > functionsPerPhase ? ", … (\(phase.functions.count) in all)" : ""
@@ -39,6 +40,11 @@ public struct ProfileTextRenderer: Renderer {
     if let preMain = profile.preMain {
       lines.append("")
       lines += renderPreMain(preMain)
+    }
+    if let rows = profile.mainToLaunchEndRows {
+      lines.append("")
+      lines.append(profile.mainToLaunchEndTitle)
+      lines += TextFormatting.table(rows, indent: "  ")
     }
     lines.append("")
     lines.append("threads")
@@ -107,6 +113,12 @@ public struct ProfileTextRenderer: Renderer {
       let shown = run.functions.prefix(functionsPerPhase).joined(separator: ", ")
       let more = run.functions.count > functionsPerPhase ? ", … (\(run.functions.count) in all)" : ""
       lines.append("  \(run.module): \(shown)\(more)")
+    }
+    if !preMain.libraries.isEmpty {
+      lines.append("")
+      lines.append("before main by module, in load order")
+      lines += TextFormatting.table(preMain.libraryRows, indent: "  ")
+      lines += StartupProfile.PreMain.libraryNotes.map { "  " + $0 }
     }
     return lines
   }

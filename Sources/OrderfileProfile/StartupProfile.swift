@@ -1,3 +1,4 @@
+import OrderfileSymbolization
 import OrderfileTrace
 
 /// The launch explained: phases between named points in time, what ran first in each,
@@ -29,6 +30,22 @@ public struct StartupProfile: Codable, Sendable, Equatable {
     public var newPages: Int
     /// The first calls' function names, in order.
     public var functions: [String]
+    /// The one phase that folds everything after the launch window (an app idles after its
+    /// launch, a server serves): from the window's end to the trace's. Always the last.
+    public var isAfterLaunch: Bool = false
+  }
+
+  /// A module's functions first called in a stretch of the launch, and when the first and
+  /// the last of them were called: measured.
+  public struct ModuleCalls: Codable, Sendable, Equatable {
+    /// The module's path as recorded.
+    public var module: String
+    public var firstCalls: Int
+    public var firstNanoseconds: UInt64
+    public var lastNanoseconds: UInt64
+    public var spanNanoseconds: UInt64 { lastNanoseconds - firstNanoseconds }
+    /// Pages of the module first touched by those calls (4 KiB).
+    public var newPages: Int
   }
 
   public struct ThreadSummary: Codable, Sendable, Equatable {
@@ -97,6 +114,32 @@ public struct StartupProfile: Codable, Sendable, Equatable {
     public var otherNanoseconds: UInt64
     /// `mainNanoseconds` without the runtime's start-up: the program's own time before main.
     public var programNanoseconds: UInt64
+    /// Each module that ran code before `main` (and the executable), in the loader's load
+    /// order.
+    public var libraries: [Library] = []
+
+    /// One module before `main`: what the loader does for it and what its own code did.
+    public struct Library: Codable, Sendable, Equatable {
+      /// The module's path as recorded.
+      public var module: String
+      /// Its place in the loader's load order, inferred from the binaries: 0 for the
+      /// executable, then its `DT_NEEDED` libraries breadth first, as glibc loads them. Nil
+      /// for a module no chain of recorded binaries names (opened with `dlopen`, or needed by
+      /// a library that ran no recorded code), listed after the others by its first call.
+      public var loadOrder: Int?
+      /// The dynamic relocations the loader applies to it, read from its binary; nil when
+      /// the binary was not found. The trace holds the loader's time in all only.
+      public var relocations: ModuleLoading.Relocations?
+      /// When its static initializers began and how long they ran, inferred from the first
+      /// calls as `modules` are; 0 and empty when none ran before `main`.
+      public var constructorsStartNanoseconds: UInt64?
+      public var constructorsNanoseconds: UInt64
+      /// Its static initializers (read from the binary) that were recorded, in order.
+      public var constructors: [String]
+      /// Its own functions first called on the main thread before `main`, measured; nil
+      /// when none were.
+      public var calls: ModuleCalls?
+    }
   }
 
   /// The time a recorder outside the program spent on itself (the tracer: planting
@@ -137,6 +180,9 @@ public struct StartupProfile: Codable, Sendable, Equatable {
   public var phases: [Phase]
   public var threads: [ThreadSummary]
   public var modules: [ModuleSummary]
+  /// `main` to the launch's end, by module: each module's functions first called in that
+  /// stretch (any thread) and when; nil when `main` was not recorded.
+  public var mainToLaunchEnd: [ModuleCalls]? = nil
   public var firstCalls: [FirstCallEntry]
   /// Full mode only: the slowest first calls, slowest first.
   public var slowestFirstCalls: [TimedCall]?
@@ -144,6 +190,30 @@ public struct StartupProfile: Codable, Sendable, Equatable {
   public var droppedEvents: UInt64?
   /// Modules whose binaries were not found, with why.
   public var unsymbolizedModules: [String]
+}
+
+extension StartupProfile {
+  /// Where the launch ends: the window's end when something followed it, else the trace's end.
+  public var launchEndNanoseconds: UInt64 {
+    afterLaunch?.startNanoseconds ?? phases.last?.endNanoseconds ?? 0
+  }
+
+  /// The phases of the launch, up to its end, without the folded rest.
+  public var launchPhases: [Phase] { phases.filter { !$0.isAfterLaunch } }
+
+  /// What followed the launch, folded into one phase; nil when the launch ran to the end.
+  public var afterLaunch: Phase? { phases.last.flatMap { $0.isAfterLaunch ? $0 : nil } }
+}
+
+extension StartupProfile.Phase {
+  /// The name of the folded phase after the launch.
+  public static let afterLaunchName = "after the launch"
+
+  /// The folded phase in a line, as every renderer says it.
+  public var foldedSummary: String {
+    "\(Self.afterLaunchName): \(milliseconds(durationNanoseconds)), \(firstCalls) functions"
+      + " (folded: not drawn to scale, not part of the launch)"
+  }
 }
 
 extension StartupProfile.RecorderOverhead {

@@ -10,6 +10,9 @@ public final class SymbolTable {
   private var symbolizers: [Int: any Symbolizer] = [:]
   /// Static initializers by module, read from the binary on first use.
   private var initializers: [Int: [StaticInitializer]] = [:]
+  /// What the loader does for each module, read from the binary on first use; nil inside
+  /// when the binary is unknown or unreadable.
+  private var loading: [Int: ModuleLoading?] = [:]
   /// Modules whose binary could not be opened, with the reason.
   public private(set) var unavailable: [(module: String, reason: String)] = []
 
@@ -24,9 +27,22 @@ public final class SymbolTable {
   }
 
   /// A table over symbolizers already open, by module index (for tools that found the binaries themselves, and tests).
-  public init(symbolizers: [Int: any Symbolizer], initializers: [Int: [StaticInitializer]] = [:]) {
+  public init(
+    symbolizers: [Int: any Symbolizer], initializers: [Int: [StaticInitializer]] = [:],
+    loading: [Int: ModuleLoading] = [:]
+  ) {
     self.symbolizers = symbolizers
     self.initializers = initializers
+    self.loading = loading.mapValues { $0 }
+  }
+
+  /// The module's `DT_SONAME`, `DT_NEEDED` names and relocations; nil when its binary is
+  /// unknown or cannot be read (the profile then cannot place it in the load order).
+  public func moduleLoading(module: Int) -> ModuleLoading? {
+    if let known = loading[module] { return known }
+    let read = (symbolizers[module] as? ELFSymbolizer).flatMap { try? $0.moduleLoading() }
+    loading[module] = .some(read)
+    return read
   }
 
   /// The module's static initializers in the order the loader runs them; empty when its

@@ -7,14 +7,18 @@ struct ReportCommand: ParsableCommand {
     abstract: "Explain a launch: phases, first calls per thread and module, and exports.",
     discussion: """
       Splits the launch at process start, the first hook, main, each mark the
-      program set with orderfile_mark(), the end of the launch window and
-      exit. For each phase it shows the duration, the functions first called
-      in it and the new pages they touched. In full mode (ORDERFILE_MODE=full
-      when recording) it also lists the slowest first calls and can export
-      folded stacks.
+      program set with orderfile_mark() and the end of the launch window. What
+      follows the window (an app idling, a server serving) is one folded line,
+      and the HTML bar and the Chrome trace are scaled to the launch. For each
+      phase it shows the duration, the functions first called in it and the
+      new pages they touched. In full mode (ORDERFILE_MODE=full when
+      recording) it also lists the slowest first calls and can export folded
+      stacks.
 
       The time before main is split into the loader's work, the runtime's own
-      start-up (overhead) and each module's static initializers. Process start
+      start-up (overhead) and each module's static initializers, then shown by
+      module in load order (relocations, constructors, first calls); main to
+      the launch's end is shown by module too. Process start
       is exact when `orderfile record` started the program, else estimated
       from /proc to a clock tick; the report says which. Given several traces
       of one program, it prints each phase's median and spread instead.

@@ -52,7 +52,7 @@ struct UntilNamesTests {
       phase < phases.count && (phases[phase]["name"] as? String)?.hasSuffix("→ startup complete") == true, "\(phases)")
     let recorded = try #require(result.standardError.split(separator: " ").firstIndex(of: "recorded"))
     let count = Int(result.standardError.split(separator: " ")[recorded + 1])
-    let launchPhases = phases.prefix { !((($0["name"] as? String) ?? "").hasPrefix("startup complete")) }
+    let launchPhases = phases.filter { $0["isAfterLaunch"] as? Bool == false }
     #expect(count == launchPhases.reduce(0) { $0 + (($1["firstCalls"] as? Int) ?? 0) }, "\(result.standardError)")
   }
 

@@ -55,13 +55,14 @@ func launchTrace(threads: [ThreadEvents] = []) -> Trace {
 struct ProfileTests {
   let profile = ProfileBuilder().build(trace: launchTrace(), symbols: SymbolTable(symbolizers: [0: table]))
 
-  @Test("phases run between process start, first hook, main, marks, startup complete and exit")
+  @Test("phases run between process start, first hook, main, marks and startup complete; the rest is folded")
   func phases() {
     #expect(
       profile.phases.map(\.name) == [
         "process start → first hook", "first hook → main", "main → config loaded", "config loaded → ui ready",
-        "ui ready → startup complete", "startup complete → exit",
+        "ui ready → startup complete", "after the launch",
       ])
+    #expect(profile.phases.map(\.isAfterLaunch) == [false, false, false, false, false, true])
     #expect(profile.phases.map(\.durationNanoseconds) == [5 * ms, 1 * ms, 2 * ms, 4 * ms, 3 * ms, 5 * ms])
   }
 
@@ -157,8 +158,10 @@ struct FullModeTests {
     let events = document?["traceEvents"] as? [[String: Any]] ?? []
     #expect(events.filter { $0["ph"] as? String == "B" }.count == 6)
     #expect(events.contains { $0["ph"] as? String == "i" && $0["name"] as? String == "ui ready" })
+    // The phases of the launch, each a complete event; what followed it is one instant.
     #expect(
-      events.filter { $0["ph"] as? String == "X" && $0["cat"] as? String == "phase" }.count == profile.phases.count)
+      events.filter { $0["ph"] as? String == "X" && $0["cat"] as? String == "phase" }.count
+        == profile.launchPhases.count)
     // The time before main on a track of its own: one complete event per part that has a start.
     let preMain = try #require(profile.preMain)
     let parts = events.filter { $0["ph"] as? String == "X" && $0["cat"] as? String != "phase" }

@@ -56,7 +56,8 @@ struct LaunchPhaseTests {
     #expect(result.succeeded, "\(result.standardError)")
     let report = try JSONDecoder().decode(Report.self, from: Data(result.standardOutput.utf8))
     let names = report.phases.map(\.name)
-    #expect(names.suffix(3) == ["a → b", "b → startup complete", "startup complete → exit"])
+    // What follows the launch window is one folded phase, whatever it holds.
+    #expect(names.suffix(3) == ["a → b", "b → startup complete", "after the launch"])
 
     func phase(_ name: String) throws -> (index: Int, duration: UInt64) {
       let index = try #require(report.phases.firstIndex { $0.name == name })
@@ -64,7 +65,7 @@ struct LaunchPhaseTests {
     }
     let a = try phase("a → b")
     let b = try phase("b → startup complete")
-    let after = try phase("startup complete → exit")
+    let after = try phase("after the launch")
     #expect(a.duration >= 30 * Self.ms && a.duration < 30 * Self.ms + Self.tolerance, "a → b took \(a.duration) ns")
     #expect(
       b.duration >= 50 * Self.ms && b.duration < 50 * Self.ms + Self.tolerance,

@@ -99,10 +99,16 @@ extension ELFFile {
   }
 
   /// The value of the first entry with this tag in the dynamic section.
-  private func dynamicEntry(_ tag: Int64) -> UInt64? {
-    var value: UInt64?
+  func dynamicEntry(_ tag: Int64) -> UInt64? {
+    firstDynamicEntry(tag).map { entry, _ in entry.d_un.d_ptr }
+  }
+
+  /// The first entry with this tag in the dynamic section, with the index of the string
+  /// table its strings are in; nil when there is none before `DT_NULL`.
+  func firstDynamicEntry(_ tag: Int64) -> (entry: GElf_Dyn, strings: Int)? {
+    var found: (GElf_Dyn, Int)?
     forEachSection { header, section, _ in
-      guard value == nil, header.sh_type == UInt32(SHT_DYNAMIC), header.sh_entsize > 0,
+      guard found == nil, header.sh_type == UInt32(SHT_DYNAMIC), header.sh_entsize > 0,
         let data = elf_getdata(section, nil)
       else { return }
       for index in 0..<Int32(clamping: header.sh_size / header.sh_entsize) {
@@ -110,12 +116,12 @@ extension ELFFile {
         guard gelf_getdyn(data, index, &entry) != nil else { break }
         if entry.d_tag == Int64(DT_NULL) { break }
         if entry.d_tag == tag {
-          value = entry.d_un.d_ptr
+          found = (entry, Int(header.sh_link))
           break
         }
       }
     }
-    return value
+    return found
   }
 
   private static func word(in buffer: UnsafeRawBufferPointer, at offset: Int, size: UInt64, littleEndian: Bool)
