@@ -1,5 +1,6 @@
 import Foundation
 import OrderfileSupport
+import OrderfileSymbolization
 
 #if canImport(Glibc)
   import Glibc
@@ -95,17 +96,16 @@ public struct PageProbe {
   ///   started (`AfterLaunch.end`: SIGTERM, then SIGKILL after the grace period).
   public func measure(
     program: String, arguments: [String], until: Until? = nil, timeLimitMilliseconds: Int? = nil,
-    standardOutput: Int32 = 2
+    standardOutput: Int32 = 2, environment extra: [String: String] = [:]
   ) throws -> MeasuredLaunch {
     guard FileManager.default.fileExists(atPath: library) else { throw LayoutError.noPageProbe(path: library) }
-    var template = Array((NSTemporaryDirectory() + "/orderfile-measure.XXXXXX").utf8CString)
-    guard mkdtemp(&template) != nil else {
+    guard let work = try? ScratchDirectory.temporary(prefix: "orderfile-measure") else {
       throw LayoutError.probeWroteNothing(program: program, status: -1)
     }
-    let work = String(cString: template)
-    defer { try? FileManager.default.removeItem(atPath: work) }
-    let output = work + "/pages.txt"
-    var environment: [String: String] = ["ORDERFILE_PAGE_PROBE_OUTPUT": output]
+    defer { work.remove() }
+    let output = work.file("pages.txt")
+    var environment = extra
+    environment["ORDERFILE_PAGE_PROBE_OUTPUT"] = output
     let inherited = ProcessInfo.processInfo.environment["LD_PRELOAD"].map { " " + $0 } ?? ""
     environment["LD_PRELOAD"] = library + inherited
     if let until, !until.addresses.isEmpty {
@@ -134,6 +134,32 @@ public struct PageProbe {
     launch.exitStatus = status
     launch.endedByTool = endedByTool
     return launch
+  }
+
+  /// Runs `program` once with the loader pointed at the copy of a shared library at
+  /// `library` (its SONAME a link to it in a directory of its own, first on
+  /// `LD_LIBRARY_PATH`), and returns the launch with that very file's pages: an app's
+  /// code in its own library is measured in the copy that ships, or in the relinked one.
+  /// The module is nil when the loader took another copy (a `DT_RPATH`, which comes before
+  /// `LD_LIBRARY_PATH`, or a different SONAME): a file of the same name is never taken for it.
+  public func measure(
+    library: String, program: String, arguments: [String], until: Until? = nil, timeLimitMilliseconds: Int? = nil
+  ) throws -> (launch: MeasuredLaunch, module: MeasuredModule?) {
+    let soname = (try? ELFSymbolizer(path: library).moduleLoading().soname) ?? nil
+    let directory = try ScratchDirectory.temporary(prefix: "orderfile-library")
+    defer { directory.remove() }
+    let link = directory.file(soname ?? PathName.split(library).base)
+    let target = realpath(library, nil).map { pointer in
+      defer { free(pointer) }
+      return String(cString: pointer)
+    }
+    guard let target, symlink(target, link) == 0 else { throw SupportError.writing("symlink", path: link) }
+    let inherited = ProcessInfo.processInfo.environment["LD_LIBRARY_PATH"].map { ":" + $0 } ?? ""
+    let launch = try measure(
+      program: program, arguments: arguments, until: until, timeLimitMilliseconds: timeLimitMilliseconds,
+      environment: ["LD_LIBRARY_PATH": directory.path + inherited])
+    let identity = FileIdentity(path: library)
+    return (launch, launch.modules.first { identity != nil && FileIdentity(path: $0.path) == identity })
   }
 
   /// Waits for the child; once the count is over (the deadline passed, or the probe wrote

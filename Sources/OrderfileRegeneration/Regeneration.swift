@@ -213,7 +213,7 @@ public struct Regeneration {
       let pages = try comparePages(
         trace: firstTrace, module: name, shipped: shipped[name] ?? "", relinked: releasePath, work: work)
       let measured = try measuredPages(
-        module: name, shipped: shipped[name], relinked: releasePath, simulated: pages, work: work)
+        module: name, shipped: shipped, relinked: releasePath, simulated: pages, work: work)
       let verification = verifications[name]
       let verified = RegenerationReport.Verified(
         entries: verification?.entries ?? 0, present: verification?.present ?? 0, inOrder: verification?.inOrder ?? 0,
@@ -337,28 +337,49 @@ public struct Regeneration {
   }
 
   /// The pages the first scenario really touches in the shipped and in the relinked binary,
-  /// counted by the page probe, with the simulated lower bound beside them. Only for the
-  /// scenario's own program: a shared library's shipped copy cannot be run in its place.
+  /// counted by the page probe, with the simulated lower bound beside them. The scenario's
+  /// own program is run in each version; a library of the configuration is measured in a
+  /// run of the scenario's program (its shipped copy, then the relinked one, when it is a
+  /// module too) with the loader pointed at the library's shipped copy, then at the relinked
+  /// file (`PageProbe.measure(library:…)`). Nil when nothing of it can be measured.
   func measuredPages(
-    module: String, shipped: String?, relinked: String, simulated: [RegenerationReport.Pages], work: Work
+    module: String, shipped: [String: String], relinked: String, simulated: [RegenerationReport.Pages], work: Work
   ) throws -> [RegenerationReport.Pages]? {
-    guard let library = options.pageProbe, let scenario = configuration.scenarios.first, scenario.program == module,
-      let shipped
+    guard let library = options.pageProbe, let scenario = configuration.scenarios.first,
+      let shippedModule = shipped[module]
     else { return nil }
     let probe = PageProbe(library: library, pageSizes: simulated.map(\.pageSize))
-    func measure(_ binary: String) throws -> MeasuredModule? {
-      let (addresses, _) = try UntilFunction.entries(scenario.until, binary: binary)
-      let until = scenario.until.isEmpty ? nil : PageProbe.Until(module: binary, addresses: addresses)
-      let launch = try ProgramSurroundings(
+    let isProgram = scenario.program == module
+    let relinkedProgram = configuration.binaries.first { $0.module == scenario.program }?.path ?? scenario.program
+    func measure(_ binary: String, program: String) throws -> MeasuredModule? {
+      // An --until function may be the program's (`main`) or the library's.
+      var (addresses, unmatched) = try UntilFunction.entries(scenario.until, binary: binary)
+      var untilModule = binary
+      if !isProgram, !unmatched.isEmpty,
+        let (others, missing) = try? UntilFunction.entries(scenario.until, binary: program),
+        missing.count < unmatched.count
+      {
+        (addresses, unmatched, untilModule) = (others, missing, program)
+      }
+      let until = scenario.until.isEmpty ? nil : PageProbe.Until(module: untilModule, addresses: addresses)
+      return try ProgramSurroundings(
         environment: scenario.environment, directory: configuration.projectDirectory, log: work.log("measure")
       ).with {
-        try probe.measure(
-          program: binary, arguments: scenario.arguments, until: until,
-          timeLimitMilliseconds: scenario.timeLimitMilliseconds)
+        if isProgram {
+          return try probe.measure(
+            program: binary, arguments: scenario.arguments, until: until,
+            timeLimitMilliseconds: scenario.timeLimitMilliseconds
+          ).module(for: binary)
+        }
+        return try probe.measure(
+          library: binary, program: program, arguments: scenario.arguments, until: until,
+          timeLimitMilliseconds: scenario.timeLimitMilliseconds
+        ).module
       }
-      return launch.module(for: binary)
     }
-    guard let before = try measure(shipped), let after = try measure(relinked) else { return nil }
+    guard let before = try measure(shippedModule, program: shipped[scenario.program] ?? relinkedProgram),
+      let after = try measure(relinked, program: relinkedProgram)
+    else { return nil }
     return simulated.compactMap { row in
       guard let base = before.pages.first(where: { $0.pageSize == row.pageSize }),
         let head = after.pages.first(where: { $0.pageSize == row.pageSize })
@@ -401,7 +422,8 @@ public struct Regeneration {
     ).with {
       try recorder.record(program: program, arguments: scenario.arguments)
     }
-    guard recording.status == 0 else {
+    // A program ended at its launch's end (an app, a server) did not fail.
+    guard recording.status == 0 || recording.endedAfterLaunch else {
       throw RegenerationError.scenarioFailed(
         scenario: scenario.name, run: run, status: recording.status, log: display(log))
     }
