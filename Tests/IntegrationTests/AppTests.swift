@@ -13,7 +13,7 @@ import _OrderfileTestSupport
   "GUI app: a GTK3 app with its code in a library of its own, under Xvfb",
   .enabled(if: GtkDemo.unavailable == nil, Comment(rawValue: GtkDemo.unavailable ?? "")))
 struct AppTests {
-  @Test("the app's code is in libgtkdemo.so.0, a link to the real file, with constructors of its own")
+  @Test("the app's code is in libgtkdemo.so.0, a link to the real file, with constructors of its own; a plugin")
   func layout() throws {
     let demo = try GtkDemo.shared()
     #expect(try FileManager.default.destinationOfSymbolicLink(atPath: demo.library) == "libgtkdemo.so.0.0.0")
@@ -49,6 +49,9 @@ struct AppTests {
     let launch = try demo.launch(on: display, in: work)
     #expect(launch.waitForLaunchEnd(upTo: .seconds(10)), "no launch end within 10 s:\n\(launch.process.output)")
     #expect(launch.appPID == launch.process.child.pid)
+    // The plugin was loaded by the launch.
+    let maps = (try? FileReading.text(atPath: "/proc/\(launch.process.child.pid)/maps")) ?? ""
+    #expect(maps.contains(demo.plugin), "the plugin is not mapped:\n\(launch.process.output)")
     // An app never exits by itself: it is still there a moment after its launch.
     Thread.sleep(forTimeInterval: 0.2)
     #expect(launch.process.exitStatus == nil, "the app exited:\n\(launch.process.output)")

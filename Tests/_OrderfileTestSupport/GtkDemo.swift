@@ -3,8 +3,9 @@ import OrderfileSupport
 
 /// The GTK3 app of Tests/Fixtures/gtkapp, built by its Makefile: `gtkdemo`, whose main only
 /// calls into `libgtkdemo.so.0` (a link to the real file `libgtkdemo.so.0.0.0`), where the
-/// app's code is, with constructors of its own. Its launch ends at `launchEnd`, from the
-/// first idle callback after the window maps; then it runs until it is killed.
+/// app's code is, with constructors of its own; the library dlopens a plugin and starts a
+/// short-lived helper process at launch. Its launch ends at `launchEnd`, from the first idle
+/// callback after the window maps; then it runs until it is killed.
 public struct GtkDemo: Sendable {
   /// The Makefile's output directory: objects, the library and its links, the executable.
   public let directory: String
@@ -24,17 +25,23 @@ public struct GtkDemo: Sendable {
   public var library: String { directory + "/" + Self.soname }
   /// The library's real file, which the SONAME link points to.
   public var libraryRealFile: String { directory + "/" + Self.soname + ".0.0" }
+  /// The plugin the library loads with dlopen at launch (in no DT_NEEDED list).
+  public var plugin: String { directory + "/gtkdemo-plugins/libgtkdemo-plugin.so" }
 
   /// Builds the app into `directory` with swift's clang and lld: `-O2 -g`, one section per
   /// function; `orderLibrary` is an orderfile for the library's link only, `orderExecutable`
-  /// one for the executable's. `extraCFlags` go to every compile (an instrumented build).
+  /// one for the executable's, `orderPlugin` one for the plugin's. `extraCFlags` go to every
+  /// compile (an instrumented build).
   public static func build(
-    into directory: String, orderLibrary: String? = nil, orderExecutable: String? = nil, extraCFlags: [String] = []
+    into directory: String, orderLibrary: String? = nil, orderExecutable: String? = nil, orderPlugin: String? = nil,
+    extraCFlags: [String] = []
   ) throws -> GtkDemo {
     let result = try make(
       directory,
-      ["ORDER_LIB=" + (orderLibrary ?? ""), "ORDER_EXE=" + (orderExecutable ?? "")]
-        + (extraCFlags.isEmpty ? [] : ["EXTRA_CFLAGS=" + extraCFlags.joined(separator: " ")]))
+      [
+        "ORDER_LIB=" + (orderLibrary ?? ""), "ORDER_EXE=" + (orderExecutable ?? ""),
+        "ORDER_PLUGIN=" + (orderPlugin ?? ""),
+      ] + (extraCFlags.isEmpty ? [] : ["EXTRA_CFLAGS=" + extraCFlags.joined(separator: " ")]))
     return GtkDemo(directory: directory, buildMessages: result.standardError)
   }
 
@@ -53,15 +60,16 @@ public struct GtkDemo: Sendable {
 
   /// This build's objects linked again into `directory` with the given orderfiles: a relink,
   /// no compile (the objects keep their times, so make finds them up to date).
-  public func relinked(into directory: String, orderLibrary: String? = nil, orderExecutable: String? = nil) throws
-    -> GtkDemo
-  {
+  public func relinked(
+    into directory: String, orderLibrary: String? = nil, orderExecutable: String? = nil, orderPlugin: String? = nil
+  ) throws -> GtkDemo {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let objects = try FileManager.default.contentsOfDirectory(atPath: self.directory).filter {
       $0.hasSuffix(".o") || $0 == "compile.flags"
     }
     try runChecked("cp", ["-p"] + objects.map { self.directory + "/" + $0 } + [directory])
-    return try Self.build(into: directory, orderLibrary: orderLibrary, orderExecutable: orderExecutable)
+    return try Self.build(
+      into: directory, orderLibrary: orderLibrary, orderExecutable: orderExecutable, orderPlugin: orderPlugin)
   }
 
   /// Starts the app on `display` (with `environment` over the display's), its output in

@@ -1,5 +1,7 @@
 /* The window and the launch: gtkdemo_run builds the window, shows it and runs the main loop;
  * the first idle callback after the window maps ends the launch (gtkdemo_launch_done). */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -47,6 +49,33 @@ static GtkWidget *catalog_view(const GtkdemoSettings *settings, GtkdemoWindowSta
   return scrolled;
 }
 
+/* The plugin beside the library (gtkdemo-plugins/libgtkdemo-plugin.so), loaded as a plugin
+ * is: with dlopen, after main. Its greeting, or why there is none. */
+static char *load_plugin(void) {
+  Dl_info self;
+  if (dladdr((void *)gtkdemo_run, &self) == 0 || self.dli_fname == NULL) return g_strdup("no plugin: dladdr failed");
+  char *directory = g_path_get_dirname(self.dli_fname);
+  char *path = g_build_filename(directory, "gtkdemo-plugins", "libgtkdemo-plugin.so", NULL);
+  g_free(directory);
+  void *plugin = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  const char *(*describe)(void) = plugin != NULL ? (const char *(*)(void))dlsym(plugin, "gtkdemo_plugin_describe") : NULL;
+  char *text = describe != NULL ? g_strdup(describe()) : g_strdup_printf("no plugin: %s", dlerror());
+  if (describe == NULL) fprintf(stderr, "gtkdemo: %s (%s)\n", text, path);
+  g_free(path);
+  return text;
+}
+
+/* A helper process started at launch and gone at once, as GLib's D-Bus autolaunch forks one:
+ * it runs none of the app's code. */
+static void start_helper(void) {
+  char *argv[] = {"true", NULL};
+  GError *error = NULL;
+  if (!g_spawn_async(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &error)) {
+    fprintf(stderr, "gtkdemo: cannot start the helper: %s\n", error->message);
+    g_error_free(error);
+  }
+}
+
 static GtkWidget *main_window(const GtkdemoSettings *settings) {
   GtkWidget *window = gtk_window_new(GTK_WINDOW_TOPLEVEL);
   gtk_window_set_title(GTK_WINDOW(window), settings->title);
@@ -57,6 +86,9 @@ static GtkWidget *main_window(const GtkdemoSettings *settings) {
                                   gtkdemo_settings_failed_checks());
   gtk_box_pack_start(GTK_BOX(box), gtk_label_new(heading), FALSE, FALSE, 0);
   g_free(heading);
+  char *plugin = load_plugin();
+  gtk_box_pack_start(GTK_BOX(box), gtk_label_new(plugin), FALSE, FALSE, 0);
+  g_free(plugin);
   gtk_box_pack_start(GTK_BOX(box), button_row(&window_state), FALSE, FALSE, 0);
   gtk_box_pack_start(GTK_BOX(box), catalog_view(settings, &window_state), TRUE, TRUE, 0);
   GtkWidget *status = status_line(settings);
@@ -98,6 +130,7 @@ static gboolean window_mapped(GtkWidget *window, GdkEvent *event, gpointer data)
 
 int gtkdemo_run(int argc, char **argv) {
   gtk_init(&argc, &argv);
+  start_helper();
   GtkWidget *window = main_window(gtkdemo_settings());
   g_signal_connect(window, "map-event", G_CALLBACK(window_mapped), NULL);
   g_signal_connect(window, "destroy", G_CALLBACK(gtk_main_quit), NULL);
