@@ -2,6 +2,7 @@ import Foundation
 import OrderfileDiff
 import OrderfileLayout
 import OrderfileSupport
+import OrderfileSymbolization
 
 /// `orderfile diff`: what changed between two orderfiles, and what it costs in launch pages.
 public struct DiffRequest {
@@ -68,11 +69,23 @@ public struct DiffRequest {
     var report = try comparison.run()
     if let measure {
       let probe = PageProbe(library: MeasureRequest.defaultProbeLibrary())
-      func run(_ binary: String) throws -> MeasuredLaunch {
-        try probe.measure(
-          program: binary, arguments: measure.arguments, timeLimitMilliseconds: measure.timeLimitMilliseconds)
+      // A shared library (it has a SONAME) is measured in a run of the program after '--',
+      // the loader pointed at that copy; a program runs itself.
+      func run(_ binary: String) throws -> MeasuredModule {
+        let soname = (try? ELFSymbolizer(path: binary).moduleLoading().soname) ?? nil
+        guard soname != nil, let program = measure.arguments.first else {
+          let launch = try probe.measure(
+            program: binary, arguments: measure.arguments, timeLimitMilliseconds: measure.timeLimitMilliseconds)
+          guard let module = launch.module(for: binary) else { throw LayoutError.notMeasured(binary: binary) }
+          return module
+        }
+        let (_, module) = try probe.measure(
+          library: binary, program: program, arguments: Array(measure.arguments.dropFirst()),
+          timeLimitMilliseconds: measure.timeLimitMilliseconds)
+        guard let module else { throw LayoutError.notMeasured(binary: binary) }
+        return module
       }
-      report.measured = try MeasuredComparison(
+      report.measured = MeasuredComparison(
         baseBinary: measure.base, base: try run(measure.base), headBinary: measure.head, head: try run(measure.head),
         arguments: measure.arguments)
     }

@@ -21,6 +21,16 @@ public struct MeasuredComparison: Codable, Sendable, Equatable {
   {
     guard let baseModule = base.module(for: baseBinary) else { throw LayoutError.notMeasured(binary: baseBinary) }
     guard let headModule = head.module(for: headBinary) else { throw LayoutError.notMeasured(binary: headBinary) }
+    self.init(baseBinary: baseBinary, base: baseModule, headBinary: headBinary, head: headModule, arguments: arguments)
+  }
+
+  /// - Parameters:
+  ///   - base, head: the pages each binary's module really touched (a program, or a library
+  ///     loaded by a run of a program).
+  public init(
+    baseBinary: String, base baseModule: MeasuredModule, headBinary: String, head headModule: MeasuredModule,
+    arguments: [String]
+  ) {
     self.baseBinary = baseBinary
     self.headBinary = headBinary
     self.arguments = arguments

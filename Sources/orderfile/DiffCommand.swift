@@ -22,12 +22,16 @@ struct DiffCommand: ParsableCommand {
       With --base-binary and --head-binary (the program linked with each
       orderfile), each also runs once with the arguments after '--' under the
       page probe of 'estimate --measure', and the pages each really touched
-      are reported beside the estimate.
+      are reported beside the estimate. Two copies of a shared library (an
+      app's own libapp.so) are measured in a run of the program after '--',
+      the loader pointed at each copy in turn (LD_LIBRARY_PATH).
 
       Examples:
         orderfile diff app.order new/app.order > report.md
         orderfile diff app.order new/app.order --base-binary old/app \
           --head-binary new/app -- --version
+        orderfile diff libapp.order new/libapp.order --base-binary old/libapp.so.1 \\
+          --head-binary new/libapp.so.1 -- ./app --version
         orderfile diff app.order new/app.order --trace launch.trace \\
           --binary build/release/app --fail-if-pages-regress 2
         orderfile diff app.order new/app.order --csv > changes.csv
@@ -72,10 +76,15 @@ struct DiffCommand: ParsableCommand {
 
   @OptionGroup var output: OutputFormatOptions<JSONOrCSVFlag>
 
-  @Option(help: ArgumentHelp("The program linked with the base orderfile, to measure.", valueName: "path"))
+  @Option(
+    help: ArgumentHelp(
+      "The program or shared library linked with the base orderfile, to measure (a library is loaded by the program after '--').",
+      valueName: "path"))
   var baseBinary: String?
 
-  @Option(help: ArgumentHelp("The program linked with the head orderfile, to measure.", valueName: "path"))
+  @Option(
+    help: ArgumentHelp(
+      "The program or shared library linked with the head orderfile, to measure.", valueName: "path"))
   var headBinary: String?
 
   @Option(

@@ -127,4 +127,54 @@ struct LaunchEndCLITests {
       for pid in try appPIDs(pids) { #expect(!isRunning(pid), "process \(pid) outlived estimate") }
     }
   }
+
+  @Test(
+    "diff --measure of two copies of an app's own library: each is measured in a run of the program after '--', the loader pointed at that copy, and the app ended at the time limit"
+  )
+  func diffMeasuresLibraries() throws {
+    let work = try TemporaryDirectory("orderfile-launch-diff")
+    let fixtures = PackagePaths.fixtures + "/breakpoints/"
+    // The base copy is linked in source order, the head with the launch's functions first:
+    // both load under one program, built against a third copy its run path names.
+    for (folder, order) in [("base", nil), ("head", "launch_done\nconfigure\napp_run\n"), ("built", nil)]
+      as [(
+        String, String?
+      )]
+    {
+      let directory = work.file(folder)
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      var flags = ["-O2", "-g", "-fPIC", "-shared", "-ffunction-sections", "-fuse-ld=lld", "-Wl,-soname,libidle.so.1"]
+      if let order {
+        try AtomicFile.write(order, to: directory + "/idle.order")
+        flags.append("-Wl,--symbol-ordering-file=" + directory + "/idle.order")
+      }
+      try runChecked(
+        Toolchain.clang, flags + ["-DAPP_LIBRARY", fixtures + "app_idle.c", "-o", directory + "/libidle.so.1"])
+    }
+    let app = work.file("app")
+    try runChecked(
+      Toolchain.clang,
+      [
+        "-O2", "-g", "-DAPP_MAIN", fixtures + "app_idle.c", "-o", app, work.file("built/libidle.so.1"),
+        "-Wl,-rpath," + work.file("built"),
+      ])
+    try AtomicFile.write("main\n", to: work.file("base.order"))
+    try AtomicFile.write("main\n", to: work.file("head.order"))
+    let pids = work.file("pids")
+    let result = try ProcessRunner.run(
+      "timeout",
+      [
+        "60", PackagePaths.orderfileExecutable, "diff", work.file("base.order"), work.file("head.order"), "--json",
+        "--base-binary", work.file("base/libidle.so.1"), "--head-binary", work.file("head/libidle.so.1"),
+        "--time-limit", "300", "--", app, pids,
+      ])
+    #expect(result.status == 0, "\(result.standardError)")
+    let json = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any] ?? [:]
+    let measured = try #require(json["measured"] as? [String: Any], "\(result.standardOutput)")
+    #expect(measured["baseBinary"] as? String == work.file("base/libidle.so.1"))
+    let rows = measured["rows"] as? [[String: Any]] ?? []
+    let pages = try #require(rows.first { $0["pageSize"] as? Int == 4096 }?["pages"] as? [String: Any], "\(rows)")
+    #expect((pages["base"] as? Int ?? 0) > 0 && (pages["head"] as? Int ?? 0) > 0, "\(pages)")
+    for pid in try appPIDs(pids) { #expect(!isRunning(pid), "process \(pid) outlived diff") }
+  }
 }

@@ -45,7 +45,7 @@ struct AppReportTests {
     let program = try buildApp(in: directory)
     let trace = directory.file("app.trace")
     let recorded = try orderfile([
-      "record", "--recorder", recorder, "-o", trace, "--until", "app_launch_done", "--", program,
+      "record", "--recorder", recorder, "-o", trace, "--until", "app_launch_done", "--wait-for-exit", "--", program,
     ])
     #expect(recorded.succeeded, "\(recorded.standardError)")
     let html = directory.file("app.html")

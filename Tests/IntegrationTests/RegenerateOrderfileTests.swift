@@ -41,6 +41,14 @@ struct MergeRegenerationTests {
     let launchOrder = try FileReading.text(atPath: orders + "/launchpad.order").split(separator: "\n")
     #expect(launchOrder.contains("main"))
     #expect(FileManager.default.fileExists(atPath: orders + "/libwidgets.so.order"))
+    // The library is measured as the executable is: its shipped copy and the relinked file,
+    // each loaded by a run of the scenario's program.
+    let library = try #require(
+      (firstReport["modules"] as? [[String: Any]])?.first { $0["module"] as? String == "libwidgets.so" })
+    let measured = try #require(
+      (library["measuredPages"] as? [[String: Any]])?.first?["pages"] as? [String: Any], "\(library)")
+    #expect((measured["base"] as? Int ?? 0) > 0 && (measured["head"] as? Int ?? 0) > 0, "\(measured)")
+    #expect(body.contains("| `libwidgets.so` |"), "\(body)")
 
     let second = try ProcessRunner.run(script, arguments, environment: Self.environment)
     #expect(second.status == 0, "\(second.standardOutput)\n\(second.standardError)")
