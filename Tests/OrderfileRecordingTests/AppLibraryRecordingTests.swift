@@ -1,0 +1,76 @@
+import Foundation
+import OrderfileRecording
+import OrderfileSupport
+import OrderfileSymbolization
+import OrderfileTrace
+import Testing
+import _OrderfileTestSupport
+
+/// The in-process recorder built by Scripts/build-runtime beside the tool.
+private let inProcessLibrary = PackagePaths.binaryDirectory + "/" + InProcessRecorder.libraryName
+
+/// Tests/Fixtures/breakpoints/app.c, its library libapplib.so.0.0.0 (SONAME libapplib.so.0,
+/// reached through that link) and plugin.so. The executable also links system libraries an
+/// app would (libdw and the libraries it needs, libstdc++, glibc's own), each one more module
+/// the in-process recorder looks through whenever a library is loaded.
+private struct AppFixture {
+  let app: String
+  let plugin: String
+  /// The library's SONAME link, as the loader opens it.
+  let link: String
+  /// The file the link leads to.
+  let library: String
+
+  init(in work: TemporaryDirectory) throws {
+    let sources = PackagePaths.fixtures + "/breakpoints/"
+    library = work.file("libapplib.so.0.0.0")
+    link = work.file("libapplib.so.0")
+    try runChecked(
+      Toolchain.clang,
+      [
+        "-O2", "-g", "-fPIC", "-shared", sources + "applib.c", sources + "applib_static.cpp",
+        "-Wl,-soname,libapplib.so.0", "-Wl,--build-id", "-o", library,
+      ])
+    #expect(symlink("libapplib.so.0.0.0", link) == 0)
+    #expect(symlink("libapplib.so.0", work.file("libapplib.so")) == 0)
+    plugin = try buildBreakpointFixture(["plugin.c"], in: work, flags: ["-fPIC", "-shared"], output: "plugin.so")
+    app = try buildBreakpointFixture(
+      ["app.c"], in: work,
+      flags: [
+        "-L", work.path, "-lapplib", "-Wl,-rpath," + work.path, "-ldl", "-Wl,--no-as-needed", "-ldw", "-lstdc++",
+        "-lrt", "-lutil", "-lresolv", "-Wl,--as-needed",
+      ], output: "app")
+  }
+}
+
+/// Records `program` with `method`, as `orderfile record --recorder` does.
+private func record(_ method: NoRebuildMethod, _ program: String, _ arguments: [String], output: String) throws
+  -> Recording
+{
+  var recorder = BreakpointRecorder(output: output)
+  recorder.method = method
+  recorder.inProcessLibrary = inProcessLibrary
+  return try recorder.record(program: program, arguments: arguments)
+}
+
+@Suite(
+  "Apps with a library of their own: both recorders write the same trace of it", .serialized,
+  .enabled(
+    if: FileManager.default.fileExists(atPath: inProcessLibrary),
+    "needs Scripts/build-runtime's libOrderfileInProcess.so"))
+struct AppLibraryRecordingTests {
+  @Test(
+    "a library the loader opens through its SONAME link is named by its real file, with its build-id",
+    arguments: [NoRebuildMethod.inProcess, .tracer])
+  func realFileName(method: NoRebuildMethod) throws {
+    let work = try TemporaryDirectory("orderfile-app-name")
+    let fixture = try AppFixture(in: work)
+    let trace = work.file("launch.trace")
+    #expect(try record(method, fixture.app, [fixture.plugin], output: trace).status == 0)
+    let read = try TraceReader.read(path: trace)
+    let library = read.modules.filter { $0.path.contains("/libapplib.so") }
+    #expect(library.map(\.path) == [fixture.library], "\(read.modules.map(\.path))")
+    let buildID = try #require(try BinaryLocator.buildID(ofFileAt: fixture.library))
+    #expect(library.first.map { BuildID($0.buildID) } == buildID)
+  }
+}
