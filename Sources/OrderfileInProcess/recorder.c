@@ -37,6 +37,14 @@
  * A kernel that forbids writable code (SELinux execmod) makes arming fail: the module is
  * left unarmed, with a warning.
  *
+ * Clock: every time written is the program's (of_clock): CLOCK_MONOTONIC less the recorder's
+ * time so far. A first call is stamped when its trap reaches the handler, before the
+ * handler's own work; each stretch of the recorder's work (a trap, the runtime's start) is
+ * counted once, by the outermost on its thread. The start dlopens this library again
+ * (shared_instance.c), which traps at the loader's hook inside it: counting that trap twice
+ * set the clock back past the constructors buffered before the start, which then came out
+ * later than main in a program that loads many libraries (the hook's rescan stats each).
+ *
  * Limitations: code that reads its own bytes sees the trap in place of an entry's first
  * instruction until that function has run once (its checksum of itself changes); a
  * vfork child that runs armed code before exec records into its parent's trace.
@@ -371,16 +379,18 @@ static bool of_find_entry(uintptr_t address, of_armed **module_out, uint64_t *in
   return false;
 }
 
-/* A first call: into the trace, or into the buffer while the runtime has not started. */
-static void of_note_first_call(uintptr_t pc, bool stop) OF_NOINSTR;
-static void of_note_first_call(uintptr_t pc, bool stop) {
+/* A first call: into the trace, or into the buffer while the runtime has not started.
+ * `trapped` is the wall-clock time the trap reached the handler: the call's time, before
+ * any of the handler's own work (writing the code back can take a copy-on-write fault). */
+static void of_note_first_call(uintptr_t pc, bool stop, uint64_t trapped) OF_NOINSTR;
+static void of_note_first_call(uintptr_t pc, bool stop, uint64_t trapped) {
   of_thread *self = &of_self;
   if (self->busy) {
     __atomic_fetch_add(&of_lost, 1u, __ATOMIC_RELAXED);
     return;
   }
   self->busy = 1;
-  uint64_t now = of_now_ns();
+  uint64_t now = of_program_ns(trapped);
   if (__atomic_load_n(&of_started, __ATOMIC_ACQUIRE)) {
     if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_RECORDING) {
       of_record_call(pc, now, 0);
@@ -392,7 +402,7 @@ static void of_note_first_call(uintptr_t pc, bool stop) {
         of_writer_leave();
       }
       if (stop && of_writer_enter()) {
-        of_close_window(OFT_WINDOW_STARTUP_COMPLETE, of_now_ns());
+        of_close_window(OFT_WINDOW_STARTUP_COMPLETE, now);
         of_writer_leave();
       }
     }
@@ -410,8 +420,29 @@ static void of_note_first_call(uintptr_t pc, bool stop) {
   self->busy = 0;
 }
 
-static void of_add_recorder_time(uint64_t started) OF_NOINSTR;
-static void of_add_recorder_time(uint64_t started) {
+/*
+ * The recorder's own time, taken out of the program's clock (of_clock): a trap handled,
+ * the runtime's start. Counted once per thread, by the outermost stretch: the runtime's
+ * start-up dlopens its own library (shared_instance.c), which traps at the loader's hook,
+ * and that handler's time is part of the start-up's. Counting it twice set the program's
+ * clock back past the calls made before, so the constructors of a program's libraries
+ * (buffered before the start) came out later than main.
+ */
+static __thread uint32_t of_recorder_depth __attribute__((tls_model("initial-exec")));
+
+static uint64_t of_recorder_enter(void) OF_NOINSTR;
+static uint64_t of_recorder_enter(void) {
+  of_recorder_depth++;
+  return of_wall_ns();
+}
+
+/* Ends a stretch that began at `started`; `counted`: it was the recorder's work (a trap
+ * that was the program's own is not). */
+static void of_recorder_leave(uint64_t started, bool counted) OF_NOINSTR;
+static void of_recorder_leave(uint64_t started, bool counted) {
+  if (--of_recorder_depth != 0 || !counted) {
+    return;
+  }
   uint64_t spent = of_wall_ns() - started;
   uint64_t total = __atomic_add_fetch(&of_clock.recorder_ns, spent, __ATOMIC_RELAXED);
   if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_RECORDING && of_rt.header != NULL) {
@@ -419,26 +450,19 @@ static void of_add_recorder_time(uint64_t started) {
   }
 }
 
-bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
-  uintptr_t address;
-  if (!of_active || !of_trap_hit(info, context, &address)) {
-    return false;
-  }
-  uint64_t started = of_wall_ns();
-  int saved_errno = errno;
+/* Handles the trap at `address` if it is one of the recorder's; false: not ours. */
+static bool of_handle_trap_at(uintptr_t address, ucontext_t *context, uint64_t trapped) OF_NOINSTR;
+static bool of_handle_trap_at(uintptr_t address, ucontext_t *context, uint64_t trapped) {
   if (address == of_loader_hook && of_loader_hook != 0) {
     if (_r_debug.r_state == RT_CONSISTENT) {
       dl_iterate_phdr(of_arm_module, (void *)1);
     }
     of_trap_return(context);
-    of_add_recorder_time(started);
-    errno = saved_errno;
     return true;
   }
   of_armed *module;
   uint64_t index;
   if (!of_find_entry(address, &module, &index)) {
-    errno = saved_errno;
     return false; /* not ours: the program's own trap */
   }
   /* Every thread that trapped here goes back to the entry; the one that claims it puts the
@@ -447,23 +471,32 @@ bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
   if (__atomic_exchange_n(&module->taken[index], 1u, __ATOMIC_ACQ_REL) == 0) {
     of_trap_resume(context, address);
     of_trap_restore(address, module->saved[index]);
-    of_note_first_call(address, module->stop_count != 0 && of_in_stops(module, module->entries[index]));
+    of_note_first_call(address, module->stop_count != 0 && of_in_stops(module, module->entries[index]), trapped);
   } else if (of_trap_is_trap(module->saved[index])) {
-    /* The function itself starts with a trap, now back in place: the program's own. */
-    errno = saved_errno;
-    return false;
+    return false; /* the function itself starts with a trap, now back in place: the program's own */
   } else {
     of_trap_resume(context, address);
   }
-  of_add_recorder_time(started);
-  errno = saved_errno;
   return true;
+}
+
+bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
+  uintptr_t address;
+  if (!of_active || !of_trap_hit(info, context, &address)) {
+    return false;
+  }
+  uint64_t started = of_recorder_enter();
+  int saved_errno = errno;
+  bool handled = of_handle_trap_at(address, context, started);
+  of_recorder_leave(started, handled);
+  errno = saved_errno;
+  return handled;
 }
 
 /* Starts the runtime and hands it the calls buffered before; from the constructor. */
 static void of_take_over(void) OF_NOINSTR;
 static void of_take_over(void) {
-  uint64_t started = of_wall_ns();
+  uint64_t started = of_recorder_enter();
   of_thread *self = &of_self;
   self->busy = 1;
   bool recording = of_ensure_started();
@@ -484,7 +517,7 @@ static void of_take_over(void) {
     }
   }
   /* Starting the trace is the recorder's time too, not the program's. */
-  of_add_recorder_time(started);
+  of_recorder_leave(started, true);
   self->busy = 0;
 }
 

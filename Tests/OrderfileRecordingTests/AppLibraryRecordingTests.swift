@@ -1,4 +1,5 @@
 import Foundation
+import OrderfileProfile
 import OrderfileRecording
 import OrderfileSupport
 import OrderfileSymbolization
@@ -72,5 +73,46 @@ struct AppLibraryRecordingTests {
     #expect(library.map(\.path) == [fixture.library], "\(read.modules.map(\.path))")
     let buildID = try #require(try BinaryLocator.buildID(ofFileAt: fixture.library))
     #expect(library.first.map { BuildID($0.buildID) } == buildID)
+  }
+
+  @Test(
+    "the library's constructors and C++ initializer come before main, in record order and in time; a dlopened plugin's constructor before its code",
+    arguments: [NoRebuildMethod.inProcess, .tracer])
+  func constructorsBeforeMain(method: NoRebuildMethod) throws {
+    let work = try TemporaryDirectory("orderfile-app-constructors")
+    let fixture = try AppFixture(in: work)
+    let trace = work.file("launch.trace")
+    #expect(try record(method, fixture.app, [fixture.plugin], output: trace).status == 0)
+    let read = try TraceReader.read(path: trace)
+    let library = try calls(in: read, module: "/libapplib.so.0.0.0")
+    let app = try calls(in: read, module: "/app")
+    let plugin = try calls(in: read, module: "/plugin.so")
+    func first(_ name: String, in calls: [(name: String, call: FirstCall)]) throws -> FirstCall {
+      try #require(calls.first { $0.name == name }?.call, "\(name) not recorded: \(calls.map(\.name))")
+    }
+    let main = try first("main", in: app)
+    let start = try first("_start", in: app)
+    // Record order: each record's index in the trace.
+    func index(_ call: FirstCall) -> Int { read.records.firstIndex(of: call) ?? -1 }
+    for name in ["applib_constructor", "applib_setup", "_GLOBAL__sub_I_applib_static.cpp", "_ZN8RegistryC1Ev"] {
+      let call = try first(name, in: library)
+      #expect(index(call) < index(start) && index(start) < index(main), "\(name) after _start or main")
+      // The loader runs the library's initializers, then the executable's entry.
+      #expect(call.timeNanoseconds <= start.timeNanoseconds, "\(name) stamped after _start")
+      #expect(call.timeNanoseconds <= main.timeNanoseconds, "\(name) stamped after main")
+    }
+    #expect(try first("plugin_constructor", in: plugin).timeNanoseconds >= main.timeNanoseconds)
+    #expect(
+      plugin.map(\.name).filter { $0.hasPrefix("plugin_") } == ["plugin_constructor", "plugin_setup", "plugin_entry"])
+    // One thread: its clock never goes back from one first call to the next.
+    let times = read.records.map(\.timeNanoseconds)
+    let back = zip(times, times.dropFirst()).filter { $0.0 > $0.1 }
+    #expect(back.isEmpty, "times going back: \(back.prefix(5))")
+
+    // Before main, per library, as the report shows it: the library's initializers, then the executable's.
+    let profile = ProfileBuilder().build(trace: read, symbols: SymbolTable(trace: read, binaries: BinaryResolver()))
+    let preMain = try #require(profile.preMain)
+    #expect(preMain.modules.map(\.module) == [fixture.library, fixture.app], "\(preMain.modules.map(\.module))")
+    #expect(preMain.modules.first?.functions.contains("applib_constructor") == true)
   }
 }
