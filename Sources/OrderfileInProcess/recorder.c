@@ -27,6 +27,12 @@
  * there arms them and returns from the (empty) function. A library the plan does not
  * name is armed from its own symbol table (STT_FUNC), unless it is a system library.
  *
+ * Images with nothing armed: the constructor starts the runtime (and its trace) only when
+ * some module is armed. An image of a system program the program runs (a shell, a D-Bus
+ * helper) would otherwise leave an empty trace, full size while it runs. Its first armed
+ * module, if a dlopen brings one, starts the runtime from the loader's hook, before that
+ * module's constructors.
+ *
  * Writing code: the text segments of armed modules are made writable (mprotect RWX) for
  * the rest of the run, so a first call costs one signal and no system call. The
  * alternative, a writable second mapping through a memfd, needs the whole text copied
@@ -106,6 +112,8 @@ static uint32_t of_armed_count;
 static uintptr_t of_loader_hook; /* r_debug.r_brk, trapped */
 static of_code of_loader_hook_saved;
 static bool of_active;
+/* Nothing was armed when the constructor ran: the runtime starts once a module is. */
+static bool of_deferred;
 static uint32_t of_owner_pid;
 static uint64_t of_lost; /* first calls on a thread already inside the runtime */
 
@@ -450,12 +458,22 @@ static void of_recorder_leave(uint64_t started, bool counted) {
   }
 }
 
+static void of_take_over(void) OF_NOINSTR;
+
 /* Handles the trap at `address` if it is one of the recorder's; false: not ours. */
 static bool of_handle_trap_at(uintptr_t address, ucontext_t *context, uint64_t trapped) OF_NOINSTR;
 static bool of_handle_trap_at(uintptr_t address, ucontext_t *context, uint64_t trapped) {
   if (address == of_loader_hook && of_loader_hook != 0) {
     if (_r_debug.r_state == RT_CONSISTENT) {
       dl_iterate_phdr(of_arm_module, (void *)1);
+      /* The first module armed in an image that had none: its trace starts now, inside the
+       * dlopen that maps the module, before the module's constructors run. The loader calls
+       * here with its lock held and no lock of libc's, so starting is as safe as in a
+       * constructor (the runtime's own dlopen takes the loader's lock again: it is recursive). */
+      if (of_deferred && __atomic_load_n(&of_armed_count, __ATOMIC_ACQUIRE) != 0) {
+        of_deferred = false;
+        of_take_over();
+      }
     }
     of_trap_return(context);
     return true;
@@ -498,6 +516,7 @@ static void of_take_over(void) OF_NOINSTR;
 static void of_take_over(void) {
   uint64_t started = of_recorder_enter();
   of_thread *self = &of_self;
+  uint32_t busy = self->busy;
   self->busy = 1;
   bool recording = of_ensure_started();
   __atomic_store_n(&of_started, 1u, __ATOMIC_RELEASE);
@@ -518,7 +537,7 @@ static void of_take_over(void) {
   }
   /* Starting the trace is the recorder's time too, not the program's. */
   of_recorder_leave(started, true);
-  self->busy = 0;
+  self->busy = busy;
 }
 
 /*
@@ -580,7 +599,11 @@ __attribute__((constructor)) static void of_inprocess_start(void) {
    * then jumps through an unbound slot. */
   of_arm_marker();
   of_arm_program(); /* when the resolver did not run (a loader that resolved it lazily) */
-  if (of_active) {
+  /* An image with nothing of the program's armed (a system program the program runs: a
+   * shell, a D-Bus helper) would only leave an empty trace, at full size while it runs. */
+  if (of_active && __atomic_load_n(&of_armed_count, __ATOMIC_ACQUIRE) == 0) {
+    of_deferred = true;
+  } else if (of_active) {
     of_take_over();
   }
 }

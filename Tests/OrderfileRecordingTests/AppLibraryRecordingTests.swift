@@ -44,14 +44,18 @@ private struct AppFixture {
   }
 }
 
-/// Records `program` with `method`, as `orderfile record --recorder` does.
-private func record(_ method: NoRebuildMethod, _ program: String, _ arguments: [String], output: String) throws
-  -> Recording
+/// Builds the app in `work` and records it with `method`, as `orderfile record --recorder`
+/// does, to `launch.trace` there.
+private func recordApp(_ method: NoRebuildMethod, _ arguments: [String] = [], in work: TemporaryDirectory) throws
+  -> (fixture: AppFixture, recording: Recording)
 {
-  var recorder = BreakpointRecorder(output: output)
+  let fixture = try AppFixture(in: work)
+  var recorder = BreakpointRecorder(output: work.file("launch.trace"))
   recorder.method = method
   recorder.inProcessLibrary = inProcessLibrary
-  return try recorder.record(program: program, arguments: arguments)
+  let recording = try recorder.record(program: fixture.app, arguments: [fixture.plugin] + arguments)
+  #expect(recording.status == 0)
+  return (fixture, recording)
 }
 
 @Suite(
@@ -65,9 +69,8 @@ struct AppLibraryRecordingTests {
     arguments: [NoRebuildMethod.inProcess, .tracer])
   func realFileName(method: NoRebuildMethod) throws {
     let work = try TemporaryDirectory("orderfile-app-name")
-    let fixture = try AppFixture(in: work)
+    let fixture = try recordApp(method, in: work).fixture
     let trace = work.file("launch.trace")
-    #expect(try record(method, fixture.app, [fixture.plugin], output: trace).status == 0)
     let read = try TraceReader.read(path: trace)
     let library = read.modules.filter { $0.path.contains("/libapplib.so") }
     #expect(library.map(\.path) == [fixture.library], "\(read.modules.map(\.path))")
@@ -80,9 +83,8 @@ struct AppLibraryRecordingTests {
     arguments: [NoRebuildMethod.inProcess, .tracer])
   func constructorsBeforeMain(method: NoRebuildMethod) throws {
     let work = try TemporaryDirectory("orderfile-app-constructors")
-    let fixture = try AppFixture(in: work)
+    let fixture = try recordApp(method, in: work).fixture
     let trace = work.file("launch.trace")
-    #expect(try record(method, fixture.app, [fixture.plugin], output: trace).status == 0)
     let read = try TraceReader.read(path: trace)
     let library = try calls(in: read, module: "/libapplib.so.0.0.0")
     let app = try calls(in: read, module: "/app")
@@ -114,5 +116,19 @@ struct AppLibraryRecordingTests {
     let preMain = try #require(profile.preMain)
     #expect(preMain.modules.map(\.module) == [fixture.library, fixture.app], "\(preMain.modules.map(\.module))")
     #expect(preMain.modules.first?.functions.contains("applib_constructor") == true)
+  }
+
+  @Test(
+    "children that run none of the program's code (/bin/true, env true) leave no trace and are not listed; a child that runs its code keeps its own",
+    arguments: [NoRebuildMethod.inProcess, .tracer])
+  func childrenWithoutTheProgramsCode(method: NoRebuildMethod) throws {
+    let work = try TemporaryDirectory("orderfile-app-children")
+    let recording = try recordApp(method, ["children"], in: work).recording
+    #expect(recording.execTraces.isEmpty, "\(recording.execTraces)")
+    #expect(recording.childTraces.count == 1, "\(recording.childTraces)")
+    let child = try #require(recording.childTraces.first)
+    #expect(try names(in: TraceReader.read(path: child), module: "/app").contains("child_work"))
+    let left = try FileManager.default.contentsOfDirectory(atPath: work.path).filter { $0.hasPrefix("launch.trace") }
+    #expect(left.sorted() == ["launch.trace", PathName.split(child).base].sorted())
   }
 }
