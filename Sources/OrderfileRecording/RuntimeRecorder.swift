@@ -33,7 +33,9 @@ public struct RuntimeRecorder: Recorder {
     try TraceDestination.check(output)
     if emulator == nil { try RecordingError.checkMachine(of: ProcessRunner.resolve(program), program: program) }
     Self.removeStaleScratch(in: PathName.directory(of: output))
-    let scratch = PathName.directory(of: output) + "/.orderfile-record-\(getpid())"
+    // Absolute: the runtime expands ORDERFILE_OUTPUT in the directory it starts in, which a
+    // launcher may have changed before it execs the program.
+    let scratch = PathName.absolute(PathName.directory(of: output)) + "/.orderfile-record-\(getpid())"
     do {
       try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
     } catch {

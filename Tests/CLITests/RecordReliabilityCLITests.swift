@@ -220,6 +220,26 @@ extension RecordReliabilityCLITests {
   }
 
   @Test(
+    "an output named relative to a launcher that changes directory before it execs the program: recorded all the same",
+    arguments: ["in-process", "tracer"])
+  func launcherChangesDirectory(recorder: String) throws {
+    let work = try TemporaryDirectory("orderfile-record-cd")
+    let program = try buildFixture(["sequence.c"], in: work, output: "sequence")
+    // The plan and the runtime's scratch directory, named after the output, must not be
+    // looked for in the launcher's new directory.
+    let result = try ProcessRunner.run(
+      PackagePaths.orderfileExecutable,
+      [
+        "record", "--recorder", recorder, "-o", "launch.trace", "--", "/bin/sh", "-c", "cd / && exec \"$0\" 3", program,
+      ],
+      currentDirectory: work.path)
+    #expect(result.status == 3, "\(result.standardError)")
+    #expect(!result.standardError.contains("recording plan"), "\(result.standardError)")
+    let read = try TraceReader.read(path: work.file("launch.trace"))
+    #expect(read.modules.contains { $0.path == program }, "\(read.modules.map(\.path))")
+  }
+
+  @Test(
     "a setuid program recorded by a user without privileges: a warning says it runs without them",
     .enabled(if: canDropPrivileges, "needs root (to make a setuid program and become nobody)"))
   func setuidProgram() throws {
