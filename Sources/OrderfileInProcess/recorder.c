@@ -27,11 +27,11 @@
  * there arms them and returns from the (empty) function. A library the plan does not
  * name is armed from its own symbol table (STT_FUNC), unless it is a system library.
  *
- * Images with nothing armed: the constructor starts the runtime (and its trace) only when
- * some module is armed. An image of a system program the program runs (a shell, a D-Bus
- * helper) would otherwise leave an empty trace, full size while it runs. Its first armed
- * module, if a dlopen brings one, starts the runtime from the loader's hook, before that
- * module's constructors.
+ * Images with nothing armed: in a process other than the one `record` started, the
+ * constructor starts the runtime (and its trace) only when some module is armed. An image
+ * of a system program the program runs (a shell, a D-Bus helper) would otherwise leave an
+ * empty trace, full size while it runs. Its first armed module, if a dlopen brings one,
+ * starts the runtime from the loader's hook, before that module's constructors.
  *
  * Writing code: the text segments of armed modules are made writable (mprotect RWX) for
  * the rest of the run, so a first call costs one signal and no system call. The
@@ -590,6 +590,16 @@ static of_arm_function of_resolve_arm(void) {
 }
 __attribute__((visibility("hidden"))) void of_arm_marker(void) __attribute__((ifunc("of_resolve_arm")));
 
+/* Whether this is the process `record` started (any of its images): the recorder's pid in
+ * ORDERFILE_SPAWN is its parent's. */
+static bool of_started_by_recorder(void) OF_NOINSTR;
+static bool of_started_by_recorder(void) {
+  const char *spawn = getenv("ORDERFILE_SPAWN");
+  uint32_t spawner;
+  uint64_t time_ns;
+  return spawn != NULL && of_parse_spawn(spawn, &spawner, &time_ns) && spawner == (uint32_t)getppid();
+}
+
 __attribute__((constructor)) static void of_inprocess_start(void) OF_NOINSTR;
 __attribute__((constructor)) static void of_inprocess_start(void) {
   /* The call gives the IFUNC its IRELATIVE relocation among the PLT's, after every
@@ -600,8 +610,9 @@ __attribute__((constructor)) static void of_inprocess_start(void) {
   of_arm_marker();
   of_arm_program(); /* when the resolver did not run (a loader that resolved it lazily) */
   /* An image with nothing of the program's armed (a system program the program runs: a
-   * shell, a D-Bus helper) would only leave an empty trace, at full size while it runs. */
-  if (of_active && __atomic_load_n(&of_armed_count, __ATOMIC_ACQUIRE) == 0) {
+   * shell, a D-Bus helper) would only leave an empty trace, at full size while it runs.
+   * The process `record` started keeps its trace, armed or not: it is the recording's. */
+  if (of_active && __atomic_load_n(&of_armed_count, __ATOMIC_ACQUIRE) == 0 && !of_started_by_recorder()) {
     of_deferred = true;
   } else if (of_active) {
     of_take_over();

@@ -238,6 +238,8 @@ void of_own_enter(void *function, void *call_site) OF_NOINSTR;
 
 /* config.c */
 void of_read_config(of_config *config) OF_NOINSTR;
+/* ORDERFILE_SPAWN's "<pid>:<ns>" (see of_config.spawner_pid); false, and nothing stored, for any other text. */
+bool of_parse_spawn(const char *text, uint32_t *pid, uint64_t *time_ns) OF_NOINSTR;
 
 /* modules.c */
 bool of_module_for(uintptr_t pc, uint16_t *index, uintptr_t *load_base) OF_NOINSTR;

@@ -133,13 +133,12 @@ struct InProcessRecorderTests {
     let (recording, programTrace) = try recordInProcess(binary, output: trace, programOutput: work.file("out"))
     #expect(recording.status == 0)
     #expect(try FileReading.text(atPath: work.file("out")) == "child said 4, parent 5\nsecond image 5\n")
-    // Images: the shell (stripped, a system program: nothing armed, no trace), the
-    // program's first image (the process's first trace), its second (the last).
-    #expect(recording.execTraces.count == 1, "\(recording.execTraces)")
+    // Images: the shell, the program's first image, its second (the last).
+    #expect(recording.execTraces.count == 2, "\(recording.execTraces)")
     let final = try TraceReader.read(path: programTrace)
     #expect(try names(in: final, module: "/lineage").contains("second_image"))
     #expect(try !names(in: final, module: "/lineage").contains("first_image"))
-    let first = try names(in: TraceReader.read(path: recording.tracePath), module: "/lineage")
+    let first = try names(in: TraceReader.read(path: recording.execTraces[0]), module: "/lineage")
     #expect(first.contains("first_image") && !first.contains("child_only"), "\(first)")
     #expect(recording.childTraces.count == 1, "\(recording.childTraces)")
     let child = try TraceReader.read(path: try #require(recording.childTraces.first))
