@@ -428,14 +428,8 @@ static void of_note_first_call(uintptr_t pc, bool stop, uint64_t trapped) {
   self->busy = 0;
 }
 
-/*
- * The recorder's own time, taken out of the program's clock (of_clock): a trap handled,
- * the runtime's start. Counted once per thread, by the outermost stretch: the runtime's
- * start-up dlopens its own library (shared_instance.c), which traps at the loader's hook,
- * and that handler's time is part of the start-up's. Counting it twice set the program's
- * clock back past the calls made before, so the constructors of a program's libraries
- * (buffered before the start) came out later than main.
- */
+/* Nesting of the recorder's own work on this thread (a trap, the runtime's start): only the
+ * outermost stretch adds its time to of_clock (see "Clock" at the top of this file). */
 static __thread uint32_t of_recorder_depth __attribute__((tls_model("initial-exec")));
 
 static uint64_t of_recorder_enter(void) OF_NOINSTR;
@@ -511,8 +505,8 @@ bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
   return handled;
 }
 
-/* Starts the runtime and hands it the calls buffered before; from the constructor. */
-static void of_take_over(void) OF_NOINSTR;
+/* Starts the runtime and hands it the calls buffered before: from the constructor, or
+ * from the loader's hook in an image whose first armed module came later (of_deferred). */
 static void of_take_over(void) {
   uint64_t started = of_recorder_enter();
   of_thread *self = &of_self;
