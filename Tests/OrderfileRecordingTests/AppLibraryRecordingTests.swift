@@ -131,4 +131,29 @@ struct AppLibraryRecordingTests {
     let left = try FileManager.default.contentsOfDirectory(atPath: work.path).filter { $0.hasPrefix("launch.trace") }
     #expect(left.sorted() == ["launch.trace", PathName.split(child).base].sorted())
   }
+
+  /// In-process only: the tracer refuses a recording whose started process (the shell here)
+  /// made no first call, whatever its children did.
+  @Test(
+    "in-process: a system program the program runs that loads a plugin of its own starts its trace at that dlopen, the plugin's constructor first",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs /usr/bin/python3"))
+  func systemProgramLoadingAPlugin() throws {
+    let work = try TemporaryDirectory("orderfile-app-python")
+    let plugin = try buildBreakpointFixture(["plugin.c"], in: work, flags: ["-fPIC", "-shared"], output: "plugin.so")
+    var recorder = BreakpointRecorder(output: work.file("launch.trace"))
+    recorder.method = .inProcess
+    recorder.inProcessLibrary = inProcessLibrary
+    // The shell record starts runs python3 in a child: a system program, nothing of it armed,
+    // until ctypes loads the plugin.
+    let script = "import ctypes, sys; sys.exit(ctypes.CDLL(sys.argv[1]).plugin_entry(1) - 42)"
+    let recording = try recorder.record(
+      program: "/bin/sh", arguments: ["-c", "/usr/bin/python3 -c \"$0\" \"$1\"", script, plugin])
+    #expect(recording.status == 0)
+    #expect(recording.childTraces.count == 1, "\(recording.childTraces)")
+    let child = try TraceReader.read(path: try #require(recording.childTraces.first))
+    #expect(
+      try names(in: child, module: "/plugin.so").filter { $0.hasPrefix("plugin_") } == [
+        "plugin_constructor", "plugin_setup", "plugin_entry",
+      ])
+  }
 }
