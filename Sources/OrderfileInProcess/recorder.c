@@ -27,6 +27,12 @@
  * there arms them and returns from the (empty) function. A library the plan does not
  * name is armed from its own symbol table (STT_FUNC), unless it is a system library.
  *
+ * Images with nothing armed: in a process other than the one `record` started, the
+ * constructor starts the runtime (and its trace) only when some module is armed. An image
+ * of a system program the program runs (a shell, a D-Bus helper) would otherwise leave an
+ * empty trace, full size while it runs. Its first armed module, if a dlopen brings one,
+ * starts the runtime from the loader's hook, before that module's constructors.
+ *
  * Writing code: the text segments of armed modules are made writable (mprotect RWX) for
  * the rest of the run, so a first call costs one signal and no system call. The
  * alternative, a writable second mapping through a memfd, needs the whole text copied
@@ -36,6 +42,14 @@
  * README); a memfd alias was not built to compare.
  * A kernel that forbids writable code (SELinux execmod) makes arming fail: the module is
  * left unarmed, with a warning.
+ *
+ * Clock: every time written is the program's (of_clock): CLOCK_MONOTONIC less the recorder's
+ * time so far. A first call is stamped when its trap reaches the handler, before the
+ * handler's own work; each stretch of the recorder's work (a trap, the runtime's start) is
+ * counted once, by the outermost on its thread. The start dlopens this library again
+ * (shared_instance.c), which traps at the loader's hook inside it: counting that trap twice
+ * set the clock back past the constructors buffered before the start, which then came out
+ * later than main in a program that loads many libraries (the hook's rescan stats each).
  *
  * Limitations: code that reads its own bytes sees the trap in place of an entry's first
  * instruction until that function has run once (its checksum of itself changes); a
@@ -98,6 +112,8 @@ static uint32_t of_armed_count;
 static uintptr_t of_loader_hook; /* r_debug.r_brk, trapped */
 static of_code of_loader_hook_saved;
 static bool of_active;
+/* Nothing was armed when the constructor ran: the runtime starts once a module is. */
+static bool of_deferred;
 static uint32_t of_owner_pid;
 static uint64_t of_lost; /* first calls on a thread already inside the runtime */
 
@@ -371,16 +387,18 @@ static bool of_find_entry(uintptr_t address, of_armed **module_out, uint64_t *in
   return false;
 }
 
-/* A first call: into the trace, or into the buffer while the runtime has not started. */
-static void of_note_first_call(uintptr_t pc, bool stop) OF_NOINSTR;
-static void of_note_first_call(uintptr_t pc, bool stop) {
+/* A first call: into the trace, or into the buffer while the runtime has not started.
+ * `trapped` is the wall-clock time the trap reached the handler: the call's time, before
+ * any of the handler's own work (writing the code back can take a copy-on-write fault). */
+static void of_note_first_call(uintptr_t pc, bool stop, uint64_t trapped) OF_NOINSTR;
+static void of_note_first_call(uintptr_t pc, bool stop, uint64_t trapped) {
   of_thread *self = &of_self;
   if (self->busy) {
     __atomic_fetch_add(&of_lost, 1u, __ATOMIC_RELAXED);
     return;
   }
   self->busy = 1;
-  uint64_t now = of_now_ns();
+  uint64_t now = of_program_ns(trapped);
   if (__atomic_load_n(&of_started, __ATOMIC_ACQUIRE)) {
     if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_RECORDING) {
       of_record_call(pc, now, 0);
@@ -392,7 +410,7 @@ static void of_note_first_call(uintptr_t pc, bool stop) {
         of_writer_leave();
       }
       if (stop && of_writer_enter()) {
-        of_close_window(OFT_WINDOW_STARTUP_COMPLETE, of_now_ns());
+        of_close_window(OFT_WINDOW_STARTUP_COMPLETE, now);
         of_writer_leave();
       }
     }
@@ -410,8 +428,23 @@ static void of_note_first_call(uintptr_t pc, bool stop) {
   self->busy = 0;
 }
 
-static void of_add_recorder_time(uint64_t started) OF_NOINSTR;
-static void of_add_recorder_time(uint64_t started) {
+/* Nesting of the recorder's own work on this thread (a trap, the runtime's start): only the
+ * outermost stretch adds its time to of_clock (see "Clock" at the top of this file). */
+static __thread uint32_t of_recorder_depth __attribute__((tls_model("initial-exec")));
+
+static uint64_t of_recorder_enter(void) OF_NOINSTR;
+static uint64_t of_recorder_enter(void) {
+  of_recorder_depth++;
+  return of_wall_ns();
+}
+
+/* Ends a stretch that began at `started`; `counted`: it was the recorder's work (a trap
+ * that was the program's own is not). */
+static void of_recorder_leave(uint64_t started, bool counted) OF_NOINSTR;
+static void of_recorder_leave(uint64_t started, bool counted) {
+  if (--of_recorder_depth != 0 || !counted) {
+    return;
+  }
   uint64_t spent = of_wall_ns() - started;
   uint64_t total = __atomic_add_fetch(&of_clock.recorder_ns, spent, __ATOMIC_RELAXED);
   if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_RECORDING && of_rt.header != NULL) {
@@ -419,26 +452,29 @@ static void of_add_recorder_time(uint64_t started) {
   }
 }
 
-bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
-  uintptr_t address;
-  if (!of_active || !of_trap_hit(info, context, &address)) {
-    return false;
-  }
-  uint64_t started = of_wall_ns();
-  int saved_errno = errno;
+static void of_take_over(void) OF_NOINSTR;
+
+/* Handles the trap at `address` if it is one of the recorder's; false: not ours. */
+static bool of_handle_trap_at(uintptr_t address, ucontext_t *context, uint64_t trapped) OF_NOINSTR;
+static bool of_handle_trap_at(uintptr_t address, ucontext_t *context, uint64_t trapped) {
   if (address == of_loader_hook && of_loader_hook != 0) {
     if (_r_debug.r_state == RT_CONSISTENT) {
       dl_iterate_phdr(of_arm_module, (void *)1);
+      /* The first module armed in an image that had none: its trace starts now, inside the
+       * dlopen that maps the module, before the module's constructors run. The loader calls
+       * here with its lock held and no lock of libc's, so starting is as safe as in a
+       * constructor (the runtime's own dlopen takes the loader's lock again: it is recursive). */
+      if (of_deferred && __atomic_load_n(&of_armed_count, __ATOMIC_ACQUIRE) != 0) {
+        of_deferred = false;
+        of_take_over();
+      }
     }
     of_trap_return(context);
-    of_add_recorder_time(started);
-    errno = saved_errno;
     return true;
   }
   of_armed *module;
   uint64_t index;
   if (!of_find_entry(address, &module, &index)) {
-    errno = saved_errno;
     return false; /* not ours: the program's own trap */
   }
   /* Every thread that trapped here goes back to the entry; the one that claims it puts the
@@ -447,24 +483,34 @@ bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
   if (__atomic_exchange_n(&module->taken[index], 1u, __ATOMIC_ACQ_REL) == 0) {
     of_trap_resume(context, address);
     of_trap_restore(address, module->saved[index]);
-    of_note_first_call(address, module->stop_count != 0 && of_in_stops(module, module->entries[index]));
+    of_note_first_call(address, module->stop_count != 0 && of_in_stops(module, module->entries[index]), trapped);
   } else if (of_trap_is_trap(module->saved[index])) {
-    /* The function itself starts with a trap, now back in place: the program's own. */
-    errno = saved_errno;
-    return false;
+    return false; /* the function itself starts with a trap, now back in place: the program's own */
   } else {
     of_trap_resume(context, address);
   }
-  of_add_recorder_time(started);
-  errno = saved_errno;
   return true;
 }
 
-/* Starts the runtime and hands it the calls buffered before; from the constructor. */
-static void of_take_over(void) OF_NOINSTR;
+bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
+  uintptr_t address;
+  if (!of_active || !of_trap_hit(info, context, &address)) {
+    return false;
+  }
+  uint64_t started = of_recorder_enter();
+  int saved_errno = errno;
+  bool handled = of_handle_trap_at(address, context, started);
+  of_recorder_leave(started, handled);
+  errno = saved_errno;
+  return handled;
+}
+
+/* Starts the runtime and hands it the calls buffered before: from the constructor, or
+ * from the loader's hook in an image whose first armed module came later (of_deferred). */
 static void of_take_over(void) {
-  uint64_t started = of_wall_ns();
+  uint64_t started = of_recorder_enter();
   of_thread *self = &of_self;
+  uint32_t busy = self->busy;
   self->busy = 1;
   bool recording = of_ensure_started();
   __atomic_store_n(&of_started, 1u, __ATOMIC_RELEASE);
@@ -484,8 +530,8 @@ static void of_take_over(void) {
     }
   }
   /* Starting the trace is the recorder's time too, not the program's. */
-  of_add_recorder_time(started);
-  self->busy = 0;
+  of_recorder_leave(started, true);
+  self->busy = busy;
 }
 
 /*
@@ -538,6 +584,16 @@ static of_arm_function of_resolve_arm(void) {
 }
 __attribute__((visibility("hidden"))) void of_arm_marker(void) __attribute__((ifunc("of_resolve_arm")));
 
+/* Whether this is the process `record` started (any of its images): the recorder's pid in
+ * ORDERFILE_SPAWN is its parent's. */
+static bool of_started_by_recorder(void) OF_NOINSTR;
+static bool of_started_by_recorder(void) {
+  const char *spawn = getenv("ORDERFILE_SPAWN");
+  uint32_t spawner;
+  uint64_t time_ns;
+  return spawn != NULL && of_parse_spawn(spawn, &spawner, &time_ns) && spawner == (uint32_t)getppid();
+}
+
 __attribute__((constructor)) static void of_inprocess_start(void) OF_NOINSTR;
 __attribute__((constructor)) static void of_inprocess_start(void) {
   /* The call gives the IFUNC its IRELATIVE relocation among the PLT's, after every
@@ -547,7 +603,12 @@ __attribute__((constructor)) static void of_inprocess_start(void) {
    * then jumps through an unbound slot. */
   of_arm_marker();
   of_arm_program(); /* when the resolver did not run (a loader that resolved it lazily) */
-  if (of_active) {
+  /* An image with nothing of the program's armed (a system program the program runs: a
+   * shell, a D-Bus helper) would only leave an empty trace, at full size while it runs.
+   * The process `record` started keeps its trace, armed or not: it is the recording's. */
+  if (of_active && __atomic_load_n(&of_armed_count, __ATOMIC_ACQUIRE) == 0 && !of_started_by_recorder()) {
+    of_deferred = true;
+  } else if (of_active) {
     of_take_over();
   }
 }

@@ -151,7 +151,8 @@ public struct InProcessRecorder: Recorder {
     let started = MonotonicClock.nanoseconds()
     let plan = Self.plan(executable: path, planner: planner, emulator: emulator)
     let planning = Double(MonotonicClock.nanoseconds() - started) / 1e6
-    let planFile = PathName.directory(of: output) + "/.orderfile-plan-\(getpid())"
+    // Absolute: a launcher may change directory before it execs the program.
+    let planFile = PathName.absolute(PathName.directory(of: output)) + "/.orderfile-plan-\(getpid())"
     try AtomicFile.write(plan.bytes, to: planFile)
     defer { unlink(planFile) }
     // Under an emulator the user's preloads are the host's, built for another machine.

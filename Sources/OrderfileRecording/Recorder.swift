@@ -41,6 +41,22 @@ public struct Recording: Sendable {
     }
   }
 
+  /// Removes the trace at `path` of another process or image when that process made no
+  /// first call of its own and no runtime writes the file any more; returns whether it went.
+  /// A child that only runs another program (a helper it execs, `/bin/true`) leaves such a
+  /// trace: at full size, since exec finishes nothing. A live runtime holds its trace's
+  /// `flock` for as long as it records (Docs/Runtime.md), and exec drops it with the
+  /// descriptor: a locked trace may still gain first calls, and stays.
+  static func removeIfNothingOfItsOwn(_ path: String) -> Bool {
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    guard flock(fd, LOCK_EX | LOCK_NB) == 0, let trace = try? TraceReader.read(path: path),
+      trace.recordsNothingOfItsOwn
+    else { return false }
+    return unlink(path) == 0
+  }
+
   /// The program's exit status (128 + signal when a signal ended it).
   public var status: Int32
   /// Where the program's own trace was written.
@@ -92,4 +108,11 @@ public enum RecordingMode: String, Sendable, CaseIterable {
     guard FileManager.default.isExecutableFile(atPath: path) else { return .instrumented }
     return try BinaryLocator.isInstrumented(fileAt: path) ? .instrumented : .noRebuild
   }
+}
+
+extension Trace {
+  /// Whether the process made no first call of its own: none at all, or, in a fork child,
+  /// none past those it inherited from its parent. Such a trace, beside the program's own,
+  /// says nothing the others do not, and is neither kept nor listed.
+  var recordsNothingOfItsOwn: Bool { records.count <= (header.forkRecordIndex ?? 0) }
 }

@@ -40,7 +40,9 @@ public struct RuntimeRecorder: Recorder {
     try TraceDestination.check(output)
     if emulator == nil { try RecordingError.checkMachine(of: ProcessRunner.resolve(program), program: program) }
     Self.removeStaleScratch(in: PathName.directory(of: output))
-    let scratch = PathName.directory(of: output) + "/.orderfile-record-\(getpid())"
+    // Absolute: the runtime expands ORDERFILE_OUTPUT in the directory it starts in, which a
+    // launcher may have changed before it execs the program.
+    let scratch = PathName.absolute(PathName.directory(of: output)) + "/.orderfile-record-\(getpid())"
     do {
       try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
     } catch {
@@ -94,6 +96,7 @@ public struct RuntimeRecorder: Recorder {
     var images: [(number: Int, path: String)] = []
     let others = (try? FileManager.default.contentsOfDirectory(atPath: scratch)) ?? []
     for name in others.sorted() where name.hasPrefix("trace.") {
+      if Recording.removeIfNothingOfItsOwn(scratch + "/" + name) { continue }
       let destination = output + "." + name.dropFirst("trace.".count)
       try moveIntoPlace(scratch + "/" + name, destination)
       // The runtime names the trace of a process's later image "<its trace>.exec<n>".

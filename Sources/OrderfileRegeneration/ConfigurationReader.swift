@@ -189,7 +189,7 @@ public struct ConfigurationReader: Sendable {
   }
 
   static func absolute(_ path: String, in directory: String) -> String {
-    path.hasPrefix("/") ? path : directory + "/" + path
+    PathName.absolute(path, in: directory)
   }
 
   static func line(of error: YamlError) -> Int {

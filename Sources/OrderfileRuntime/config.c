@@ -113,28 +113,35 @@ static uint64_t of_read_bounded(const char *name, const char *unit, uint64_t min
  * the variable is inherited by every process the program starts, whose own
  * start it is not.
  */
+bool of_parse_spawn(const char *text, uint32_t *pid_out, uint64_t *time_out) {
+  const char *colon = strchr(text, ':');
+  char pid_text[24];
+  uint64_t pid = 0, time = 0;
+  size_t pid_length = colon != NULL ? (size_t)(colon - text) : 0;
+  if (colon == NULL || pid_length == 0 || pid_length >= sizeof pid_text) {
+    return false;
+  }
+  memcpy(pid_text, text, pid_length);
+  pid_text[pid_length] = '\0';
+  if (!of_parse_decimal(pid_text, &pid) || pid == 0 || pid > UINT32_MAX || !of_parse_decimal(colon + 1, &time) ||
+      time == 0) {
+    return false;
+  }
+  *pid_out = (uint32_t)pid;
+  *time_out = time;
+  return true;
+}
+
 static void of_read_spawn(of_config *config) OF_NOINSTR;
 static void of_read_spawn(of_config *config) {
   const char *text = of_getenv("ORDERFILE_SPAWN");
   if (text == NULL) {
     return;
   }
-  const char *colon = strchr(text, ':');
-  char pid_text[24];
-  uint64_t pid = 0, time = 0;
-  size_t pid_length = colon != NULL ? (size_t)(colon - text) : 0;
-  if (colon != NULL && pid_length > 0 && pid_length < sizeof pid_text) {
-    memcpy(pid_text, text, pid_length);
-    pid_text[pid_length] = '\0';
-  }
-  if (colon == NULL || pid_length == 0 || pid_length >= sizeof pid_text || !of_parse_decimal(pid_text, &pid) ||
-      pid == 0 || pid > UINT32_MAX || !of_parse_decimal(colon + 1, &time) || time == 0) {
+  if (!of_parse_spawn(text, &config->spawner_pid, &config->spawn_ns)) {
     of_config_warning("ORDERFILE_SPAWN", text, "expected <pid>:<CLOCK_MONOTONIC ns>",
                       "the start from /proc/self/stat");
-    return;
   }
-  config->spawner_pid = (uint32_t)pid;
-  config->spawn_ns = time;
 }
 
 /*

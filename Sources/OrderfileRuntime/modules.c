@@ -105,9 +105,88 @@ static uint8_t of_read_build_id(const struct dl_phdr_info *info, uint8_t *out) {
 }
 
 /*
- * The module's path: /proc/self/exe for the main executable, else the
- * loader's name, made absolute with the current directory when it is
- * relative (a dlopen("./x.so") - exact unless the directory changed since).
+ * Resolves every symbolic link in the absolute path `path`, as realpath() does, into
+ * `out` (OF_PATH_CAPACITY bytes). Returns false when a component cannot be read, the
+ * links loop or the result does not fit; `out` is then unspecified.
+ *
+ * Implementation: readlink() on each prefix, so system calls only: the in-process
+ * recorder writes module entries from its SIGTRAP handler, where realpath()'s
+ * allocations are not allowed. The buffers are static: the caller holds of_rt.lock.
+ */
+static bool of_resolve_links(const char *path, char *out) OF_NOINSTR;
+static bool of_resolve_links(const char *path, char *out) {
+  static char pending[OF_PATH_CAPACITY], target[OF_PATH_CAPACITY], joined[OF_PATH_CAPACITY];
+  size_t length = strlen(path);
+  if (path[0] != '/' || length >= sizeof pending) {
+    return false;
+  }
+  memcpy(pending, path, length + 1);
+  const char *rest = pending;
+  size_t done = 0; /* out[0, done) is resolved, without a trailing slash: empty is the root */
+  unsigned links = 0;
+  out[0] = '\0';
+  while (*rest != '\0') {
+    while (*rest == '/') {
+      rest++;
+    }
+    const char *end = rest;
+    while (*end != '\0' && *end != '/') {
+      end++;
+    }
+    size_t part = (size_t)(end - rest);
+    if (part == 0 || (part == 1 && rest[0] == '.')) {
+      rest = end;
+      continue;
+    }
+    if (part == 2 && rest[0] == '.' && rest[1] == '.') {
+      while (done > 0 && out[--done] != '/') {
+      }
+      out[done] = '\0';
+      rest = end;
+      continue;
+    }
+    if (done + 1 + part >= OF_PATH_CAPACITY) {
+      return false;
+    }
+    out[done] = '/';
+    memcpy(out + done + 1, rest, part);
+    out[done + 1 + part] = '\0';
+    ssize_t got = readlink(out, target, sizeof target - 1);
+    if (got < 0) {
+      if (errno != EINVAL) {
+        return false;
+      }
+      done += 1 + part; /* not a link */
+      rest = end;
+      continue;
+    }
+    size_t tail = strlen(end);
+    if (++links > 40 || (size_t)got + tail >= sizeof joined) {
+      return false;
+    }
+    /* The link's target takes its place: from the root, or from the link's folder. */
+    memcpy(joined, target, (size_t)got);
+    memcpy(joined + got, end, tail + 1);
+    memcpy(pending, joined, (size_t)got + tail + 1);
+    rest = pending;
+    if (target[0] == '/') {
+      done = 0;
+    }
+    out[done] = '\0';
+  }
+  if (done == 0) {
+    memcpy(out, "/", 2);
+  }
+  return true;
+}
+
+/*
+ * The module's path: /proc/self/exe for the main executable, else the loader's
+ * name, made absolute with the current directory when it is relative (a
+ * dlopen("./x.so") - exact unless the directory changed since), with every
+ * symbolic link resolved. The loader names a library by the link it opened
+ * (libX.so.0, its SONAME), the kernel's map of the process by the file
+ * (libX.so.0.0.0): both recorders, and every command, know a module by the file.
  */
 static void of_read_module_path(const struct dl_phdr_info *info, bool main_executable,
                                 oft_module *entry) OF_NOINSTR;
@@ -135,6 +214,15 @@ static void of_read_module_path(const struct dl_phdr_info *info, bool main_execu
     length += name_length < room ? name_length : room;
     if (name_length > room) {
       length = sizeof path; /* marks truncation below */
+    } else {
+      path[length] = '\0';
+      static char resolved[OF_PATH_CAPACITY];
+      int saved_errno = errno; /* the program's errno, as the call it interrupted left it */
+      if (of_resolve_links(path, resolved)) {
+        length = strlen(resolved);
+        memcpy(path, resolved, length + 1);
+      }
+      errno = saved_errno;
     }
   }
   if (length >= sizeof entry->path) {

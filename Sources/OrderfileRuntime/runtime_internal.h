@@ -181,6 +181,9 @@ extern of_program_clock of_clock;
 
 /* state.c: the state above, the clock, the thread id, one warning line (a leaf) */
 uint64_t of_now_ns(void) OF_NOINSTR;  /* the program's clock (see of_clock) */
+/* The program's clock at `wall_ns`, a CLOCK_MONOTONIC reading taken since the recorder last
+ * added to its time (a trap handler's start, before its own work). */
+uint64_t of_program_ns(uint64_t wall_ns) OF_NOINSTR;
 uint64_t of_wall_ns(void) OF_NOINSTR; /* CLOCK_MONOTONIC */
 uint32_t of_thread_id(void) OF_NOINSTR;
 void of_warn(const char *format, ...) __attribute__((format(printf, 1, 2))) OF_NOINSTR;
@@ -235,6 +238,8 @@ void of_own_enter(void *function, void *call_site) OF_NOINSTR;
 
 /* config.c */
 void of_read_config(of_config *config) OF_NOINSTR;
+/* ORDERFILE_SPAWN's "<pid>:<ns>" (see of_config.spawner_pid); false, and nothing stored, for any other text. */
+bool of_parse_spawn(const char *text, uint32_t *pid, uint64_t *time_ns) OF_NOINSTR;
 
 /* modules.c */
 bool of_module_for(uintptr_t pc, uint16_t *index, uintptr_t *load_base) OF_NOINSTR;

@@ -33,7 +33,11 @@ uint64_t of_wall_ns(void) {
 /* The program's clock: zero recorder time unless a recorder in this process counts it
  * (of_clock), so for an instrumented program this is CLOCK_MONOTONIC. */
 uint64_t of_now_ns(void) {
-  return of_wall_ns() - __atomic_load_n(&of_clock.recorder_ns, __ATOMIC_RELAXED);
+  return of_program_ns(of_wall_ns());
+}
+
+uint64_t of_program_ns(uint64_t wall_ns) {
+  return wall_ns - __atomic_load_n(&of_clock.recorder_ns, __ATOMIC_RELAXED);
 }
 
 uint32_t of_thread_id(void) {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Splitting a path into its directory and its last component.
 ///
 /// Not `NSString.deletingLastPathComponent`: Foundation traps (SIGILL) on some one-letter
@@ -16,4 +18,12 @@ public enum PathName {
 
   /// The directory part of `path`: `.` for a bare name.
   public static func directory(of path: String) -> String { split(path).directory }
+
+  /// `path` as it is when absolute, else inside `directory` (the current one by default):
+  /// what a program that changes directory, or a file read from elsewhere, still finds.
+  public static func absolute(_ path: String, in directory: String = FileManager.default.currentDirectoryPath)
+    -> String
+  {
+    path.hasPrefix("/") ? path : directory + "/" + path
+  }
 }

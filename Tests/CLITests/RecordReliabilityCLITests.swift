@@ -220,6 +220,28 @@ extension RecordReliabilityCLITests {
   }
 
   @Test(
+    "an output named relative to a launcher that changes directory before it execs the program: recorded all the same",
+    arguments: ["in-process", "tracer"])
+  func launcherChangesDirectory(recorder: String) throws {
+    let work = try TemporaryDirectory("orderfile-record-cd")
+    let program = try buildFixture(["sequence.c"], in: work, output: "sequence")
+    // The plan and the runtime's scratch directory, named after the output, must not be
+    // looked for in the launcher's new directory.
+    let result = try ProcessRunner.run(
+      PackagePaths.orderfileExecutable,
+      [
+        "record", "--recorder", recorder, "-o", "launch.trace", "--", "/bin/sh", "-c", "cd / && exec \"$0\" 3", program,
+      ],
+      currentDirectory: work.path)
+    #expect(result.status == 3, "\(result.standardError)")
+    #expect(!result.standardError.contains("recording plan"), "\(result.standardError)")
+    // The program's image: the main trace (the tracer's) or the image after the shell's.
+    let traces = try FileManager.default.contentsOfDirectory(atPath: work.path).filter { $0.hasPrefix("launch.trace") }
+    let modules = try traces.flatMap { try TraceReader.read(path: work.file($0)).modules.map(\.path) }
+    #expect(modules.contains(program), "\(traces): \(modules)")
+  }
+
+  @Test(
     "a setuid program recorded by a user without privileges: a warning says it runs without them",
     .enabled(if: canDropPrivileges, "needs root (to make a setuid program and become nobody)"))
   func setuidProgram() throws {
