@@ -140,6 +140,19 @@ struct ModuleIdentityTests {
     #expect(diff.status == 0, "\(diff.standardError)")
   }
 
+  @Test("merge takes a run that named the SONAME link and one that named the real file as one module")
+  func merge() throws {
+    let library = try VersionedLibrary()
+    defer { library.remove() }
+    let traces = try VersionedLibrary.Naming.allCases.map(library.trace(naming:))
+    let orders = library.work.file("orders")
+    let result = try orderfile(["merge"] + traces + ["--output-dir", orders])
+    #expect(result.status == 0, "\(result.standardError)")
+    let written = try FileManager.default.contentsOfDirectory(atPath: orders).sorted()
+    // Named as the first run in canonical order named it.
+    #expect(written.count == 2 && written.first == "app.order" && written[1].hasPrefix("libcore.so.0"), "\(written)")
+  }
+
   @Test("the link map beside the real file serves the SONAME link: generate --format lld-script, then verify")
   func linkMap() throws {
     let library = try VersionedLibrary()
