@@ -15,7 +15,7 @@ public struct LaunchEstimation {
   public var binaryPath: String
   public var orderPath: String?
   /// The trace module to use (path or file name); by default the one with the binary's
-  /// build-id, else the one with its file name, else the main executable when the binary
+  /// build-id, else its real file, else a file name in common (`ModuleFile`), else the main executable when the binary
   /// holds at least half of its launch functions by name; otherwise an error.
   public var module: String?
   /// Where to look for the instrumented binary the trace recorded.
@@ -37,7 +37,7 @@ public struct LaunchEstimation {
   public func run() throws -> Estimate {
     let trace = try TraceReader.read(path: tracePath)
     let binary = try ELFSymbolizer.withSymbols(path: binaryPath)
-    let moduleIndex = try selectModule(trace, binary: binary)
+    let moduleIndex = try selectModule(trace)
     let traceModule = trace.modules[moduleIndex]
 
     let recorded: any Symbolizer
@@ -82,10 +82,10 @@ public struct LaunchEstimation {
       launch: launchNames, functions: binary.functions, order: order?.names ?? defaultOrder,
       binary: binaryPath, trace: tracePath, orderPath: orderPath, measured: hasMeasurements ? measured : nil,
       additional: releaseOnly.names, launchAddresses: exactAddresses)
-    if module == nil, !Self.matchesByIdentity(traceModule, binary: binary, path: binaryPath),
+    if module == nil, !Self.matchesByIdentity(traceModule, path: binaryPath),
       launchNames.count > 0, (launchNames.count - estimate.missingFunctions.count) * 2 < launchNames.count
     {
-      // Matched by neither build-id nor file name, and most names missing: another program.
+      // Matched by neither build-id, real file nor file name, and most names missing: another program.
       throw OrderingError.binaryMatchesNoModule(
         binary: binaryPath, trace: trace.path, modules: trace.modules.map(\.path))
     }
@@ -130,27 +130,23 @@ public struct LaunchEstimation {
       launchFunctionsOutsideOrder: outside, orderfile: order.path)
   }
 
-  /// True when `module` is `binary` by build-id or by file name.
-  static func matchesByIdentity(_ module: TraceModule, binary: ELFSymbolizer, path: String) -> Bool {
-    if let buildID = binary.buildID, buildID.bytes == module.buildID { return true }
-    return (module.path as NSString).lastPathComponent == (path as NSString).lastPathComponent
+  /// True when `module` is the binary at `path` by build-id, real file or file name.
+  static func matchesByIdentity(_ module: TraceModule, path: String) -> Bool {
+    ModuleFile(path: path).match(module.file) != nil
   }
 
-  func selectModule(_ trace: Trace, binary: ELFSymbolizer) throws -> Int {
+  func selectModule(_ trace: Trace) throws -> Int {
     if let module {
       guard let match = trace.modules.first(where: { $0.isNamed(module) }) else {
         throw OrderingError.noSuchModule(name: module, trace: trace.path, available: trace.modules.map(\.path))
       }
       return match.index
     }
-    if let buildID = binary.buildID, let match = trace.modules.first(where: { $0.buildID == buildID.bytes }) {
-      return match.index
+    // The SONAME link, the real file and an installed copy all match (`ModuleFile`).
+    if let match = ModuleFile(path: binaryPath).firmest(in: trace.modules.map(\.file)).first {
+      return trace.modules[match].index
     }
-    let name = (binaryPath as NSString).lastPathComponent
-    if let match = trace.modules.first(where: { ($0.path as NSString).lastPathComponent == name }) {
-      return match.index
-    }
-    // Neither build-id nor file name: the main executable, if the binary then turns out to
+    // Neither build-id, nor real file, nor file name: the main executable, if the binary then turns out to
     // hold most of its launch functions (a relinked or BOLTed build of it; see run()).
     if let main = trace.modules.first(where: \.isMainExecutable) { return main.index }
     throw OrderingError.binaryMatchesNoModule(

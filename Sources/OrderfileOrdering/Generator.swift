@@ -23,10 +23,16 @@ public enum ModuleSelection: Sendable, Equatable {
 }
 
 extension TraceModule {
-  /// Whether `name`, as the user gives a module, names this one: its path or its file name.
+  /// Whether `name`, as the user gives a module, names this one: its path, a file name it goes
+  /// by (its path's, its real file's, its SONAME), a link to it or a copy of it
+  /// (`ModuleFile.match`).
   public func isNamed(_ name: String) -> Bool {
-    path == name || (path as NSString).lastPathComponent == name
+    path == name || ModuleFile(path: name).match(file) != nil
   }
+
+  /// The recorded module as a file: its recorded build-id, and the real path and SONAME of the
+  /// file at its path, when there is one here.
+  public var file: ModuleFile { ModuleFile(recordedPath: path, buildID: buildID) }
 }
 
 /// The result of turning a trace into launch orders.

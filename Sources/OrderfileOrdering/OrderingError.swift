@@ -12,9 +12,10 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
   /// that several modules share. Bad input data, not a bad flag: the same command works on
   /// a trace that tells its modules apart.
   case severalModules(names: [String])
-  /// A `--release-binary` has the file name of no recorded module.
+  /// A `--release-binary` is no recorded module: neither its build-id, nor its real file, nor
+  /// any file name it goes by (its own, its real file's, its SONAME) is one of theirs.
   case releaseBinaryMatchesNoModule(path: String, traces: [String], modules: [String])
-  /// A `--binary` shares neither build-id nor file name with any module of the trace, no
+  /// A `--binary` shares no build-id, real file or file name with any module of the trace, no
   /// `--trace-module` says which one it is, and it lacks most of the main executable's launch
   /// functions: any figure would compare unrelated code.
   case binaryMatchesNoModule(binary: String, trace: String, modules: [String])
@@ -39,10 +40,10 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
         "\(names.count) modules selected (\(names.joined(separator: ", "))): use --module to pick one, or --output-dir for one orderfile each"
     case .releaseBinaryMatchesNoModule(let path, let traces, let modules):
       return
-        "\(path): the release binary has the file name of no module recorded in \(traces.joined(separator: ", ")); recorded: \(modules.joined(separator: ", "))"
+        "\(path): the release binary is no module recorded in \(traces.joined(separator: ", ")) (no build-id, real file or file name in common); recorded: \(modules.joined(separator: ", "))"
     case .binaryMatchesNoModule(let binary, let trace, let modules):
       return
-        "\(binary): shares neither build-id nor file name with any module of \(trace), nor most of its main executable's launch functions (recorded: \(modules.joined(separator: ", "))); name the module with --trace-module if it is one of them"
+        "\(binary): shares no build-id, real file or file name with any module of \(trace), nor most of its main executable's launch functions (recorded: \(modules.joined(separator: ", "))); name the module with --trace-module if it is one of them"
     }
   }
 

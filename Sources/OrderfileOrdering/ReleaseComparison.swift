@@ -169,13 +169,16 @@ public struct ReleaseComparison: Sendable, Equatable {
   }
 }
 
-/// The release binaries given for a trace's modules, each matched to the module of the same
-/// file name, and opened once however many traces ask.
+/// The release binaries given for a trace's modules, each matched to its module by
+/// `ModuleFile` (build-id, then real file, then file name: the SONAME link, the real file and an
+/// installed copy all match), and opened once however many traces ask.
 public final class ReleaseBinaries {
   public let paths: [String]
   /// Keep entries the release binary lacks in the orderfile.
   public let keepAbsent: Bool
   private let resolver: BinaryResolver
+  /// Each path's file, read once.
+  private let files: [ModuleFile]
 
   /// - Parameter open: opens a binary; tests pass a fake.
   public init(
@@ -185,12 +188,13 @@ public final class ReleaseBinaries {
     self.paths = paths
     self.keepAbsent = keepAbsent
     self.resolver = BinaryResolver(open: open)
+    self.files = paths.map(ModuleFile.init(path:))
   }
 
-  /// The release binary given for `module`, if any.
+  /// The release binary given for `module`, if any: the one it matches most firmly, the
+  /// first given among equals.
   public func path(for module: TraceModule) -> String? {
-    let name = (module.path as NSString).lastPathComponent
-    return paths.first { ($0 as NSString).lastPathComponent == name }
+    module.file.firmest(in: files).first.map { paths[$0] }
   }
 
   /// `order` checked against its module's release binary; unchanged when none was given.
@@ -206,13 +210,13 @@ public final class ReleaseBinaries {
     try path(for: module).map { try resolver.symbolizer(at: $0) }
   }
 
-  /// Refuses a release binary whose file name no recorded module has: a typo would
-  /// otherwise leave the match rate measured against the instrumented binary.
+  /// Refuses a release binary that is no recorded module: a typo would otherwise leave the
+  /// match rate measured against the instrumented binary.
   public func checkMatched(modules: [TraceModule], traces: [String]) throws {
-    let names = Set(modules.map { ($0.path as NSString).lastPathComponent })
-    for path in paths where !names.contains((path as NSString).lastPathComponent) {
+    let recorded = modules.map(\.file)
+    for (path, file) in zip(paths, files) where file.firmest(in: recorded).isEmpty {
       throw OrderingError.releaseBinaryMatchesNoModule(
-        path: path, traces: traces, modules: Array(Set(modules.map(\.path))).sorted())
+        path: file.described, traces: traces, modules: Array(Set(modules.map(\.path))).sorted())
     }
   }
 }

@@ -190,6 +190,8 @@ public struct BreakpointRecorder: Recorder {
       environment: environment.map { "\($0.key)=\($0.value)" }.sorted(),
       timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 } ?? 0,
       passTerminationSignals: passesTerminationSignals, returnAtWindowClose: endsAtWindowClose != nil)
+    // After the run: the loader's later libraries (dlopen) are planned during it.
+    for line in session.planner.systemLibraryWarnings() { warn(line) }
     // Let go at its window's close, the program runs on without breakpoints: ended here.
     let ended =
       result.launch_over ? ProgramEnding.end(result.first_pid, graceMilliseconds: endsAtWindowClose ?? 0) : nil

@@ -150,6 +150,7 @@ public struct InProcessRecorder: Recorder {
       warn: { warnings.lines.append($0) })
     let started = MonotonicClock.nanoseconds()
     let plan = Self.plan(executable: path, planner: planner, emulator: emulator)
+    warnings.lines += planner.systemLibraryWarnings()
     let planning = Double(MonotonicClock.nanoseconds() - started) / 1e6
     // Absolute: a launcher may change directory before it execs the program.
     let planFile = PathName.absolute(PathName.directory(of: output)) + "/.orderfile-plan-\(getpid())"

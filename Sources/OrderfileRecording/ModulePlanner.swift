@@ -43,8 +43,10 @@ final class ModulePlan {
   static var empty: ModulePlan { ModulePlan() }
 }
 
-/// Modules named on the command line to record or to leave alone, each by its file name
-/// (`libfoo.so`) or by a path or folder it lies in (`/opt/vendor/`).
+/// Modules named on the command line to record or to leave alone, each by a file name it goes
+/// by (`libfoo.so`, its SONAME `libfoo.so.1`, its real file `libfoo.so.1.2.3`), by any path
+/// that leads to its file (a link, `/usr/lib/…` or `/lib/…` on a merged /usr), or by a folder
+/// it lies in (`/opt/vendor/`), as `ModuleFile` tells one module whatever path names it.
 public struct ModuleSelection: Sendable, Equatable {
   /// Armed even where they would not be (system and toolchain libraries).
   public var include: [String]
@@ -56,17 +58,25 @@ public struct ModuleSelection: Sendable, Equatable {
     self.exclude = exclude
   }
 
-  static func names(_ path: String, _ patterns: [String]) -> Bool {
-    let base = PathName.split(path).base
+  /// Whether one of `patterns` names the module the program knows as `path`, read from the
+  /// file at `file` (the host's file of an emulated program's library; `path` otherwise).
+  static func names(_ path: String, file: String? = nil, _ patterns: [String]) -> Bool {
+    guard !patterns.isEmpty else { return false }
+    let module = ModuleFile(path: file ?? path)
+    let paths = Set([path, module.path, module.realPath].compactMap { $0 })
     return patterns.contains { pattern in
-      pattern.contains("/")
-        ? path == pattern || path.hasPrefix(pattern.hasSuffix("/") ? pattern : pattern + "/")
-        : base == pattern
+      guard pattern.contains("/") else { return module.fileNames.contains(pattern) }
+      // Both spellings of the pattern: as given, and with its links resolved as the module's are.
+      let spellings = Set([pattern, ModuleFile.resolved(pattern)].compactMap { $0 })
+      return spellings.contains { spelling in
+        let folder = spelling.hasSuffix("/") ? spelling : spelling + "/"
+        return paths.contains { $0 == spelling || $0.hasPrefix(folder) }
+      }
     }
   }
 
-  func includes(_ path: String) -> Bool { Self.names(path, include) }
-  func excludes(_ path: String) -> Bool { Self.names(path, exclude) }
+  func includes(_ path: String, file: String? = nil) -> Bool { Self.names(path, file: file, include) }
+  func excludes(_ path: String, file: String? = nil) -> Bool { Self.names(path, file: file, exclude) }
 }
 
 /// Decides, once per module file, which function entries the breakpoint recorder arms.
@@ -169,11 +179,11 @@ final class ModulePlanner {
   private func makePlan(path: String, isMainExecutable: Bool, isInterpreter: Bool) -> ModulePlan {
     if isInterpreter { return loaderPlan(path: path) }
     let named = guestPaths[path] ?? path
-    if !isMainExecutable && selection.excludes(named) {
+    if !isMainExecutable && selection.excludes(named, file: path) {
       excludedModules.insert(named)
       return .empty
     }
-    if !isMainExecutable && !includeSystemLibraries && !selection.includes(named)
+    if !isMainExecutable && !includeSystemLibraries && !selection.includes(named, file: path)
       && TraceModule.isSystemLibrary(path: named)
     {
       skippedSystemLibraries.insert(named)
@@ -183,6 +193,9 @@ final class ModulePlanner {
     // Another program the launch runs (a shell, `true`, `sleep`) is not the user's to
     // relink: what it lacks is no warning, though it is recorded where it can be.
     let warn: (String) -> Void = isMainExecutable && isOtherSystemProgram(path) ? { _ in } : self.warn
+    // A system library without its debug file is the rule, not news: dozens of them under
+    // --system-libraries get one summary line (`systemLibraryWarnings`), not a line each.
+    let isSystemLibrary = !isMainExecutable && TraceModule.isSystemLibrary(path: named)
     let symbolizer: ELFSymbolizer
     do {
       if let prepared, prepared.path == path {
@@ -195,6 +208,11 @@ final class ModulePlanner {
       return .empty
     }
     switch symbolizer.symbolSource {
+    case .none where isSystemLibrary:
+      systemLibrariesWithout[.none, default: []].append(named)
+      return .empty
+    case .dynamicSymbols where isSystemLibrary:
+      systemLibrariesWithout[.dynamicSymbols, default: []].append(named)
     case .none:
       warn(
         "\(path) has no symbol table, so none of its functions can be recorded: keep its symbols (strip with --strip-debug at most), or install its debug file (found by build-id under /usr/lib/debug/.build-id/)"
@@ -230,11 +248,33 @@ final class ModulePlanner {
       signalHook: Self.sigactionEntry(in: functions) ?? 0)
   }
 
+  /// System libraries planned without a full symbol table, by what they have instead
+  /// (`.dynamicSymbols` or `.none`), in the order planned.
+  private var systemLibrariesWithout: [SymbolSource: [String]] = [:]
+
+  /// One line for all the system libraries planned without a full symbol table, one for all
+  /// those with none at all: counts and the first few names.
+  func systemLibraryWarnings() -> [String] {
+    func names(_ paths: [String]) -> String { TextFormatting.list(paths.map { PathName.split($0).base }, limit: 3) }
+    let debugFiles =
+      "install their debug files (found by build-id under /usr/lib/debug/.build-id/; Debian's -dbgsym packages)"
+    var lines: [String] = []
+    if let dynamic = systemLibrariesWithout[.dynamicSymbols], !dynamic.isEmpty {
+      lines.append(
+        "\(TextFormatting.count(dynamic.count, "system library", plural: "system libraries")) with only dynamic symbols (\(names(dynamic))): their exported functions are recorded, their local ones are not; \(debugFiles)"
+      )
+    }
+    if let none = systemLibrariesWithout[.none], !none.isEmpty {
+      lines.append(
+        "\(TextFormatting.count(none.count, "system library", plural: "system libraries")) with no symbol table (\(names(none))): none of their functions can be recorded; \(debugFiles)"
+      )
+    }
+    return lines
+  }
+
   /// `path` with every link resolved (`/bin/sh` is `/usr/bin/dash` on Debian), or as it is.
   static func resolved(_ path: String) -> String {
-    guard let real = realpath(path, nil) else { return path }
-    defer { free(real) }
-    return String(cString: real)
+    ModuleFile.resolved(path) ?? path
   }
 
   /// The loader's hook: glibc's and musl's loaders call `_dl_debug_state` after mapping

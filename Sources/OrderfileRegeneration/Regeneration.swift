@@ -112,7 +112,8 @@ public struct Regeneration {
       }
       let copy = work.shipped + "/" + binary.module
       try? FileManager.default.removeItem(atPath: copy)
-      try FileManager.default.copyItem(atPath: binary.path, toPath: copy)
+      // The file itself: a SONAME link copied as a link would follow the relink.
+      try FileManager.default.copyItem(atPath: ModuleFile.resolved(binary.path) ?? binary.path, toPath: copy)
       shipped[binary.module] = copy
     }
     var recordedBinaries: [String: String] = Dictionary(
@@ -157,11 +158,17 @@ public struct Regeneration {
       previousOrder: { name in try committedOrder(name) },
       release: ReleaseBinaries(paths: modules.compactMap { shipped[$0] }))
     let merge = try merger.merge(inputs)
-    // A merged module is named by its path when another recorded module has the same file
-    // name; the configuration names modules by file name.
+    // Each merged module is the configured binary it matches most firmly (`ModuleFile`): the
+    // configuration may name a library by its SONAME link, a trace by its real file.
+    let configured = configuration.binaries.map { ModuleFile(path: recordedBinaries[$0.module] ?? $0.path) }
+    var taken = Set<String>()
     let merged: [(name: String, module: Merge.Module)] = merge.modules.compactMap { module in
-      let name = PathName.split(module.path).base
-      return modules.contains(name) ? (name, module) : nil
+      let recorded = ModuleFile(
+        recordedPath: module.path, buildID: module.buildIDs.first.flatMap { BuildID(hex: $0)?.bytes } ?? [])
+      guard let match = recorded.firmest(in: configured).first,
+        taken.insert(configuration.binaries[match].module).inserted
+      else { return nil }
+      return (configuration.binaries[match].module, module)
     }
     guard !merged.isEmpty else { throw RegenerationError.nothingRecorded(modules: modules) }
     let regenerated = merged.map {
@@ -211,7 +218,7 @@ public struct Regeneration {
         && diff.summary.churn * 100 < configuration.ignoreChurnBelow.value
       let releasePath = configuration.binaries.first { $0.module == name }?.path ?? ""
       let pages = try comparePages(
-        trace: firstTrace, module: name, shipped: shipped[name] ?? "", relinked: releasePath, work: work)
+        trace: firstTrace, module: module.path, shipped: shipped[name] ?? "", relinked: releasePath, work: work)
       let measured = try measuredPages(
         module: name, shipped: shipped, relinked: releasePath, simulated: pages, work: work)
       let verification = verifications[name]
@@ -319,7 +326,8 @@ public struct Regeneration {
     return failures
   }
 
-  /// The launch pages of the shipped and the relinked binary, each as laid out.
+  /// The launch pages of the shipped and the relinked binary, each as laid out; `module` is
+  /// the path the trace recorded.
   func comparePages(trace: String, module: String, shipped: String, relinked: String, work: Work) throws
     -> [RegenerationReport.Pages]
   {

@@ -10,7 +10,9 @@ import OrderfileSupport
 public struct RegenerationConfiguration: Sendable, Equatable {
   /// One release binary the project ships, by the module (file) name its orderfile is named after.
   public struct Binary: Sendable, Equatable {
-    /// The module's file name, e.g. `app` or `libcore.so`: its orderfile is `<module>.<ext>`.
+    /// The module's name, e.g. `app` or `libcore.so.0`: its orderfile is `<module>.<ext>`. The
+    /// recorded module it is follows from `path` (`ModuleFile`: build-id, real file, file name),
+    /// so a library may be given by its SONAME link while the trace names its real file.
     public var module: String
     public var path: String
 

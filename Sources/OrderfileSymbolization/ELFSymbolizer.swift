@@ -42,8 +42,8 @@ public final class ELFSymbolizer: Symbolizer {
   /// function symbols and, when it has a full symbol table, the code its call-frame
   /// information lists that no symbol names (see `FunctionSymbol.hasSymbol`).
   ///
-  /// - Parameter linkMap: the lld link map of this link; by default `path + ".map"` when it
-  ///   exists. It names every function's input section, and code without a symbol after it.
+  /// - Parameter linkMap: the lld link map of this link; by default `path + ".map"` (or the
+  ///   real file's, for a link) when it exists. It names every function's input section, and code without a symbol after it.
   /// - Throws: `SymbolizationError` when the file is missing or unreadable, not ELF, cut
   ///   short, an object or core file, or refused by libdw.
   public init(path: String, linkMap: String? = nil) throws {
@@ -89,7 +89,7 @@ public final class ELFSymbolizer: Symbolizer {
     let named = FunctionIndex(symbols)
     symbolSource = Self.source(of: module, hasSymbolTable: hasSymbolTable, found: !named.functions.isEmpty)
     let map = Self.readLinkMap(
-      linkMap ?? path + ".map", required: linkMap != nil, binary: path, functions: named.functions)
+      linkMap ?? Self.defaultLinkMap(of: path), required: linkMap != nil, binary: path, functions: named.functions)
     self.linkMap = map.map
     linkMapProblem = map.problem
     switch symbolSource {
@@ -142,6 +142,16 @@ public final class ELFSymbolizer: Symbolizer {
 
   /// The map at `path` when it describes this link; a missing map that was only looked
   /// for is no problem.
+  /// `path + ".map"`, else the map beside the real file when `path` is a link to it (a
+  /// library given by its SONAME link, linked with `-Map=libapp.so.0.0.0.map`).
+  static func defaultLinkMap(of path: String) -> String {
+    let beside = path + ".map"
+    guard !FileManager.default.fileExists(atPath: beside), let real = ModuleFile.resolved(path),
+      FileManager.default.fileExists(atPath: real + ".map")
+    else { return beside }
+    return real + ".map"
+  }
+
   private static func readLinkMap(_ path: String, required: Bool, binary: String, functions: [FunctionSymbol])
     -> (map: LinkMap?, problem: SymbolizationError?)
   {

@@ -24,9 +24,11 @@ struct MergeCommand: ParsableCommand {
       so functions whose runs disagree do not move back and forth from one
       day's merge to the next.
 
-      Modules are matched across runs by file name and must come from one build
-      (the same build-id) unless --allow-mixed-builds is given. With
-      --output-dir, orderfiles are named as 'generate' names them.
+      Modules are matched across runs by file name (or by build-id or real
+      file where runs named one library by its SONAME link and by its real
+      file) and must come from one build (the same build-id) unless
+      --allow-mixed-builds is given. With --output-dir, orderfiles are named
+      as 'generate' names them.
 
       Examples:
         orderfile merge run1.trace run2.trace run3.trace -o app.order

@@ -47,7 +47,7 @@ struct OrderfileOptionGroup: ParsableArguments {
 
   @Option(
     help: ArgumentHelp(
-      "The recorded module whose orderfile -o writes, by path or file name (default: the main executable).",
+      "The recorded module whose orderfile -o writes, by path, link, copy or file name (its SONAME too; default: the main executable).",
       valueName: "name"))
   var module: String?
 
@@ -76,7 +76,7 @@ struct OrderfileOptionGroup: ParsableArguments {
   @Option(
     name: .customLong("release-binary"),
     help: ArgumentHelp(
-      "The binary that will be linked with the orderfile, for the recorded module of the same file name (repeatable): entries it lacks (inlined in the release build) are left out and --min-match gates on its match rate.",
+      "The binary that will be linked with the orderfile (the SONAME link, the real file or a copy), for the recorded module it is by build-id, real file or file name (repeatable): entries it lacks (inlined in the release build) are left out and --min-match gates on its match rate.",
       valueName: "path"))
   var releaseBinaries: [String] = []
 
@@ -104,7 +104,7 @@ struct OrderfileOptionGroup: ParsableArguments {
 struct TraceModuleOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
-      "The module of the trace that --binary is, by path or file name (default: matched by build-id or file name, else the main executable when --binary holds most of its launch functions; otherwise an error).",
+      "The module of the trace that --binary is, by path, link or file name (default: matched by build-id, real file or file name, the SONAME included, else the main executable when --binary holds most of its launch functions; otherwise an error).",
       valueName: "name"))
   var traceModule: String?
 

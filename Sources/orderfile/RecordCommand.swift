@@ -87,20 +87,23 @@ struct RecordCommand: ParsableCommand {
       valueName: "function"))
   var until: [String] = []
 
-  @Flag(help: "Without a rebuild: record system libraries (libc, libstdc++) too.")
+  @Flag(
+    help:
+      "Without a rebuild: record system libraries (libc, libstdc++) too; those with only dynamic symbols are named in one warning line."
+  )
   var systemLibraries = false
 
   @Option(
     name: .customLong("include-module"),
     help: ArgumentHelp(
-      "Without a rebuild: also record this library, by file name (libfoo.so) or by a path or folder it lies in; for system and toolchain libraries (repeatable).",
+      "Without a rebuild: also record this library, by a file name it goes by (libfoo.so, its SONAME libgdk-3.so.0, its real file's name), by any path to its file, or by a folder it lies in; for system and toolchain libraries (repeatable).",
       valueName: "name-or-path"))
   var includeModules: [String] = []
 
   @Option(
     name: .customLong("exclude-module"),
     help: ArgumentHelp(
-      "Without a rebuild: do not record this library, by file name or by a path or folder it lies in (repeatable).",
+      "Without a rebuild: do not record this library, by a file name it goes by, a path to its file or a folder it lies in (repeatable).",
       valueName: "name-or-path"))
   var excludeModules: [String] = []
 

@@ -69,6 +69,60 @@ struct RegenerateCLITests {
     #expect(!FileManager.default.fileExists(atPath: directory.file(".orderfile/traces/cold-1.trace")))
   }
 
+  @Test("binaries: names a library by its SONAME link, which the trace records by its real file")
+  func libraryBySONAMELink() throws {
+    let directory = try TemporaryDirectory("orderfile-regenerate-soname")
+    defer { directory.remove() }
+    try AtomicFile.write(
+      """
+      __attribute__((noinline)) int core_parse(int x) { return x * 3 + 1; }
+      __attribute__((noinline)) int core_draw(int x) { return x ^ 5; }
+      int core_unused(int x) { return x - 7; }
+      int core_start(int x) { return core_draw(core_parse(x)); }
+
+      """, to: directory.file("core.c"))
+    try AtomicFile.write(
+      "int core_start(int);\nint main(int argc, char **argv) { return core_start(argc) == 12345; }\n",
+      to: directory.file("main.c"))
+    // The relink overwrites the real file the SONAME link points to, as a libtool build does.
+    try AtomicFile.write(
+      """
+      set -e
+      mkdir -p build
+      lib_order= app_order=
+      if [ -n "$1" ]; then
+        lib_order="-Wl,--symbol-ordering-file=$1/libcore.so.0.order"
+        app_order="-Wl,--symbol-ordering-file=$1/app.order"
+      fi
+      cc="\(Toolchain.clang) -O2 -g -ffunction-sections -fuse-ld=lld -Wl,--build-id"
+      $cc -fPIC -shared -Wl,-soname,libcore.so.0 $lib_order core.c -o build/libcore.so.0.0.0
+      ln -sf libcore.so.0.0.0 build/libcore.so.0
+      $cc $app_order main.c -Lbuild -l:libcore.so.0 -Wl,-rpath,"$PWD/build" -o build/app
+
+      """, to: directory.file("build.sh"))
+    try AtomicFile.write(
+      """
+      orderfiles: orderfiles
+      build: sh build.sh
+      relink: sh build.sh "$ORDERFILE_NEW_DIR"
+      binaries:
+        app: build/app
+        libcore.so.0: build/libcore.so.0
+      scenarios:
+        - name: cold
+          command: [app]
+      runs: 1
+
+      """, to: directory.file("orderfile.yml"))
+    let result = try orderfile(["regenerate", "-q", "--json", "--config", directory.file("orderfile.yml")])
+    #expect(result.status == 0, "\(result.standardError)")
+    let report = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any] ?? [:]
+    let modules = (report["modules"] as? [[String: Any]] ?? []).compactMap { $0["module"] as? String }
+    #expect(modules == ["app", "libcore.so.0"], "\(result.standardOutput)")
+    let order = try FileReading.text(atPath: directory.file("orderfiles/libcore.so.0.order")).split(separator: "\n")
+    #expect(order.first == "core_start" && order.contains("core_parse"), "\(order)")
+  }
+
   @Test("--runs must be positive")
   func badRuns() throws {
     let result = try orderfile(["regenerate", "--runs", "0"])

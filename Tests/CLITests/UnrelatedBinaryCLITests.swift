@@ -26,7 +26,7 @@ struct UnrelatedBinaryCLITests {
       #expect(result.standardOutput.isEmpty, "\(arguments[0]) printed numbers: \(result.standardOutput)")
       #expect(
         result.standardError.hasPrefix(
-          "orderfile: error: \(other): shares neither build-id nor file name with any module of \(fixture.trace)"),
+          "orderfile: error: \(other): shares no build-id, real file or file name with any module of \(fixture.trace)"),
         "\(result.standardError)")
     }
   }

@@ -36,7 +36,8 @@ public struct Merge: Sendable {
 
   /// The merged order of one module.
   public struct Module: Sendable {
-    /// The module's file name: modules of different runs are matched by it.
+    /// The module's file name: modules of different runs are matched by it, or by build-id or
+    /// real file where runs named one module by two names (`ModuleFile`).
     public var name: String
     /// The path the module was loaded from, as the first run (in canonical order) recorded it.
     public var path: String

@@ -60,17 +60,17 @@ public struct TraceMerger {
     }
     try release?.checkMatched(modules: runs.flatMap(\.trace.modules), traces: runs.map(\.input.path))
     let selections = try runSelections(runs)
-    try checkBuilds(runs, selections: selections)
+    let runKeys = Self.moduleKeys(runs)
+    try checkBuilds(runs, keys: runKeys, selections: selections)
 
     var grouped: [String: [(run: Merge.Run, order: ModuleOrder)]] = [:]
     var skipped: [String: Int] = [:]
     var skippedPaths: [String: String] = [:]
     var skippedReasons: [String: SkippedModule.Reason] = [:]
-    for (run, selection) in zip(runs, selections) {
+    for (run, (selection, keys)) in zip(runs, zip(selections, runKeys)) {
       guard let selection else { continue }
       let generator = Generator(selection: selection, binaries: binaries, builder: builder, release: release)
       let generation = try generator.generate(run.trace)
-      let keys = Self.moduleKeys(run.trace)
       for order in generation.orders {
         grouped[keys[order.module.index], default: []].append((run, order))
       }
@@ -158,12 +158,11 @@ public struct TraceMerger {
   }
 
   /// Refuses runs whose modules of one name come from different builds.
-  func checkBuilds(_ runs: [Merge.Run], selections: [ModuleSelection?]) throws {
+  func checkBuilds(_ runs: [Merge.Run], keys runKeys: [[String]], selections: [ModuleSelection?]) throws {
     guard !allowMixedBuilds else { return }
     var first: [String: (trace: String, buildID: String)] = [:]
-    for (run, selection) in zip(runs, selections) {
+    for (run, (selection, keys)) in zip(runs, zip(selections, runKeys)) {
       guard let selection else { continue }
-      let keys = Self.moduleKeys(run.trace)
       for module in run.trace.modules where selection.includes(module, of: run.trace) {
         let key = keys[module.index]
         guard let seen = first[key] else {
@@ -176,6 +175,30 @@ public struct TraceMerger {
             otherBuildID: module.buildIDHex)
         }
       }
+    }
+  }
+
+  /// The key each module of each run is merged under: its key in its own trace, or the key
+  /// of the module an earlier run recorded under another name that is the same module
+  /// (`ModuleFile`: one recorder named a library by its SONAME link, another by its real file).
+  static func moduleKeys(_ runs: [Merge.Run]) -> [[String]] {
+    var seenKeys = Set<String>()
+    // The first module under each key, and its file, read only once a run brings a key not seen.
+    var seen: [(key: String, module: TraceModule)] = []
+    var seenFiles: [ModuleFile] = []
+    return runs.map { run in
+      var keys = moduleKeys(run.trace)
+      let own = Set(keys)
+      for module in run.trace.modules where !seen.isEmpty && !seenKeys.contains(keys[module.index]) {
+        seenFiles += seen[seenFiles.count...].map(\.module.file)
+        if let match = module.file.firmest(in: seenFiles).first, !own.contains(seen[match].key) {
+          keys[module.index] = seen[match].key
+        }
+      }
+      for module in run.trace.modules where seenKeys.insert(keys[module.index]).inserted {
+        seen.append((keys[module.index], module))
+      }
+      return keys
     }
   }
 
