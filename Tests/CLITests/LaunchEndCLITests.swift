@@ -85,7 +85,7 @@ struct LaunchEndCLITests {
   }
 
   @Test(
-    "estimate --measure --until F with F in a library of the app and the library named by its SONAME link: the count ends there and the command returns"
+    "estimate --measure --until F, F in the app's library or its executable, the library named by its real file or its SONAME link: the count ends there and the command returns"
   )
   func measureUntilInLibrary() throws {
     let work = try TemporaryDirectory("orderfile-launch-measure")
@@ -112,12 +112,12 @@ struct LaunchEndCLITests {
       "timeout",
       ["30", PackagePaths.orderfileExecutable, "record", "--until", "launch_done", "-o", trace, "--", app, pids])
     #expect(recorded.status == 0, "\(recorded.standardError)")
-    for name in ["launch_done", "main"] {
+    for (name, binary) in [("launch_done", library), ("main", work.file("libidle.so.1"))] {
       let started = Date()
       let result = try ProcessRunner.run(
         "timeout",
         [
-          "30", PackagePaths.orderfileExecutable, "estimate", "--trace", trace, "--binary", work.file("libidle.so.1"),
+          "30", PackagePaths.orderfileExecutable, "estimate", "--trace", trace, "--binary", binary,
           "--measure", "--until", name,
           "--json", "--", app, pids,
         ])
