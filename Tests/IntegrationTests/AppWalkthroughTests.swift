@@ -56,11 +56,9 @@ struct AppWalkthroughTests {
     let row = try #require(rows.first { $0["pageSize"] as? Int == 4096 }, "\(estimate.standardOutput)")
     let lowerBound = try #require(row["lowerBound"] as? Int, "\(row)")
     let measurement = try #require(json["measurement"] as? [String: Any], "\(estimate.standardOutput)")
+    let measuredRows = measurement["rows"] as? [[String: Any]] ?? []
     let measured = try #require(
-      ((measurement["module"] as? [String: Any])?["pages"] as? [[String: Any]])?.first {
-        $0["pageSize"] as? Int == 4096
-      }?[
-        "pages"] as? Int, "\(measurement)")
+      measuredRows.first { $0["pageSize"] as? Int == 4096 }?["measured"] as? Int, "\(measurement)")
     #expect(measured <= lowerBound + 3, "the ordered library touches \(measured) pages, bound \(lowerBound)")
   }
 }
