@@ -13,7 +13,12 @@ public struct GenerationTextRenderer: Renderer {
 
   public func render(_ report: GenerationReport) -> String {
     var lines: [String] = []
-    let state = report.trace.closed ? "closed" : "not closed: the process crashed, was killed or called _exit"
+    let state =
+      report.trace.closed
+      ? "closed"
+      : [.startupComplete, .timeLimit].contains(report.trace.windowReason)
+        ? "its launch window closed, then the process was ended (as record ends an app or a server) or left by _exit"
+        : "not closed: the process crashed, was killed or called _exit"
     lines.append(
       "trace \(report.trace.path): pid \(report.trace.pid), \(report.trace.records) records read (\(report.trace.launchRecords) in the launch window), \(state)"
     )
