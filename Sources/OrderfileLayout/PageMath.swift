@@ -40,4 +40,13 @@ public enum PageMath {
   public static func lowerBound(bytes: UInt64, pageSize: UInt64) -> Int {
     Int((bytes + pageSize - 1) / pageSize)
   }
+
+  /// The fewest pages `bytes` of movable code can occupy beside `fixed` spans that stay where
+  /// they are: the movable code shares a page with them only on the pages of its section `text`.
+  public static func lowerBound(bytes: UInt64, pageSize: UInt64, fixed: [Span], text: Span) -> Int {
+    var fixedPages = Set<UInt64>()
+    for span in fixed { fixedPages.formUnion(span.pages(pageSize)) }
+    let shared = fixedPages.filter { text.pages(pageSize).contains($0) }.count
+    return fixedPages.count + max(0, lowerBound(bytes: bytes, pageSize: pageSize) - shared)
+  }
 }

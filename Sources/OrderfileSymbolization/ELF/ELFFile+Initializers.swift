@@ -99,7 +99,7 @@ extension ELFFile {
   }
 
   /// The value of the first entry with this tag in the dynamic section.
-  private func dynamicEntry(_ tag: Int64) -> UInt64? {
+  func dynamicEntry(_ tag: Int64) -> UInt64? {
     var value: UInt64?
     forEachSection { header, section, _ in
       guard value == nil, header.sh_type == UInt32(SHT_DYNAMIC), header.sh_entsize > 0,
