@@ -176,4 +176,33 @@ struct FixedCodePagesTests {
     let causes = (estimate["measurement"] as? [String: Any])?["causes"] as? [String] ?? []
     #expect(causes.contains { $0.hasPrefix("PLT stubs ran that no recorded function calls directly") }, "\(causes)")
   }
+
+  @Test("the page probe counts a library's .init and constructors, which run before the program's own initializers")
+  func libraryConstructorsMeasured() throws {
+    let work = try TemporaryDirectory("orderfile-probe-init")
+    defer { work.remove() }
+    // Five constructors on pages of their own, and the function main calls on another.
+    let constructors = (1...5).map {
+      "__attribute__((constructor, aligned(4096))) static void constructor_\($0)(void) { ran += \($0); }\n"
+    }
+    try AtomicFile.write(
+      "volatile int ran;\n" + constructors.joined()
+        + "__attribute__((aligned(4096), noinline)) int lib_main(int x) { return x + ran; }\n",
+      to: work.file("lib.c"))
+    try AtomicFile.write(
+      "int lib_main(int);\nint main(int argc, char **argv) { (void)argv; return lib_main(argc) == 12345; }\n",
+      to: work.file("app.c"))
+    let library = work.file("libinit.so")
+    try runChecked(Toolchain.clang, ["-O2", "-fPIC", "-shared", work.file("lib.c"), "-o", library, "-fuse-ld=lld"])
+    let app = work.file("app")
+    try runChecked(
+      Toolchain.clang,
+      [work.file("app.c"), "-o", app, "-L" + work.path, "-linit", "-Wl,-rpath," + work.path, "-fuse-ld=lld"])
+    let trace = work.file("launch.trace")
+    _ = try orderfile(["record", "--no-rebuild", "-q", "-o", trace, "--", app])
+    let result = try orderfile(["estimate", "--trace", trace, "--binary", library, "--json", "--measure", "--", app])
+    try #require(result.succeeded, "\(result.standardError)")
+    let probe = try #require(measured(try json(result), 4096))
+    #expect(probe >= 6, "five constructor pages and lib_main's: the probe counted \(probe)")
+  }
 }
