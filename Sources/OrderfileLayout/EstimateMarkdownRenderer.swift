@@ -24,8 +24,7 @@ public struct EstimateMarkdownRenderer: Renderer {
       "| faults (\(formatBytes(estimate.faultAroundBytes)) fault-around) | \(estimate.currentFaults) | \(estimate.orderedFaults) | | \(signedPercent(from: estimate.currentFaults, to: estimate.orderedFaults)) |"
     )
     if let fixed = estimate.fixedCode, let first = estimate.pages.first {
-      let fixedLines = fixed.estimateLines(pageSize: first.pageSize)
-      if !fixedLines.isEmpty { lines += [""] + fixedLines.map { TextFormatting.markdownCell($0) + "." } }
+      for line in fixed.estimateLines(first) { lines += ["", TextFormatting.markdownCell(line) + "."] }
     }
     if let measurement = estimate.measurement, measurement.module != nil {
       lines.append("")

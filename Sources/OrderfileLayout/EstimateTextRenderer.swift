@@ -40,7 +40,7 @@ public struct EstimateTextRenderer: Renderer {
     }
     lines += TextFormatting.table(rows)
     if let fixed = estimate.fixedCode, let first = estimate.pages.first {
-      lines += fixed.estimateLines(pageSize: first.pageSize)
+      lines += fixed.estimateLines(first)
     }
     if let fragments = estimate.fragments { lines += fragmentLines(fragments) }
     if let measurement = estimate.measurement { lines += measurementLines(measurement) }

@@ -30,11 +30,11 @@ extension FixedCode {
 
   /// What the estimate counted of the fixed code, and what `-fno-plt` would save; empty
   /// when the launch runs none of it.
-  public func estimateLines(pageSize: UInt64) -> [String] {
+  public func estimateLines(_ counts: PageCounts) -> [String] {
     guard !touched.isEmpty else { return [] }
-    let pages = PageMath.distinctPages(touched.map { Span(address: $0.address, size: $0.size) }, pageSize: pageSize)
+    let pageSize = counts.pageSize
     var lines = [
-      "fixed code, counted above where the linker put it (an orderfile does not move it): \(sectionsSummary); \(TextFormatting.count(pages, "page")) at \(formatBytes(pageSize))"
+      "fixed code, counted above where the linker put it (an orderfile does not move it): \(sectionsSummary); \(counts.fixedCode) of the \(counts.current) pages now at \(formatBytes(pageSize))"
     ]
     let stubPages = stubPages(pageSize: pageSize)
     // One page of stubs often shares its page with .init or the end of .text, and -fno-plt
