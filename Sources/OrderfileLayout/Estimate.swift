@@ -155,8 +155,7 @@ public struct Estimator {
       PageCounts(
         pageSize: size, current: PageMath.distinctPages(fixedSpans + current, pageSize: size),
         ordered: PageMath.distinctPages(fixedSpans + ordered, pageSize: size),
-        lowerBound: PageMath.lowerBound(
-          bytes: bytes, pageSize: size, fixed: fixedSpans, text: Span(address: textStart, size: textEnd - textStart)),
+        lowerBound: PageMath.lowerBound(bytes: bytes, pageSize: size, fixed: fixedSpans, textStart: textStart),
         // The curves compare orders of the code an orderfile moves; fixed code would add
         // the same to both.
         currentCurveArea: PageMath.curveArea(current, pageSize: size),

@@ -82,6 +82,7 @@ public struct FixedCode: Codable, Sendable, Equatable {
     }
     var called = Set<UInt64>()
     var lazyHeader = false
+    let firstStub = touched.count
     file.forEachCallTarget(in: launch, machine: machine) { target in
       guard let index = sections.firstIndex(where: { $0.stubs != nil && $0.start <= target && target < $0.end }),
         let layout = layouts[sections[index].name]
@@ -105,8 +106,7 @@ public struct FixedCode: Codable, Sendable, Equatable {
     }
     if lazyHeader, let plt = sections.first(where: { $0.name == ".plt" }), let layout = layouts[plt.name] {
       // The first call of each stub resolves its slot through the header of .plt.
-      touched.insert(
-        Piece(section: plt.name, address: plt.start, size: layout.header), at: touched.count - called.count)
+      touched.insert(Piece(section: plt.name, address: plt.start, size: layout.header), at: firstStub)
     }
     return FixedCode(sections: sections, bindsNow: bindsNow, touched: touched)
   }
