@@ -140,6 +140,25 @@ struct FixedCodePagesTests {
     #expect(text.standardOutput.contains(".plt"), "\(text.standardOutput)")
   }
 
+  @Test(
+    "IBT's .plt.sec with its lazy entries in .plt, and binding at load: the estimate agrees with the probe",
+    arguments: [["-fcf-protection=full", "-Wl,-z,force-ibt"], ["-Wl,-z,now"]])
+  func otherStubLayouts(flags: [String]) throws {
+    let work = try TemporaryDirectory("orderfile-plt-layouts")
+    defer { work.remove() }
+    let directory = work.file("lib")
+    try PLTProgram.build(in: work, directory: directory, flags: flags)
+    let estimate = try measuredEstimate(directory, trace: work.file("launch.trace"))
+    for size in [4096, 16384] {
+      let estimated = try #require(pages(estimate, size, "current"))
+      let probe = try #require(measured(estimate, size))
+      #expect(agrees(estimated, probe), "\(flags), \(size) B pages: estimate \(estimated), probe \(probe)")
+    }
+    let stubs = try #require(section(estimate, flags.contains("-Wl,-z,now") ? ".plt" : ".plt.sec"))
+    #expect(stubs["calledStubs"] as? Int == PLTProgram.launch.count * (PLTProgram.callsPerFunction + 1))
+    #expect(((estimate["fixedCode"] as? [String: Any])?["bindsNow"] as? Bool) == flags.contains("-Wl,-z,now"))
+  }
+
   @Test("-fno-plt: the measured pages drop by the stub pages the estimate counted, and the estimate follows")
   func noPLTSavesStubPages() throws {
     let work = try TemporaryDirectory("orderfile-noplt")
