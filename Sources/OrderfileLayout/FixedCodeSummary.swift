@@ -5,7 +5,12 @@ import OrderfileSymbolization
 extension FixedCode {
   /// ".init 23 B, .fini 9 B, .plt 37.6 KiB (1,632 of 2,402 stubs called at launch)".
   public var sectionsSummary: String {
-    sections.map { section in
+    // With IBT, .plt holds only the lazy-binding entries the stubs of .plt.sec jump to.
+    let lazyOnly = sections.contains { $0.name == ".plt.sec" }
+    return sections.map { section in
+      if lazyOnly && section.name == ".plt" {
+        return "\(section.name) \(formatBytes(section.size)) (lazy-binding entries of .plt.sec)"
+      }
       let stubs = section.stubs.map { stubs in
         section.calledStubs.map { " (\($0) of \(stubs) stubs called at launch)" } ?? " (\(stubs) stubs)"
       }
