@@ -23,8 +23,9 @@ public struct VerifyRequest: Sendable {
     let orderfile = try OrderfileNames.read(path: order)
     guard orderfile.entryLines > 0 else { throw LayoutError.emptyOrderfile(path: order) }
     let symbolizer = try ELFSymbolizer.withSymbols(path: binary)
-    let verification = LayoutVerifier(threshold: threshold.value).verify(
+    var verification = LayoutVerifier(threshold: threshold.value).verify(
       order: orderfile, symbolizer: symbolizer, linker: try BinaryLocator.linker(ofFileAt: binary))
+    verification.fixedCode = try FixedCode.read(path: binary, launch: nil)
     var output = CommandOutput()
     if symbolizer.symbolSource == .dynamicSymbols {
       output.warning(

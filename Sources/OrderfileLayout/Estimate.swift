@@ -8,11 +8,15 @@ public struct PageCounts: Codable, Sendable, Equatable {
   public var current: Int
   /// The same for the simulated ordered layout.
   public var ordered: Int
-  /// The fewest pages the launch functions could fit in.
+  /// The fewest pages the launch functions could fit in, beside the fixed code the launch
+  /// runs where the linker put it.
   public var lowerBound: Int
   /// Area under the pages-touched curve in launch order, as it is and ordered.
   public var currentCurveArea: Int
   public var orderedCurveArea: Int
+  /// Of the pages above, those of fixed code (`.init`, PLT stubs: `Estimate.fixedCode`), now
+  /// and ordered alike, since an orderfile does not move it.
+  public var fixedCode: Int = 0
 }
 
 /// What the runtime measured at the end of the launch window, when the trace has it.
@@ -65,6 +69,9 @@ public struct Estimate: Codable, Sendable, Equatable {
   public var sharedNames: Int = 0
   /// The pages the binary really touched, counted by the page probe (`--measure`).
   public var measurement: PageMeasurement? = nil
+  /// The binary's code outside `.text` and what the launch runs of it, counted in the pages
+  /// above (not in `launchBytes`).
+  public var fixedCode: FixedCode? = nil
 
   public struct Placement: Codable, Sendable, Equatable {
     public var name: String
@@ -98,14 +105,17 @@ public struct Estimator {
   ///   - launchAddresses: the entries of the code that ran, when the trace was recorded from
   ///     this very binary: counted instead of the names, so that of several functions sharing
   ///     a name only the one that ran counts.
+  ///   - fixedCode: reads the binary's code outside `.text` that the launch code (its address
+  ///     ranges) runs (`FixedCode.read`): counted where it is, now and ordered.
   ///
   /// By name, each distinct name counts one function, the first of that name by address:
   /// a local name several functions carry (gcc's `foo.isra.0` in many units) ran once per
   /// recorded function, not once per copy.
   public func estimate(
     launch: [String], functions: [FunctionSymbol], order: [String]?, binary: String, trace: String?,
-    orderPath: String?, measured: MeasuredFaults?, additional: [String] = [], launchAddresses: [UInt64]? = nil
-  ) -> Estimate {
+    orderPath: String?, measured: MeasuredFaults?, additional: [String] = [], launchAddresses: [UInt64]? = nil,
+    fixedCode: ((_ launch: [Range<UInt64>]) throws -> FixedCode)? = nil
+  ) rethrows -> Estimate {
     var byName: [String: Int] = [:]
     var byAddress: [UInt64: Int] = [:]
     for (index, function) in functions.enumerated() {
@@ -137,22 +147,29 @@ public struct Estimator {
       if let index = byName[name] { count(index, as: name) }
     }
     let bytes = current.reduce(UInt64(0)) { $0 + $1.size }
+    let textStart = functions.filter { $0.size > 0 }.map(\.address).min() ?? 0
+    let textEnd = functions.map { $0.address + $0.size }.max() ?? 0
+    let fixed = try fixedCode?(current.map { $0.address..<$0.address + $0.size })
+    let fixedSpans = fixed?.touched.map { Span(address: $0.address, size: $0.size) } ?? []
     let pages = pageSizes.map { size in
       PageCounts(
-        pageSize: size, current: PageMath.distinctPages(current, pageSize: size),
-        ordered: PageMath.distinctPages(ordered, pageSize: size),
-        lowerBound: PageMath.lowerBound(bytes: bytes, pageSize: size),
+        pageSize: size, current: PageMath.distinctPages(fixedSpans + current, pageSize: size),
+        ordered: PageMath.distinctPages(fixedSpans + ordered, pageSize: size),
+        lowerBound: PageMath.lowerBound(bytes: bytes, pageSize: size, fixed: fixedSpans, textStart: textStart),
+        // The curves compare orders of the code an orderfile moves; fixed code would add
+        // the same to both.
         currentCurveArea: PageMath.curveArea(current, pageSize: size),
-        orderedCurveArea: PageMath.curveArea(ordered, pageSize: size))
+        orderedCurveArea: PageMath.curveArea(ordered, pageSize: size),
+        fixedCode: PageMath.distinctPages(fixedSpans, pageSize: size))
     }
-    return Estimate(
+    var estimate = Estimate(
       binary: binary, trace: trace, order: orderPath, launchFunctions: launch.count, matchedFunctions: matched,
       missingFunctions: missing, launchBytes: bytes, pages: pages, faultAroundBytes: faultAroundBytes,
-      currentFaults: PageMath.distinctPages(current, pageSize: faultAroundBytes),
-      orderedFaults: PageMath.distinctPages(ordered, pageSize: faultAroundBytes),
-      measured: measured, placements: placements,
-      textStart: functions.filter { $0.size > 0 }.map(\.address).min() ?? 0,
-      textEnd: functions.map { $0.address + $0.size }.max() ?? 0)
+      currentFaults: PageMath.distinctPages(fixedSpans + current, pageSize: faultAroundBytes),
+      orderedFaults: PageMath.distinctPages(fixedSpans + ordered, pageSize: faultAroundBytes),
+      measured: measured, placements: placements, textStart: textStart, textEnd: textEnd)
+    estimate.fixedCode = fixed
+    return estimate
   }
 }
 

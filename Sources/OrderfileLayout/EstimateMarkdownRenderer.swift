@@ -23,6 +23,9 @@ public struct EstimateMarkdownRenderer: Renderer {
     lines.append(
       "| faults (\(formatBytes(estimate.faultAroundBytes)) fault-around) | \(estimate.currentFaults) | \(estimate.orderedFaults) | | \(signedPercent(from: estimate.currentFaults, to: estimate.orderedFaults)) |"
     )
+    if let fixed = estimate.fixedCode, let first = estimate.pages.first {
+      for line in fixed.estimateLines(first) { lines += ["", TextFormatting.markdownCell(line) + "."] }
+    }
     if let measurement = estimate.measurement, measurement.module != nil {
       lines.append("")
       lines.append("Measured by the page probe (\(endText(measurement.launch))):")

@@ -39,6 +39,9 @@ public struct EstimateTextRenderer: Renderer {
       ])
     }
     lines += TextFormatting.table(rows)
+    if let fixed = estimate.fixedCode, let first = estimate.pages.first {
+      lines += fixed.estimateLines(first)
+    }
     if let fragments = estimate.fragments { lines += fragmentLines(fragments) }
     if let measurement = estimate.measurement { lines += measurementLines(measurement) }
     lines.append("")

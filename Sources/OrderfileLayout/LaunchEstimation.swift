@@ -78,10 +78,12 @@ public struct LaunchEstimation {
     // Without an orderfile, the order generate writes by default: the initializers, then the
     // launch functions that have a symbol (a symbol orderfile cannot place the others).
     let defaultOrder = releaseOnly.staticInitializers + launch.functions.filter(\.symbol.hasSymbol).map(\.symbol.name)
-    var estimate = estimator.estimate(
+    // .init and the PLT stubs the launch code calls run too, where the linker put them.
+    var estimate = try estimator.estimate(
       launch: launchNames, functions: binary.functions, order: order?.names ?? defaultOrder,
       binary: binaryPath, trace: tracePath, orderPath: orderPath, measured: hasMeasurements ? measured : nil,
-      additional: releaseOnly.names, launchAddresses: exactAddresses)
+      additional: releaseOnly.names, launchAddresses: exactAddresses,
+      fixedCode: { [binaryPath] in try FixedCode.read(path: binaryPath, launch: $0) })
     if module == nil, !Self.matchesByIdentity(traceModule, path: binaryPath),
       launchNames.count > 0, (launchNames.count - estimate.missingFunctions.count) * 2 < launchNames.count
     {

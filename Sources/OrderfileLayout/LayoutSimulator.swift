@@ -23,7 +23,8 @@ public struct LayoutSimulator {
   ///   - order: function names, first to place first. A name shared by several local
   ///     functions places all of them there, as the linkers do.
   public func layout(_ functions: [FunctionSymbol], order: [String]) -> [UInt64] {
-    // Only the text output section is reordered; .init, .fini and .plt stay where they are.
+    // Only the text output section is reordered; .init, .fini and .plt stay where they are
+    // (the estimate counts what the launch runs of them there: FixedCode).
     let movable = functions.map { $0.size > 0 && ($0.sectionName.hasPrefix(".text") || $0.sectionName.isEmpty) }
     // The ordered block starts where the text section does, which the first function symbol
     // of .text marks even when it has no size (crtbegin's helpers carry none).

@@ -40,4 +40,15 @@ public enum PageMath {
   public static func lowerBound(bytes: UInt64, pageSize: UInt64) -> Int {
     Int((bytes + pageSize - 1) / pageSize)
   }
+
+  /// The fewest pages `bytes` of launch code placed from `textStart` on (where an orderfile
+  /// puts it) can occupy beside `fixed` spans that stay where they are: the two share a page
+  /// only where fixed code lies before the text (ld.bfd and gold put `.init` and `.plt`
+  /// there), on the text's first page.
+  public static func lowerBound(bytes: UInt64, pageSize: UInt64, fixed: [Span], textStart: UInt64) -> Int {
+    var fixedPages = Set<UInt64>()
+    for span in fixed { fixedPages.formUnion(span.pages(pageSize)) }
+    let shared = bytes > 0 && fixedPages.contains(textStart / pageSize) ? 1 : 0
+    return fixedPages.count + max(0, lowerBound(bytes: bytes, pageSize: pageSize) - shared)
+  }
 }

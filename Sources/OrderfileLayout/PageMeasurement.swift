@@ -1,3 +1,6 @@
+import OrderfileSupport
+import OrderfileSymbolization
+
 /// The estimate's "now" beside the pages the binary really touched.
 ///
 /// The estimate simulates: it counts the pages under the launch functions the trace names,
@@ -40,6 +43,19 @@ public struct PageMeasurement: Codable, Sendable, Equatable {
     causes = rows.allSatisfy(\.agrees) ? [] : Self.causes(estimate: estimate, rows: rows)
   }
 
+  /// The pages of `fixed`'s PLT sections the estimate did not count at the smallest page size
+  /// where it counted too few, and whether they alone can make up that shortfall; nil when
+  /// it counted them all.
+  static func uncountedStubPages(_ fixed: FixedCode, rows: [Row]) -> (Int, Bool)? {
+    guard let row = rows.filter({ !$0.agrees && $0.estimated < $0.measured }).min(by: { $0.pageSize < $1.pageSize })
+    else { return nil }
+    let all = PageMath.distinctPages(
+      fixed.stubSections.map { Span(address: $0.start, size: $0.size) }, pageSize: row.pageSize)
+    let uncounted = all - fixed.stubPages(pageSize: row.pageSize)
+    guard uncounted > 0 else { return nil }
+    return (uncounted, uncounted >= row.measured - row.estimated - Self.tolerance(measured: row.measured))
+  }
+
   /// What makes a simulated count differ from a measured one, from what the estimate knows.
   static func causes(estimate: Estimate, rows: [Row]) -> [String] {
     let tooFew = rows.contains { !$0.agrees && $0.estimated < $0.measured }
@@ -53,6 +69,12 @@ public struct PageMeasurement: Codable, Sendable, Equatable {
       causes.append(
         "code the trace does not name ran: functions without a symbol (Swift's private functions in .text..L sections), or cold parts"
       )
+      if let fixed = estimate.fixedCode, let (uncounted, explains) = Self.uncountedStubPages(fixed, rows: rows) {
+        // Stubs count only where recorded code calls them: stubs reached otherwise ran unseen.
+        let plt =
+          "PLT stubs ran that no recorded function calls directly (from code the trace does not name, or through a function pointer): the estimate counts \(fixed.calledStubs) stubs, and \(uncounted) pages of \(fixed.stubSections.map(\.name).joined(separator: ", ")) went uncounted; code compiled with -fno-plt runs no stubs"
+        causes.insert(plt, at: explains ? causes.count - 1 : causes.count)
+      }
       causes.append("the launch window differs: give --until or --time-limit as when recording")
     } else {
       if estimate.sharedNames > 0 && !estimate.countedByAddress {
@@ -61,6 +83,18 @@ public struct PageMeasurement: Codable, Sendable, Equatable {
         )
       }
       causes.append("whole functions are counted where the launch ran only part of them")
+      if let fixed = estimate.fixedCode, let row = rows.first(where: { !$0.agrees }),
+        fixed.stubPages(pageSize: row.pageSize) > 0
+      {
+        // A stub counts for every call the launch code holds: first only when its pages alone
+        // can make up the excess.
+        let plt =
+          "PLT stubs are counted for every call the launch code holds, also on paths the launch did not take (\(fixed.calledStubs) stubs on \(TextFormatting.count(fixed.stubPages(pageSize: row.pageSize), "page")) at \(formatBytes(row.pageSize)))"
+        let text = Span(address: estimate.textStart, size: estimate.textEnd - min(estimate.textEnd, estimate.textStart))
+        let ownPages = fixed.stubPages(pageSize: row.pageSize, outside: text)
+        let explains = ownPages > 0 && ownPages >= row.estimated - row.measured - Self.tolerance(measured: row.measured)
+        causes.insert(plt, at: explains ? causes.count - 1 : causes.count)
+      }
       causes.append("the launch window differs: give --until or --time-limit as when recording")
     }
     return causes

@@ -57,6 +57,9 @@ public struct Verification: Codable, Sendable, Equatable {
   public var cause: Cause?
   /// The cause in words, with what to do about it.
   public var diagnosis: String?
+  /// The binary's code outside `.text` (`.init`, `.fini`, PLT stubs), which no orderfile
+  /// moves: its pages are touched wherever the linker put them.
+  public var fixedCode: FixedCode? = nil
 }
 
 /// Checks a binary's function layout against an orderfile.

@@ -30,6 +30,9 @@ public struct VerificationTextRenderer: Renderer {
         lines.append("  #\(entry.rank) \(Demangler.withLinkerName(entry.name)): \(expected)\(actual)")
       }
     }
+    if let fixed = verification.fixedCode, !fixed.sections.isEmpty {
+      lines.append("code no orderfile moves: \(fixed.sectionsSummary)")
+    }
     let verdict = verification.passed ? "PASS" : "FAIL"
     lines.append("\(verdict) (threshold \(TextFormatting.percent(verification.threshold)) present and in order)")
     lines.append(

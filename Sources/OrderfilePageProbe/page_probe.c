@@ -4,7 +4,9 @@
  * `orderfile estimate --measure` preloads this library (LD_PRELOAD) into the shipped
  * binary: an independent referee for the estimate, needing no symbols and no trace.
  *
- * Mechanism: the constructor runs before the program's own initializers. It takes every
+ * Mechanism: the constructor runs before every other initializer (the library is linked with
+ * -z initfirst, which glibc honours), so that the DT_INIT code and constructors of the
+ * program's own libraries are counted too, with their .init and .plt pages. It takes every
  * permission away from the executable code segments of the watched modules (the main
  * executable and every library loaded with it from outside the system's library
  * directories: the program's own files). The first fetch from each page faults once; the
@@ -362,8 +364,32 @@ static void parse_until(const char *value) {
   }
 }
 
-__attribute__((constructor)) static void arm(void) {
-  const char *output = getenv("ORDERFILE_PAGE_PROBE_OUTPUT");
+/* The variable NAME of ENV, or NULL. */
+static const char *find_variable(char **env, const char *name) {
+  size_t length = strlen(name);
+  for (char **entry = env; entry && *entry; entry++)
+    if (strncmp(*entry, name, length) == 0 && (*entry)[length] == '=') return *entry + length + 1;
+  return NULL;
+}
+
+/* Removes NAME from ENV in place, as unsetenv does to the array environ will point to. */
+static void remove_variable(char **env, const char *name) {
+  size_t length = strlen(name);
+  char **kept = env;
+  for (char **entry = env; entry && *entry; entry++)
+    if (!(strncmp(*entry, name, length) == 0 && (*entry)[length] == '=')) *kept++ = *entry;
+  if (kept) *kept = NULL;
+}
+
+/* Linked with -z initfirst, glibc runs this before the initializers of every other module,
+ * libc's included: before a library's DT_INIT and constructors, which run at launch and are
+ * counted. libc has not set `environ` yet then; glibc hands every initializer the
+ * environment, so it is read from there (a libc that hands nothing has set `environ`). */
+__attribute__((constructor)) static void arm(int argc, char **argv, char **envp) {
+  (void)argc;
+  (void)argv;
+  char **env = environ ? environ : envp;
+  const char *output = find_variable(env, "ORDERFILE_PAGE_PROBE_OUTPUT");
   if (!output || !*output) return;
   real_sigaction = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(RTLD_NEXT, "sigaction");
   if (!real_sigaction) return;
@@ -372,13 +398,13 @@ __attribute__((constructor)) static void arm(void) {
   owner = (pid_t)syscall(SYS_getpid);
   long system_page = sysconf(_SC_PAGESIZE);
   if (system_page > 4096) probe_page = (uintptr_t)system_page;
-  const char *deadline = getenv("ORDERFILE_PAGE_PROBE_DEADLINE");
+  const char *deadline = find_variable(env, "ORDERFILE_PAGE_PROBE_DEADLINE");
   if (deadline) deadline_ns = strtoull(deadline, NULL, 10);
-  const char *until = getenv("ORDERFILE_PAGE_PROBE_UNTIL");
+  const char *until = find_variable(env, "ORDERFILE_PAGE_PROBE_UNTIL");
   if (until) parse_until(until);
-  unsetenv("ORDERFILE_PAGE_PROBE_OUTPUT");
-  unsetenv("ORDERFILE_PAGE_PROBE_DEADLINE");
-  unsetenv("ORDERFILE_PAGE_PROBE_UNTIL");
+  remove_variable(env, "ORDERFILE_PAGE_PROBE_OUTPUT");
+  remove_variable(env, "ORDERFILE_PAGE_PROBE_DEADLINE");
+  remove_variable(env, "ORDERFILE_PAGE_PROBE_UNTIL");
   ssize_t length = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
   exe_path[length > 0 ? length : 0] = 0;
   output_fd = fd;

@@ -58,12 +58,12 @@ private enum ClonesProgram {
 private var hasGxx: Bool { ProcessRunner.resolve("g++").hasPrefix("/") }
 
 /// Whether `estimated` is within 3 pages or 3% of `measured`: the goal of the estimate.
-private func agrees(_ estimated: Int, _ measured: Int) -> Bool {
+func agrees(_ estimated: Int, _ measured: Int) -> Bool {
   abs(estimated - measured) <= max(3, (measured * 3 + 99) / 100)
 }
 
 /// The measured pages of the estimate's binary at one page size.
-private func measured(_ estimate: [String: Any], _ pageSize: Int) -> Int? {
+func measured(_ estimate: [String: Any], _ pageSize: Int) -> Int? {
   let measurement = estimate["measurement"] as? [String: Any]
   let rows = measurement?["rows"] as? [[String: Any]] ?? []
   return rows.first { $0["pageSize"] as? Int == pageSize }?["measured"] as? Int
