@@ -6,8 +6,8 @@ import OrderfileSymbolization
 /// format, where binaries are found, and the `--min-match` gate.
 public struct OrderfileOptions: Sendable {
   public var destination: OrderfileDestination
-  /// The one module to write (path or file name); nil for the main executable, or for
-  /// every module when writing a directory.
+  /// The one module to write (path or file name); nil for the module of the one release
+  /// binary given, else the main executable, or for every module when writing a directory.
   public var module: String?
   public var format: OrderfileFormat
   /// Binaries and debug directories to match by build-id.
@@ -41,6 +41,9 @@ public struct OrderfileOptions: Sendable {
   public var selection: ModuleSelection {
     if let module { return .named(module) }
     if case .directory = destination { return .all }
+    // One orderfile, for the one binary it will be linked into: an app's library as well
+    // as its executable.
+    if releaseBinaries.count == 1 { return .named(releaseBinaries[0]) }
     return .mainExecutable
   }
 

@@ -86,6 +86,13 @@ public struct RuntimeRecorder: Recorder {
       }
       throw RecordingError.noTrace(program: program, status: status)
     }
+    if exit.endedAfterLaunch {
+      // Ended, none of the processes writes its trace any more: each is cut after its records.
+      let traces = ((try? FileManager.default.contentsOfDirectory(atPath: scratch)) ?? []).filter {
+        $0.hasPrefix("trace.")
+      }
+      for name in traces { try? LiveTraceWindow.trimToRecords(path: scratch + "/" + name) }
+    }
     if exit.endedAfterLaunch, let timeLimitMilliseconds {
       // Ended at its time limit while idle: no first call came after the deadline for the
       // runtime to close the window with, so the trace says it here.

@@ -105,4 +105,30 @@ public struct LiveTraceWindow: Sendable, Equatable {
     try write(UInt32(littleEndian: flags) | UInt32(OFT_FLAG_WINDOW_CLOSED), at: TraceLayout.Header.flags)
     return true
   }
+
+  /// Cuts the trace at `path` after its last reserved record, as the runtime cuts a trace it
+  /// closes: a program ended after its launch never closed its own, which keeps its whole
+  /// reserved capacity (tens of MB of sparse zeroes). Only for a trace no process writes any
+  /// more. Returns whether the file got shorter.
+  @discardableResult
+  public static func trimToRecords(path: String) throws -> Bool {
+    let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+    guard descriptor >= 0 else { throw TraceError.unreadable(path: path, message: String(cString: strerror(errno))) }
+    defer { close(descriptor) }
+    func field(_ offset: Int) -> UInt64? {
+      var value: UInt64 = 0
+      return pread(descriptor, &value, 8, off_t(offset)) == 8 ? UInt64(littleEndian: value) : nil
+    }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, let offset = field(TraceLayout.Header.recordsOffset),
+      let capacity = field(TraceLayout.Header.recordCapacity), let count = field(TraceLayout.Header.recordCount)
+    else { return false }
+    let end = offset &+ min(count, capacity) &* UInt64(TraceLayout.recordSize)
+    guard end >= UInt64(TraceLayout.headerSize), end < UInt64(status.st_size) else { return false }
+    guard ftruncate(descriptor, off_t(end)) == 0 else {
+      throw TraceError.unreadable(
+        path: path, message: "cannot cut it after its records: \(String(cString: strerror(errno)))")
+    }
+    return true
+  }
 }

@@ -42,6 +42,10 @@ struct LaunchEndCLITests {
     for pid in family { #expect(!isRunning(pid), "process \(pid) outlived record") }
     let read = try TraceReader.read(path: trace)
     #expect(read.header.windowReason == (end[0] == "--until" ? .startupComplete : .timeLimit))
+    // Cut after its records, as a closed trace is: the runtime of a process that was ended
+    // never closed it, and it kept its whole reserved capacity (34 MB).
+    let size = try #require(try FileManager.default.attributesOfItem(atPath: trace)[.size] as? Int)
+    #expect(size < 2 << 20, "\(trace) is \(size) bytes")
     #expect(read.launchRecords.contains { record in read.modules[Int(record.module)].isMainExecutable })
     if end[0] == "--time-limit" {
       let window = try #require(read.header.windowEndNanoseconds)
@@ -112,6 +116,13 @@ struct LaunchEndCLITests {
       "timeout",
       ["30", PackagePaths.orderfileExecutable, "record", "--until", "launch_done", "-o", trace, "--", app, pids])
     #expect(recorded.status == 0, "\(recorded.standardError)")
+    // One release binary and one orderfile: the library's, not the executable's.
+    let order = work.file("idle.order")
+    let generated = try ProcessRunner.run(
+      PackagePaths.orderfileExecutable, ["generate", trace, "--release-binary", library, "-o", order])
+    #expect(generated.status == 0, "\(generated.standardError)")
+    let entries = try FileReading.text(atPath: order).split(separator: "\n")
+    #expect(entries.contains("launch_done") && !entries.contains("main"), "\(entries)")
     for (name, binary) in [("launch_done", library), ("main", work.file("libidle.so.1"))] {
       let started = Date()
       let result = try ProcessRunner.run(
