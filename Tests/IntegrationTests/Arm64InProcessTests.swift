@@ -75,7 +75,7 @@ struct Arm64InProcessTests {
     let app = work.file("default/app")
     let trace = work.file("launch.trace")
     let recorded = try recordUnderQemu(
-      app, ["7"], trace: trace, compiler: compiler, options: ["--until", "ui_first_frame"])
+      app, ["7"], trace: trace, compiler: compiler, options: ["--until", "ui_first_frame", "--wait-for-exit"])
     #expect(recorded.succeeded, "\(recorded.standardError)")
     #expect(recorded.standardOutput.contains("launch value"), "\(recorded.standardOutput)")
     #expect(recorded.standardError.contains("in-process"), "\(recorded.standardError)")
