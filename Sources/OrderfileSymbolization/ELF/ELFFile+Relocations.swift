@@ -51,10 +51,7 @@ extension ELFFile {
         return
       }
     }
-    let flags = dynamicEntry(Int64(DT_FLAGS)) ?? 0
-    let flags1 = dynamicEntry(Int64(DT_FLAGS_1)) ?? 0
-    counts.bindNow =
-      flags & UInt64(DF_BIND_NOW) != 0 || flags1 & UInt64(DF_1_NOW) != 0 || dynamicEntry(Int64(DT_BIND_NOW)) != nil
+    counts.bindNow = bindsNow()
     return counts
   }
 
