@@ -87,9 +87,9 @@ public enum ProgramEnding {
 
   private static let adopting = Mutex(false)
 
-  /// Ends the child `pid` and its descendants: SIGTERM to each, then SIGKILL to those
-  /// still there after `graceMilliseconds`; reaps `pid`, and the orphans this process
-  /// adopted (`adoptOrphans`).
+  /// Ends the child `pid` and its descendants: all stopped first (`freeze`), then sent
+  /// SIGTERM and let go on, then SIGKILL to those still there after `graceMilliseconds`;
+  /// reaps `pid`, and the orphans this process adopted (`adoptOrphans`).
   public static func end(_ pid: pid_t, graceMilliseconds: Int) -> ProgramExit {
     var family = freeze(pid)
     // Stopped, none of them can start another between the list and the signal; SIGTERM
