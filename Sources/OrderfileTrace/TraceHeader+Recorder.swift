@@ -22,7 +22,9 @@ extension TraceHeader {
 
 extension TraceHeader {
   /// Whether the program's own runtime wrote this trace (an instrumented build): only the
-  /// runtime notes when its start-up ended. A trace of `record` without a rebuild has none,
-  /// and its binary is the one that was run, release build and all.
-  public var isFromRuntime: Bool { startupEndNanoseconds != nil }
+  /// runtime notes when its start-up ended. A trace of `record` without a rebuild is not:
+  /// the tracer's has no start-up end, and the in-process recorder's (the runtime preloaded
+  /// into the release binary) keeps the recorder's own time on the program's clock. Its
+  /// binary is the one that was run, release build and all.
+  public var isFromRuntime: Bool { startupEndNanoseconds != nil && recorderTime == nil }
 }

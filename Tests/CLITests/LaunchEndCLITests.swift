@@ -123,6 +123,11 @@ struct LaunchEndCLITests {
     #expect(generated.status == 0, "\(generated.standardError)")
     let entries = try FileReading.text(atPath: order).split(separator: "\n")
     #expect(entries.contains("launch_done") && !entries.contains("main"), "\(entries)")
+    // The in-process recorder preloads the runtime into the release binary: its trace is no
+    // instrumented build's, and the match rate is against the binary that ran.
+    let plain = try ProcessRunner.run(
+      PackagePaths.orderfileExecutable, ["generate", trace, "--module", library, "-o", work.file("plain.order")])
+    #expect(plain.standardOutput.contains("(against the recorded binary, recorded without a rebuild)"), "\(plain)")
     for (name, binary) in [("launch_done", library), ("main", work.file("libidle.so.1"))] {
       let started = Date()
       let result = try ProcessRunner.run(
