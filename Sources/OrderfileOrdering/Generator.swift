@@ -93,7 +93,9 @@ public struct Generator {
     for record in trace.records where record.phase == .launch || builder.includePostWindow {
       launchRecords[record.module] += 1
     }
-    guard launchRecords.contains(where: { $0 > 0 }) else { throw OrderingError.emptyTrace(trace: trace.path) }
+    guard launchRecords.contains(where: { $0 > 0 }) else {
+      throw OrderingError.emptyTrace(trace: trace.path, instrumented: trace.header.isFromRuntime)
+    }
 
     let selected = try selectedModules(trace, launchRecords: launchRecords)
     var orders: [ModuleOrder] = []

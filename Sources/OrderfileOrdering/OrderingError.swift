@@ -5,8 +5,9 @@ import OrderfileSupport
 public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
   /// `--module` named no module of the trace.
   case noSuchModule(name: String, trace: String, available: [String])
-  /// The trace recorded no launch functions at all.
-  case emptyTrace(trace: String)
+  /// The trace recorded no launch functions at all; `instrumented`: the program's own
+  /// runtime wrote it (`TraceHeader.isFromRuntime`), else `record` without a rebuild did.
+  case emptyTrace(trace: String, instrumented: Bool = true)
   /// One orderfile was asked for (a file or stdout), but the selection covers several
   /// modules: the trace marks none as the main executable, or `--module` names a file name
   /// that several modules share. Bad input data, not a bad flag: the same command works on
@@ -32,9 +33,10 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
 
     case .noSuchModule(let name, let trace, let available):
       return "\(trace): no module matches '\(name)'; the trace has: \(available.joined(separator: ", "))"
-    case .emptyTrace(let trace):
-      return
-        "\(trace): the trace has no launch records: was the program compiled with -finstrument-functions and linked with the runtime?"
+    case .emptyTrace(let trace, let instrumented):
+      return instrumented
+        ? "\(trace): the trace has no launch records: was the program compiled with -finstrument-functions and linked with the runtime?"
+        : "\(trace): the trace has no launch records: the recorded process ran none of its modules' functions in its launch window (a system program the launch started leaves such a trace), or the window closed before its first call"
     case .severalModules(let names):
       return
         "\(names.count) modules selected (\(names.joined(separator: ", "))): use --module to pick one, or --output-dir for one orderfile each"
