@@ -108,13 +108,15 @@ public struct LiveTraceWindow: Sendable, Equatable {
 
   /// Cuts the trace at `path` after its last reserved record, as the runtime cuts a trace it
   /// closes: a program ended after its launch never closed its own, which keeps its whole
-  /// reserved capacity (tens of MB of sparse zeroes). Only for a trace no process writes any
-  /// more. Returns whether the file got shorter.
+  /// reserved capacity (tens of MB of sparse zeroes). A trace whose `flock` a live runtime
+  /// still holds (a process that outlived the end: it could still write past the cut, and
+  /// die of SIGBUS) is left as it is. Returns whether the file got shorter.
   @discardableResult
   public static func trimToRecords(path: String) throws -> Bool {
     let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
     guard descriptor >= 0 else { throw TraceError.unreadable(path: path, message: String(cString: strerror(errno))) }
     defer { close(descriptor) }
+    guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
     func field(_ offset: Int) -> UInt64? {
       var value: UInt64 = 0
       return pread(descriptor, &value, 8, off_t(offset)) == 8 ? UInt64(littleEndian: value) : nil
