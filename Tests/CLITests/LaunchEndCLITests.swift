@@ -4,19 +4,6 @@ import OrderfileTrace
 import Testing
 import _OrderfileTestSupport
 
-/// Whether `pid` is a process that has not ended (a zombie has).
-private func isRunning(_ pid: pid_t) -> Bool {
-  guard let stat = try? FileReading.text(atPath: "/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else {
-    return false
-  }
-  return !stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
-}
-
-/// The pids Tests/Fixtures/breakpoints/app_idle.c wrote: its helper, its daemon, itself.
-private func appPIDs(_ path: String) throws -> [pid_t] {
-  try FileReading.text(atPath: path).split(separator: "\n").compactMap { pid_t($0) }
-}
-
 @Suite("the launch's end ends the run: record returns, and leaves no process, for a program that never exits")
 struct LaunchEndCLITests {
   @Test(
@@ -37,9 +24,9 @@ struct LaunchEndCLITests {
     #expect(result.status == 0, "\(result.standardError)")
     #expect(Date().timeIntervalSince(started) < 20)
     #expect(result.standardError.contains("it was ended"), "\(result.standardError)")
-    let family = try appPIDs(pids)
+    let family = try BackgroundProcess.pids(writtenTo: pids)
     #expect(family.count == 3, "the app wrote its own, its helper's and its daemon's pid")
-    for pid in family { #expect(!isRunning(pid), "process \(pid) outlived record") }
+    for pid in family { #expect(!BackgroundProcess.isRunning(pid), "process \(pid) outlived record") }
     let read = try TraceReader.read(path: trace)
     #expect(read.header.windowReason == (end[0] == "--until" ? .startupComplete : .timeLimit))
     // Cut after its records, as a closed trace is: the runtime of a process that was ended
@@ -72,7 +59,7 @@ struct LaunchEndCLITests {
     let deadline = Date().addingTimeInterval(20)
     var family: [pid_t] = []
     while family.count < 3 && Date() < deadline {
-      family = (try? appPIDs(pids)) ?? []
+      family = (try? BackgroundProcess.pids(writtenTo: pids)) ?? []
       Thread.sleep(forTimeInterval: 0.05)
     }
     #expect(family.count == 3)
@@ -80,7 +67,7 @@ struct LaunchEndCLITests {
     Thread.sleep(forTimeInterval: 1.5)
     var status: Int32 = 0
     #expect(waitpid(record.pid, &status, WNOHANG) == 0, "record returned at the window's close")
-    for pid in family { #expect(isRunning(pid)) }
+    for pid in family { #expect(BackgroundProcess.isRunning(pid)) }
     guard let app = family.last else { return }
     kill(app, SIGTERM)
     let (code, _) = record.wait()
@@ -140,7 +127,9 @@ struct LaunchEndCLITests {
       #expect(result.status == 0, "\(name): \(result.standardError)")
       #expect(Date().timeIntervalSince(started) < 20)
       #expect(result.standardOutput.contains("\"end\" : \"until\""), "\(name): \(result.standardOutput)")
-      for pid in try appPIDs(pids) { #expect(!isRunning(pid), "process \(pid) outlived estimate") }
+      for pid in try BackgroundProcess.pids(writtenTo: pids) {
+        #expect(!BackgroundProcess.isRunning(pid), "process \(pid) outlived estimate")
+      }
     }
   }
 
@@ -191,6 +180,8 @@ struct LaunchEndCLITests {
     let rows = measured["rows"] as? [[String: Any]] ?? []
     let pages = try #require(rows.first { $0["pageSize"] as? Int == 4096 }?["pages"] as? [String: Any], "\(rows)")
     #expect((pages["base"] as? Int ?? 0) > 0 && (pages["head"] as? Int ?? 0) > 0, "\(pages)")
-    for pid in try appPIDs(pids) { #expect(!isRunning(pid), "process \(pid) outlived diff") }
+    for pid in try BackgroundProcess.pids(writtenTo: pids) {
+      #expect(!BackgroundProcess.isRunning(pid), "process \(pid) outlived diff")
+    }
   }
 }

@@ -18,9 +18,9 @@ private let fixture = PackagePaths.fixtures + "/bolt/app.c"
 /// Compiles and links the fixture for release: one section per function, relocations kept
 /// for BOLT, and the toolchain clang's own cold-code splitting off where it has it (BOLT
 /// leaves functions the compiler split in place).
-private func linkRelease(_ output: String, order: String? = nil) throws {
+private func linkRelease(_ output: String, order: String? = nil, source: String = fixture) throws {
   let flags =
-    ["-O2", "-ffunction-sections", "-fuse-ld=lld", "-Wl,--emit-relocs", "-Wl,--build-id", fixture]
+    ["-O2", "-ffunction-sections", "-fuse-ld=lld", "-Wl,--emit-relocs", "-Wl,--build-id", source]
     + (order.map { ["-Wl,--symbol-ordering-file=" + $0] } ?? []) + ["-o", output]
   let noSplit = try ProcessRunner.run(
     Toolchain.clang, ["-Xclang", "-fno-split-cold-code"] + flags, environment: Toolchain.environment)
@@ -179,13 +179,7 @@ extension BoltEndToEndTests {
     let work = try TemporaryDirectory("orderfile-bolt-app")
     defer { work.remove() }
     let app = work.file("app")
-    try runChecked(
-      Toolchain.clang,
-      [
-        "-O2", "-ffunction-sections", "-fuse-ld=lld", "-Wl,--emit-relocs",
-        PackagePaths.fixtures
-          + "/breakpoints/app_idle.c", "-o", app,
-      ])
+    try linkRelease(app, source: PackagePaths.fixtures + "/breakpoints/app_idle.c")
     let order = work.file("app.order")
     try AtomicFile.write("main\napp_run\nconfigure\nlaunch_done\n", to: order)
     let pids = work.file("pids")
@@ -200,10 +194,8 @@ extension BoltEndToEndTests {
     #expect(Date().timeIntervalSince(started) < 45)
     #expect(result.standardOutput.contains("\"launchStatus\" : 0"), "\(result.standardOutput)")
     #expect(FileManager.default.isExecutableFile(atPath: work.file("app.bolt")))
-    for pid in try FileReading.text(atPath: pids).split(separator: "\n").compactMap({ pid_t($0) }) {
-      #expect(
-        kill(pid, 0) != 0 || (try? FileReading.text(atPath: "/proc/\(pid)/stat"))?.contains(") Z") == true,
-        "process \(pid) outlived bolt")
+    for pid in try BackgroundProcess.pids(writtenTo: pids) {
+      #expect(!BackgroundProcess.isRunning(pid), "process \(pid) outlived bolt")
     }
   }
 }

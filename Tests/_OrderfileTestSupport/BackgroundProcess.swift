@@ -80,6 +80,20 @@ public final class BackgroundProcess: @unchecked Sendable {
     }
   }
 
+  /// Whether `pid` is a process that has not ended (a zombie has), from `/proc`.
+  public static func isRunning(_ pid: pid_t) -> Bool {
+    guard let stat = try? FileReading.text(atPath: "/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else {
+      return false
+    }
+    return !stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+  }
+
+  /// The pids a program wrote to `path`, one a line (Tests/Fixtures/breakpoints/app_idle.c
+  /// writes its helper's, its daemon's and its own).
+  public static func pids(writtenTo path: String) throws -> [pid_t] {
+    try FileReading.text(atPath: path).split(separator: "\n").compactMap { pid_t($0) }
+  }
+
   /// The processes whose executable is `path` (after symlinks), from `/proc`: what a test
   /// checks to see that no copy of a program outlived what started it.
   public static func processes(running path: String) -> [pid_t] {
