@@ -91,6 +91,9 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     /// Recorded functions left out because lld would refuse them: their names resolve to a
     /// shared library's symbol (an entry for them would warn on every link).
     public var refusedByLinker: [String] = []
+    /// Entries lld warns about ("unable to order shared symbol") yet places: the binary's
+    /// own copy of a name a shared library also exports with a version.
+    public var warnedByLinker: [String] = []
     /// Launch code without a symbol that this format cannot name, and its bytes.
     public var withoutSymbol: [String]
     public var withoutSymbolBytes: UInt64
@@ -128,7 +131,7 @@ public struct GenerationReport: Codable, Sendable, Equatable {
         foldedAliases: order.foldedAliases,
         unresolvedAddresses: order.unresolvedAddresses.map { "0x" + String($0, radix: 16) },
         coldParts: order.coldParts, placedColdParts: order.placedColdParts, unplaceable: order.unplaceable,
-        refusedByLinker: order.refusedByLinker,
+        refusedByLinker: order.refusedByLinker, warnedByLinker: order.warnedByLinker,
         withoutSymbol: order.withoutSymbol, withoutSymbolBytes: order.withoutSymbolBytes,
         withoutSymbolCost: order.withoutSymbolCost,
         ambiguousNames: order.ambiguousNames,

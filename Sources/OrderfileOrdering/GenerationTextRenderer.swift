@@ -68,6 +68,11 @@ public struct GenerationTextRenderer: Renderer {
           "  \(module.refusedByLinker.count) left out that lld would refuse (they resolve to a shared library's symbol): \(TextFormatting.list(module.refusedByLinker.map(Demangler.demangle)))"
         )
       }
+      if !module.warnedByLinker.isEmpty {
+        lines.append(
+          "  \(TextFormatting.count(module.warnedByLinker.count, "entry", plural: "entries")) lld warns about but places ('unable to order shared symbol': a shared library exports the same name with a version; the binary's own copy is ordered): \(TextFormatting.list(module.warnedByLinker.map(Demangler.demangle)))"
+        )
+      }
       if !module.coldParts.isEmpty {
         lines.append(
           "  \(module.coldParts.count) cold split parts kept out of the order: \(TextFormatting.list(module.coldParts.map(Demangler.demangle)))"

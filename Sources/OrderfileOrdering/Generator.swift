@@ -134,7 +134,10 @@ public struct Generator {
     guard linked is ELFSymbolizer, let shared = try? SharedLibrarySymbols(binary: linked.path) else { return order }
     var result = order
     result.functions = order.functions.filter { function in
-      guard function.symbol.allNames.contains(where: shared.resolvesToSharedLibrary) else { return true }
+      guard function.symbol.allNames.contains(where: shared.resolvesToSharedLibrary) else {
+        if shared.warnsButPlaces(function.symbol.name) { result.warnedByLinker.append(function.symbol.name) }
+        return true
+      }
       result.refusedByLinker.append(function.symbol.name)
       return false
     }
