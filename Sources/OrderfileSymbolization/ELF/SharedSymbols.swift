@@ -55,7 +55,7 @@ extension ELFFile {
     }
     guard let versions else { return [] }
     var names = Set<String>()
-    forEachDynamicSymbol { index, symbol, name in
+    forEachIndexedDynamicSymbol { index, symbol, name in
       // The top bit marks a hidden (non-default) version; the rest is the version's index.
       guard symbol.st_shndx != UInt16(SHN_UNDEF), index < versions.count, versions[index] & 0x7fff >= 2 else { return }
       names.insert(name)
@@ -65,11 +65,11 @@ extension ELFFile {
 
   /// Every named symbol of `.dynsym`.
   func forEachDynamicSymbol(_ body: (GElf_Sym, String) -> Void) {
-    forEachDynamicSymbol { _, symbol, name in body(symbol, name) }
+    forEachIndexedDynamicSymbol { _, symbol, name in body(symbol, name) }
   }
 
   /// Every named symbol of `.dynsym`, with its index in the table.
-  func forEachDynamicSymbol(_ body: (Int, GElf_Sym, String) -> Void) {
+  func forEachIndexedDynamicSymbol(_ body: (Int, GElf_Sym, String) -> Void) {
     forEachSection { header, section, _ in
       guard header.sh_type == UInt32(SHT_DYNSYM), header.sh_entsize > 0, let data = elf_getdata(section, nil) else {
         return
