@@ -64,6 +64,9 @@ public struct Estimate: Codable, Sendable, Equatable {
   /// Whether the trace was recorded from this very binary (same build-id): its launch is then
   /// counted at the recorded addresses; otherwise by name, one function per name.
   public var countedByAddress: Bool = false
+  /// Whether the trace came from an instrumented build (its runtime wrote it) rather than
+  /// from a release binary recorded as it is: what a trace of another build-id was.
+  public var tracedInstrumentedBuild: Bool = false
   /// Local names of launch functions that several functions of the binary carry: by name,
   /// only one of each is counted.
   public var sharedNames: Int = 0

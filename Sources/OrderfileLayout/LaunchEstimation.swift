@@ -93,6 +93,7 @@ public struct LaunchEstimation {
     }
     estimate.releaseOnly = releaseOnly
     estimate.countedByAddress = exactAddresses != nil
+    estimate.tracedInstrumentedBuild = trace.header.isFromRuntime
     estimate.sharedNames = launch.ambiguousNames.count
     if order != nil {
       estimate.worseThanDefault = LayoutRegressionCheck.worseLayout(estimate.pages, binary: binaryPath)
