@@ -28,7 +28,7 @@ struct DiffCommand: ParsableCommand {
 
       Examples:
         orderfile diff app.order new/app.order > report.md
-        orderfile diff app.order new/app.order --base-binary old/app \
+        orderfile diff app.order new/app.order --base-binary old/app \\
           --head-binary new/app -- --version
         orderfile diff libapp.order new/libapp.order --base-binary old/libapp.so.1 \\
           --head-binary new/libapp.so.1 -- ./app --version

@@ -28,7 +28,8 @@ struct EstimateCommand: ParsableCommand {
 
       Examples:
         orderfile estimate --trace launch.trace --binary build/release/app
-        orderfile estimate --trace launch.trace --binary app --measure -- ./app --version
+        orderfile estimate --trace launch.trace --binary app \\
+          --measure -- ./app --version
         orderfile estimate --trace launch.trace --binary app --order app.order \\
           --markdown > estimate.md
         orderfile estimate --trace launch.trace --binary app --svg pages.svg
