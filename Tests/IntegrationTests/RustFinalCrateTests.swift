@@ -1,0 +1,66 @@
+import Foundation
+import OrderfileSupport
+import Testing
+import _OrderfileTestSupport
+
+/// The ordered Rust build as `orderfile flags --language rust --release` prints it, run as
+/// printed on Tests/Fixtures/rust/workspace: a binary crate and a library it depends on by
+/// path, built offline by cargo.
+@Suite("Rust: the ordered build compiles the final crate alone")
+struct RustFinalCrateTests {
+  @Test(
+    "applying an orderfile as flags prints it compiles the binary's crate, not its dependency, and places the order",
+    .enabled(if: ExampleTools.cargo != nil, "cargo is not installed (not on PATH nor in ~/.cargo/bin)"))
+  func finalCrateOnly() throws {
+    let work = try TemporaryDirectory("orderfile-rust-final-crate")
+    defer { work.remove() }
+    let cargo = try #require(ExampleTools.cargo)
+    let project = work.file("workspace")
+    try FileManager.default.copyItem(atPath: PackagePaths.fixtures + "/rust/workspace", toPath: project)
+    // The cargo and rustc the recipes name, and ld.lld for -fuse-ld=lld; nothing from crates.io.
+    let environment = [
+      "PATH": PathName.directory(of: cargo) + ":" + Toolchain.llvmBin + ":"
+        + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+      "CARGO_NET_OFFLINE": "true",
+    ]
+    func build(_ flags: [String]) throws -> (command: String, compiled: [String]) {
+      let printed = try orderfile(["flags", "--language", "rust"] + flags, environment: environment)
+      #expect(printed.succeeded, "\(printed.standardError)")
+      let command = try #require(
+        printed.standardOutput.split(separator: "\n").last { !$0.hasPrefix("#") }.map(String.init),
+        "\(printed.standardOutput)")
+      let result = try runChecked("/bin/sh", ["-c", command], environment: environment, currentDirectory: project)
+      let compiled = (result.standardError + result.standardOutput).split(separator: "\n")
+        .filter { $0.contains("Compiling ") }.map { $0.trimmingCharacters(in: .whitespaces) }
+      return (command, compiled)
+    }
+
+    // 1. The release build as it ships: both crates compiled.
+    let shipped = try build([])
+    #expect(shipped.compiled.count == 2, "\(shipped.compiled)")
+    let words = shipped.command.split(separator: " ").map(String.init)
+    let triple = try #require(words.firstIndex(of: "--target").map { words[$0 + 1] }, "\(shipped.command)")
+    let binary = project + "/target/" + triple + "/release/app"
+    let launch = try textSymbolsInAddressOrder(binary).filter { symbol in
+      ["app_first", "app_second", "app_third", "dep_setup"].contains { symbol.contains($0) }
+    }
+    #expect(launch.count == 4, "\(launch)")
+
+    // 2. The order reverses the default layout; generate --output-dir names it after the binary.
+    let orders = project + "/orders"
+    try FileManager.default.createDirectory(atPath: orders, withIntermediateDirectories: true)
+    let order = Array(launch.reversed())
+    try AtomicFile.write(order.joined(separator: "\n") + "\n", to: orders + "/app.order")
+    let ordered = try build(["--release", orders + "/app.order"])
+    #expect(ordered.command.contains(" cargo rustc ") && ordered.command.contains("--bin app"), "\(ordered.command)")
+    #expect(ordered.compiled == ["Compiling app v0.1.0 (\(project))"], "cargo compiled \(ordered.compiled)")
+    #expect(try textSymbolsInAddressOrder(binary).filter(launch.contains) == order)
+
+    // 3. A new order under the same name: the binary's crate is built again, still alone.
+    let rotated = Array(order.dropFirst()) + [order[0]]
+    try AtomicFile.write(rotated.joined(separator: "\n") + "\n", to: orders + "/app.order")
+    let again = try build(["--release", orders + "/app.order"])
+    #expect(again.compiled == ["Compiling app v0.1.0 (\(project))"], "cargo compiled \(again.compiled)")
+    #expect(try textSymbolsInAddressOrder(binary).filter(launch.contains) == rotated)
+  }
+}
