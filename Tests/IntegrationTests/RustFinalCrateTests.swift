@@ -63,4 +63,62 @@ struct RustFinalCrateTests {
     #expect(again.compiled == ["Compiling app v0.1.0 (\(project))"], "cargo compiled \(again.compiled)")
     #expect(try textSymbolsInAddressOrder(binary).filter(launch.contains) == rotated)
   }
+
+  @Test(
+    "regenerate builds and relinks a cargo crate as Reference.md says: each step compiles the binary's crate alone",
+    .enabled(if: ExampleTools.cargo != nil, "cargo is not installed (not on PATH nor in ~/.cargo/bin)"))
+  func regenerate() throws {
+    let work = try TemporaryDirectory("orderfile-rust-regenerate")
+    defer { work.remove() }
+    let cargo = try #require(ExampleTools.cargo)
+    let project = work.file("workspace")
+    try FileManager.default.copyItem(atPath: PackagePaths.fixtures + "/rust/workspace", toPath: project)
+    try FileManager.default.createDirectory(atPath: project + "/orderfiles", withIntermediateDirectories: true)
+    try AtomicFile.write("main\n", to: project + "/orderfiles/app.order")
+    // The ordered build of Reference.md's regenerate section, from the committed orderfiles
+    // and then from the regenerated ones.
+    func ordered(_ directory: String) -> String {
+      "RUSTFLAGS='-C codegen-units=1 -C link-arg=-fuse-ld=lld -C link-arg=-Wl,--build-id -W linker-messages'"
+        + " cargo rustc --release --target $(uname -m)-unknown-linux-gnu --bin app --"
+        + " -C link-arg=-Wl,--symbol-ordering-file=\(directory)/app.order"
+        + " --cfg orderfile_$(cksum < \(directory)/app.order | cut -d' ' -f1)"
+    }
+    let machine = try hostMachine()
+    try AtomicFile.write(
+      """
+      orderfiles: orderfiles
+      build: >-
+        \(ordered("$ORDERFILE_ORDER_DIR"))
+      relink: >-
+        \(ordered("$ORDERFILE_NEW_DIR"))
+      binaries:
+        app: target/\(machine)-unknown-linux-gnu/release/app
+      scenarios:
+        - name: cold
+          command: [app]
+      runs: 1
+
+      """, to: project + "/orderfile.yml")
+    let environment = [
+      "PATH": PathName.directory(of: cargo) + ":" + Toolchain.llvmBin + ":"
+        + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+      "CARGO_NET_OFFLINE": "true",
+    ]
+    let result = try ProcessRunner.run(
+      PackagePaths.orderfileExecutable, ["regenerate", "-q"], environment: environment, currentDirectory: project)
+    #expect(result.succeeded, "\(result.standardError)")
+    func compiled(_ log: String) throws -> [String] {
+      try FileReading.text(atPath: project + "/.orderfile/" + log).split(separator: "\n")
+        .filter { $0.contains("Compiling ") }.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+    #expect(try compiled("build.log").count == 2)
+    #expect(try compiled("relink.log") == ["Compiling app v0.1.0 (\(project))"])
+    let order = try FileReading.text(atPath: project + "/orderfiles/app.order")
+    #expect(order.contains("dep_setup") && order.contains("app_first"), "\(order)")
+  }
+}
+
+/// This machine as `uname -m` names it (x86_64, aarch64), the first word of its Rust triple.
+private func hostMachine() throws -> String {
+  try runChecked("/bin/uname", ["-m"]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
 }
