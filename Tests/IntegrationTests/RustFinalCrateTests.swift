@@ -8,21 +8,27 @@ import _OrderfileTestSupport
 /// path, built offline by cargo.
 @Suite("Rust: the ordered build compiles the final crate alone")
 struct RustFinalCrateTests {
+  /// A copy of the fixture workspace in `work`, and the environment its builds run in: the
+  /// cargo and rustc the recipes name, ld.lld for -fuse-ld=lld, nothing from crates.io.
+  static func workspace(in work: TemporaryDirectory) throws -> (project: String, environment: [String: String]) {
+    let cargo = try #require(ExampleTools.cargo)
+    let project = work.file("workspace")
+    try FileManager.default.copyItem(atPath: PackagePaths.fixtures + "/rust/workspace", toPath: project)
+    let environment = [
+      "PATH": PathName.directory(of: cargo) + ":" + Toolchain.llvmBin + ":"
+        + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+      "CARGO_NET_OFFLINE": "true",
+    ]
+    return (project, environment)
+  }
+
   @Test(
     "applying an orderfile as flags prints it compiles the binary's crate, not its dependency, and places the order",
     .enabled(if: ExampleTools.cargo != nil, "cargo is not installed (not on PATH nor in ~/.cargo/bin)"))
   func finalCrateOnly() throws {
     let work = try TemporaryDirectory("orderfile-rust-final-crate")
     defer { work.remove() }
-    let cargo = try #require(ExampleTools.cargo)
-    let project = work.file("workspace")
-    try FileManager.default.copyItem(atPath: PackagePaths.fixtures + "/rust/workspace", toPath: project)
-    // The cargo and rustc the recipes name, and ld.lld for -fuse-ld=lld; nothing from crates.io.
-    let environment = [
-      "PATH": PathName.directory(of: cargo) + ":" + Toolchain.llvmBin + ":"
-        + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
-      "CARGO_NET_OFFLINE": "true",
-    ]
+    let (project, environment) = try Self.workspace(in: work)
     func build(_ flags: [String]) throws -> (command: String, compiled: [String]) {
       let printed = try orderfile(["flags", "--language", "rust"] + flags, environment: environment)
       #expect(printed.succeeded, "\(printed.standardError)")
@@ -70,9 +76,7 @@ struct RustFinalCrateTests {
   func regenerate() throws {
     let work = try TemporaryDirectory("orderfile-rust-regenerate")
     defer { work.remove() }
-    let cargo = try #require(ExampleTools.cargo)
-    let project = work.file("workspace")
-    try FileManager.default.copyItem(atPath: PackagePaths.fixtures + "/rust/workspace", toPath: project)
+    let (project, environment) = try Self.workspace(in: work)
     try FileManager.default.createDirectory(atPath: project + "/orderfiles", withIntermediateDirectories: true)
     try AtomicFile.write("main\n", to: project + "/orderfiles/app.order")
     // The ordered build of Reference.md's regenerate section, from the committed orderfiles
@@ -99,11 +103,6 @@ struct RustFinalCrateTests {
       runs: 1
 
       """, to: project + "/orderfile.yml")
-    let environment = [
-      "PATH": PathName.directory(of: cargo) + ":" + Toolchain.llvmBin + ":"
-        + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
-      "CARGO_NET_OFFLINE": "true",
-    ]
     let result = try ProcessRunner.run(
       PackagePaths.orderfileExecutable, ["regenerate", "-q"], environment: environment, currentDirectory: project)
     #expect(result.succeeded, "\(result.standardError)")
