@@ -75,8 +75,8 @@ struct StopName {
   }
 
   /// Up to `limit` demangled names of `functions` nearest to this one, for an error: those
-  /// that contain its last word (ignoring case), shortest first; when none does (a typo),
-  /// those whose last identifier is a few edits from it, nearest first.
+  /// that contain its last word (ignoring case); when none does (a typo), those whose last
+  /// identifier is a few edits from it; nearest first.
   func nearest(in functions: [FunctionSymbol], limit: Int = 5) -> [String] {
     let word = lastWord.lowercased()
     guard word.count >= 3 else { return [] }
@@ -86,7 +86,17 @@ struct StopName {
         found.insert(Demangler.demangle(name))
       }
     }
-    if !found.isEmpty { return found.sorted { ($0.count, $0) < ($1.count, $1) }.prefix(limit).map { $0 } }
+    if !found.isEmpty {
+      // Nearest first: the end of the name as long as the one given, a few edits from it
+      // (`Demanglr.demangle`: `…Demangler.demangle(…)` before `ada_demangle`), then shortest.
+      let given = base.lowercased()
+      let ranked = found.map { name -> (distance: Int, name: String) in
+        let end = String(Self.beforeParameters(name).lowercased().suffix(given.count))
+        return (TextFormatting.editDistance(end, given), name)
+      }
+      return ranked.sorted { ($0.distance, $0.name.count, $0.name) < ($1.distance, $1.name.count, $1.name) }
+        .prefix(limit).map(\.name)
+    }
     let most = max(2, word.count / 4)
     var distances: [String: Int] = [:]
     for function in functions {
