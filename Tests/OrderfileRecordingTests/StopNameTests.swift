@@ -1,3 +1,4 @@
+import OrderfileSymbolization
 import Testing
 
 @testable import OrderfileRecording
@@ -53,6 +54,16 @@ struct StopNameTests {
     ])
   func otherFunctions(wanted: String, readable: String) {
     #expect(!RustName.names(readable, wanted))
+  }
+
+  @Test("the nearest names: those holding the last identifier, nearest end first; else a few edits away")
+  func nearest() {
+    let functions = ["ada_demangle", "_ZN3app9Demangler8demangleEv", "ZSTD_compressStream2", "ZSTD_decompress"].map {
+      FunctionSymbol(name: $0, address: 0x1000, size: 16, binding: .global, sectionName: ".text")
+    }
+    #expect(StopName("Demanglr::demangle").nearest(in: functions) == ["app::Demangler::demangle()", "ada_demangle"])
+    #expect(StopName("ZSTD_compressStreem2").nearest(in: functions) == ["ZSTD_compressStream2"])
+    #expect(StopName("nothing_like_it").nearest(in: functions).isEmpty)
   }
 
   @Test("Rust linkage names: v0, and legacy with its hash")
