@@ -50,8 +50,10 @@ public struct EstimateRequest {
       let (launch, unmatched) = try measure.measure(
         binary: estimation.binaryPath, pageSizes: estimation.estimator.pageSizes)
       for name in unmatched {
+        let nearest = UntilFunction.nearest(to: name, binary: estimation.binaryPath)
         output.warning(
-          "--until '\(name)' names no function of \(estimation.binaryPath); the pages were counted to exit")
+          "--until '\(name)' names no function of \(estimation.binaryPath); the pages were counted to exit"
+            + (nearest.isEmpty ? "" : " (nearest: " + nearest.map { "'\($0)'" }.joined(separator: ", ") + ")"))
       }
       if !measure.until.isEmpty && unmatched.count < measure.until.count && launch.end != .until {
         output.warning("the measured run never called an --until function; the pages were counted to its end")

@@ -154,7 +154,7 @@ public struct FlagsRequest: Sendable {
     case .release:
       what =
         language == .rust
-        ? "The release build with the order applied (the --cfg name follows the orderfile's contents, so cargo relinks when it changes: print this again after each generate)"
+        ? "The release build with the order applied to the final crate alone: RUSTFLAGS stay the release build's, so cargo compiles no dependency again; the --cfg name follows the orderfile's contents, so cargo builds the crate again when it changes (print this again after each generate)"
         : "The release build with the order applied"
     case .instrumented:
       what =
@@ -165,6 +165,7 @@ public struct FlagsRequest: Sendable {
     if let target {
       output.print("# Cross build for \(target.triple): once, 'rustup target add \(target.rustTriple)'\n")
     }
+    for note in arguments.notes { output.print("# Note: \(note)\n") }
     output.print("# \(what):\n\(arguments.commandLine)\n")
     return output
   }

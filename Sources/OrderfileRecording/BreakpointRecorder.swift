@@ -229,7 +229,8 @@ public struct BreakpointRecorder: Recorder {
       if let symbols = try? ELFSymbolizer(path: library) { files.append(symbols.functions) }
     }
     for name in untilFunctions {
-      let found = files.contains { functions in functions.contains { ModulePlanner.name(of: $0, matches: name) } }
+      let pattern = StopName(name)
+      let found = files.contains { functions in functions.contains { ModulePlanner.name(of: $0, matches: pattern) } }
       guard !found else { continue }
       throw BreakpointRecordingError.untilMatchesNothing(
         name: name, program: program, nearest: StopName(name).nearest(in: files.flatMap { $0 }))

@@ -89,6 +89,8 @@ public struct ModuleSelection: Sendable, Equatable {
 final class ModulePlanner {
   /// Names (linkage or demangled) whose first call closes the launch window.
   let stopNames: [String]
+  /// `stopNames`, each read once.
+  private let stopPatterns: [StopName]
   let includeSystemLibraries: Bool
   private let warn: (String) -> Void
   private var plans: [String: ModulePlan] = [:]
@@ -139,6 +141,7 @@ final class ModulePlanner {
     warn: @escaping (String) -> Void
   ) {
     self.stopNames = stopNames
+    stopPatterns = stopNames.map(StopName.init)
     self.includeSystemLibraries = includeSystemLibraries
     self.program = program.map(Self.resolved)
     self.selection = selection
@@ -239,7 +242,9 @@ final class ModulePlanner {
       stopNames.isEmpty
       ? []
       : functions.filter { function in
-        let matched = stopNames.filter { Self.name(of: function, matches: $0) }
+        let matched = stopNames.indices.filter { Self.name(of: function, matches: stopPatterns[$0]) }.map {
+          stopNames[$0]
+        }
         matchedStopNames.formUnion(matched)
         return !matched.isEmpty
       }.map(\.address)
@@ -298,53 +303,15 @@ final class ModulePlanner {
   /// parameters included (`swift::performTypeChecking(swift::SourceFile&)`,
   /// `App.serverIsUp(Swift.Int) -> ()`).
   static func name(of function: FunctionSymbol, matches wanted: String) -> Bool {
-    let pattern = StopName(wanted)
+    name(of: function, matches: StopName(wanted))
+  }
+
+  /// Whether `pattern`, a `--until` name read once for all functions, names this function.
+  static func name(of function: FunctionSymbol, matches pattern: StopName) -> Bool {
     // Demangling every symbol is slow; only names that contain the last word can match.
     for name in function.allNames where name.contains(pattern.lastWord) {
       if pattern.matches(linkageName: name, demangled: Demangler.demangle(name)) { return true }
     }
     return false
-  }
-}
-
-/// A `--until` name, split for matching: the name before any parameter list, and its last
-/// word (the identifier a mangled name holds verbatim).
-struct StopName {
-  let wanted: String
-  /// `wanted` without its parameter list and what follows it (a Swift result type).
-  let base: String
-  let lastWord: String
-  var hasParameters: Bool { base != wanted }
-
-  init(_ wanted: String) {
-    self.wanted = wanted
-    base = wanted.firstIndex(of: "(").map { String(wanted[..<$0]) } ?? wanted
-    lastWord = base.split(whereSeparator: { ":.".contains($0) }).last.map(String.init) ?? base
-  }
-
-  func matches(linkageName name: String, demangled readable: String) -> Bool {
-    if name == wanted || readable == wanted { return true }
-    if hasParameters {
-      // As printed, with its outer qualifiers left off.
-      return readable.hasSuffix("::" + wanted) || readable.hasSuffix("." + wanted)
-    }
-    if readable.hasPrefix(wanted + "(") { return true }
-    if readable.contains("::" + wanted + "(") || readable.contains("." + wanted + "(") { return true }
-    // Demangled Rust names have no parameter list: rustapp::handlers::editor_apply.
-    return readable.hasSuffix("::" + wanted)
-  }
-
-  /// Up to `limit` demangled names of `functions` nearest to this one, for an error: those
-  /// that contain its last word (ignoring case), shortest first.
-  func nearest(in functions: [FunctionSymbol], limit: Int = 5) -> [String] {
-    let word = lastWord.lowercased()
-    guard word.count >= 3 else { return [] }
-    var found = Set<String>()
-    for function in functions {
-      for name in function.allNames where name.lowercased().contains(word) {
-        found.insert(Demangler.demangle(name))
-      }
-    }
-    return found.sorted { ($0.count, $0) < ($1.count, $1) }.prefix(limit).map { $0 }
   }
 }

@@ -52,7 +52,11 @@ struct FlagsCommand: ParsableCommand {
 
       Swift and Rust (--language swift|rust) print the whole build command:
       'swift build' arguments, or RUSTFLAGS for cargo. Their instrumented
-      builds use SanitizerCoverage's trace-pc-guard hooks:
+      builds use SanitizerCoverage's trace-pc-guard hooks. Rust's flags fit
+      the rustc cargo runs ($RUSTC, else rustc on PATH; a note says what is
+      left out), and its ordered build is 'cargo rustc ... -- ...', which
+      gives the orderfile to the final crate alone: no dependency is
+      compiled again.
         orderfile flags --language rust
         orderfile flags --language swift --release swiftapp.order
         orderfile flags --language rust --instrument
