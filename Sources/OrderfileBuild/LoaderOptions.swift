@@ -6,8 +6,8 @@ import OrderfileSymbolization
 /// A link option that cuts what the dynamic loader reads from a module at launch.
 ///
 /// Only options measured to cut cold major faults are here (Docs/Reference.md has the
-/// measurements); `-z now`, `--gc-sections`, `--icf=all` and `-O2` were measured too and
-/// cut none.
+/// measurements); `-z now`, `-fno-plt`, `--gc-sections`, `--icf=all` and `-O2` were measured
+/// too and cut none.
 public enum LoaderOption: String, CaseIterable, Codable, Sendable {
   /// Relative relocations packed as RELR bitmaps (`DT_RELR`): the loader reads a few words
   /// instead of a 24-byte RELA entry per pointer, and relocates `.data` in address order.
