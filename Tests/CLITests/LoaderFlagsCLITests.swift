@@ -37,6 +37,15 @@ struct LoaderFlagsCLITests {
     #expect(android.standardOutput.contains("#   relr: not added: API 26: bionic reads RELR from API 28"))
     #expect(!android.standardOutput.contains("pack-dyn-relocs"))
 
+    // Swift and Rust pass the same options the way their drivers hand options to the linker.
+    let swift = try orderfile(
+      ["flags", "--language", "swift", "--release", order, "--sysroot", new], environment: environment)
+    #expect(swift.standardOutput.contains("-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --hash-style=gnu"))
+    let rust = try orderfile(
+      ["flags", "--language", "rust", "--release", order, "--sysroot", old], environment: environment)
+    #expect(rust.standardOutput.contains("-C link-arg=-Wl,--hash-style=gnu"), "\(rust.standardOutput)")
+    #expect(!rust.standardOutput.contains("pack-relative-relocs"), "\(rust.standardOutput)")
+
     let notRelease = try orderfile(["flags", "--sysroot", new])
     #expect(notRelease.status == 64)
     #expect(notRelease.standardError.contains("--sysroot decides the ordered release build's loader options"))
