@@ -222,7 +222,7 @@ def render_text(res):
         shown = columns(p)
         out.append("")
         out.append(f"{p.program}, launch `{p.launch}`; flags --release --ldflags: {' '.join(p.flags_release)}")
-        header = f"  {'step':<64} {'majors':>6} {'vs ord':>6} " + " ".join(f"{n[:12]:>12}" for n in shown)
+        header = f"  {'step':<64} {'majors':>6} {'change':>6} " + " ".join(f"{n[:12]:>12}" for n in shown)
         out.append(header + f" {'other':>6} {'file KiB':>9}")
         for s in p.steps:
             cells = _row(s, shown)
