@@ -38,10 +38,10 @@ public struct VerifyRequest: Sendable {
     // The loader options `flags --release` adds, judged for the linker that wrote this binary
     // (its .comment; GNU ld names none) and the loader it runs on.
     let tables = try LoaderTables.read(path: binary)
+    let linkerVersion = linker.flatMap { LinkerVersion(versionOutput: $0) }
     let loader = LoaderOptions(
-      linker: linker.flatMap { LinkerVersion(versionOutput: $0) },
-      loader: TargetLoader.of(binary: binary, interpreter: tables.interpreter, sysroot: sysroot),
-      anyLinker: linker.flatMap { LinkerVersion(versionOutput: $0) } == nil)
+      linker: linkerVersion, loader: TargetLoader.of(binary: binary, interpreter: tables.interpreter, sysroot: sysroot),
+      anyLinker: linkerVersion == nil)
     verification.loaderTables = tables
     verification.missingLoaderOptions = loader.missing(in: tables).map {
       Verification.MissingLoaderOption(option: $0.option.rawValue, flags: $0.flags, reason: $0.reason)
