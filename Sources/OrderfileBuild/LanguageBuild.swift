@@ -219,6 +219,14 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
     }
   }
 
+  /// Adds compiler-driver link flags (`-Wl,-z,pack-relative-relocs`) as this language's
+  /// driver passes linker options on.
+  public mutating func addDriverLinkFlags(_ flags: [String]) {
+    arguments += Self.linkerArguments(
+      language,
+      flags.flatMap { $0.hasPrefix("-Wl,") ? $0.dropFirst(4).split(separator: ",").map(String.init) : [$0] })
+  }
+
   /// Adds the linker's `--emit-relocs`, which `orderfile bolt` needs: for Rust's ordered
   /// build to the final crate's link alone, like the orderfile.
   public mutating func keepRelocations() {

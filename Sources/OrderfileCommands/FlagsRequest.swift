@@ -31,12 +31,16 @@ public struct FlagsRequest: Sendable {
   /// Cross-build for this machine (`--target`), with `compiler` for the release builds.
   public var target: CrossTarget?
   public var compiler: InstrumentingCompiler
+  /// The root of the system the program runs on, whose `libc.so.6` says which loader
+  /// options apply (nil: this machine's, or the cross target's sysroot).
+  public var sysroot: String?
 
   public init(
     build: Build, shape: Shape = .both, language: Language = .c, keepRelocations: Bool = false,
-    target: CrossTarget? = nil, compiler: InstrumentingCompiler? = nil,
+    target: CrossTarget? = nil, compiler: InstrumentingCompiler? = nil, sysroot: String? = nil,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) {
+    self.sysroot = sysroot
     self.build = build
     self.language = language
     self.shape = shape
@@ -78,6 +82,8 @@ public struct FlagsRequest: Sendable {
     }
     var flags = try BuildFlags.forBuild(common, target: target, compiler: compiler)
     if keepRelocations { flags.link.append("-Wl,--emit-relocs") }
+    let loader = loaderOptions(format: format)
+    flags.link += loader?.flags ?? []
     // One link: several orderfiles are several links, which only a snippet or the
     // commented lines print.
     func oneLink() throws -> BuildFlags {
@@ -113,9 +119,17 @@ public struct FlagsRequest: Sendable {
         output.print(
           "# Link flags for \(what)\(module.map { " of " + $0 } ?? ""):\n\(BuildFlags.shellLine(linked.link))\n")
       }
+      if let loader { output.print(loader.notes) }
       if let target { output.print(CrossBuildNotes(target: target, flags: links[0].1, build: build).recording) }
     }
     return output
+  }
+
+  /// The loader options of the ordered release build, checked against the linker and the
+  /// target's loader; nil for the other builds.
+  func loaderOptions(format: OrderfileFormat) -> LoaderOptions? {
+    guard case .release = build else { return nil }
+    return LoaderOptions.forRelease(format: format, target: target, sysroot: sysroot)
   }
 
   /// The packages installed beside the runtime the running tool finds.
@@ -137,6 +151,10 @@ public struct FlagsRequest: Sendable {
     var arguments = try LanguageBuild.forBuild(
       build, language: language, target: target, environment: ProcessInfo.processInfo.environment)
     if keepRelocations { arguments.keepRelocations() }
+    var format = OrderfileFormat.lld
+    if case .release(_, let releaseFormat) = build { format = releaseFormat }
+    let loader = loaderOptions(format: format)
+    arguments.addDriverLinkFlags(loader?.flags ?? [])
     var output = CommandOutput()
     if shape == .json {
       output.print(try JSONRenderer().render(arguments))
@@ -167,6 +185,7 @@ public struct FlagsRequest: Sendable {
     }
     for note in arguments.notes { output.print("# Note: \(note)\n") }
     output.print("# \(what):\n\(arguments.commandLine)\n")
+    if let loader { output.print(loader.notes) }
     return output
   }
 }

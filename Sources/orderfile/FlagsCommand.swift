@@ -21,6 +21,15 @@ struct FlagsCommand: ParsableCommand {
         orderfile flags --release app.order
         orderfile flags --release app.order --format gold --ldflags
 
+      The release build's link flags also cut what the dynamic loader reads
+      at launch, each only where the linker and the target's loader support
+      it (read from the linker's --version and the target's libc.so.6, or the
+      Android API level): -Wl,-z,pack-relative-relocs (RELR: lld 15, GNU ld
+      2.38, glibc 2.36; Android API 28 with its own tags, 30 without) and
+      -Wl,--hash-style=gnu. The lines under the flags say which were left out
+      and why; --sysroot reads another system's libc.so.6:
+        orderfile flags --release app.order --sysroot /srv/target-rootfs
+
       --build-system prints a snippet for Make, CMake, Meson or SwiftPM (C
       targets) instead, for C and C++, executables and shared libraries. With
       --release, each module's orderfile goes to its own target's link alone
@@ -119,9 +128,18 @@ struct FlagsCommand: ParsableCommand {
       valueName: "triple"))
   var target: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "With --release: the root of the system the program runs on, whose libc.so.6 decides which loader options apply (default: this machine's, or the --target's cross sysroot).",
+      valueName: "dir"))
+  var sysroot: String?
+
   @OptionGroup var output: OutputFormatOptions<JSONFlag>
 
   func validate() throws {
+    if sysroot != nil && release.isEmpty {
+      throw ValidationError("--sysroot decides the ordered release build's loader options: give it with --release")
+    }
     if packages && (!instrument || cflags || ldflags || language != .c || output.format == .json) {
       throw ValidationError(
         "--packages prints how to link the installed runtime: give it with --instrument (and --build-system make or cmake) alone"
@@ -177,7 +195,7 @@ struct FlagsCommand: ParsableCommand {
       try FlagsRequest(
         build: try FlagsRequest.build(release: release, instrument: instrument, compiler: compiler, format: format),
         shape: shape, language: language, keepRelocations: emitRelocs,
-        target: try target.map { try CrossTarget(triple: $0) }, compiler: compiler
+        target: try target.map { try CrossTarget(triple: $0) }, compiler: compiler, sysroot: sysroot
       ).run()
     }
   }

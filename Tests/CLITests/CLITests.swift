@@ -267,9 +267,12 @@ struct CLITests {
     let directory = try TemporaryDirectory()
     let order = directory.file("app.order")
     try "main\n".write(toFile: order, atomically: true, encoding: .utf8)
-    let lld = try orderfile(["flags", "--release", order, "--ldflags"])
+    // A root without libc.so.6 (the order's folder): no loader option applies.
+    let lld = try orderfile(["flags", "--release", order, "--ldflags", "--sysroot", directory.path])
     #expect(lld.standardOutput == "-fuse-ld=lld -Wl,--build-id -Wl,--symbol-ordering-file=\(order)\n")
-    let gold = try orderfile(["flags", "--release", order, "--format", "gold", "--ldflags"])
+    let gold = try orderfile([
+      "flags", "--release", order, "--format", "gold", "--ldflags", "--sysroot", directory.path,
+    ])
     #expect(gold.standardOutput == "-fuse-ld=gold -Wl,--build-id -Wl,--section-ordering-file=\(order)\n")
     let cflags = try orderfile(["flags", "--release", order, "--cflags"])
     #expect(cflags.standardOutput == "-ffunction-sections\n")
