@@ -13,6 +13,10 @@ public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendabl
   case notMeasured(binary: String)
   /// A line of the probe's output this version does not read.
   case badProbeOutput(program: String, line: String)
+  /// A page-cache call on a file failed (evicting it, reading which of its pages are cached).
+  case pageCache(path: String, call: String, reason: String)
+  /// `perf trace` could not count the major faults of a cold launch.
+  case perfFailed(program: String, reason: String)
 
   public var errorDescription: String? {
     switch self {
@@ -27,6 +31,10 @@ public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendabl
       return "\(binary): the measured run never loaded it; give the binary itself, not a wrapper that starts it"
     case .badProbeOutput(let program, let line):
       return "\(program): unreadable page probe output: '\(line)'"
+    case .pageCache(let path, let call, let reason):
+      return "\(path): \(call) failed: \(reason.lowercased())"
+    case .perfFailed(let program, let reason):
+      return "\(program): cannot count major faults with perf: \(reason)"
     }
   }
 
@@ -34,6 +42,8 @@ public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendabl
     switch self {
     case .emptyOrderfile, .probeWroteNothing, .notMeasured: return .dataError
     case .noPageProbe, .badProbeOutput: return .internalError
+    case .pageCache: return .ioError
+    case .perfFailed: return .unavailable
     }
   }
 }
