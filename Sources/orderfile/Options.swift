@@ -8,6 +8,7 @@ extension BuildSystem: ExpressibleByArgument {}
 extension Language: ExpressibleByArgument {}
 extension Rate: ExpressibleByArgument {}
 extension Percentage: ExpressibleByArgument {}
+extension ColdLaunchMethodChoice: ExpressibleByArgument {}
 
 /// Where the binaries a trace recorded are found when they moved: `generate`, `merge`,
 /// `report`, `estimate` and `diff` (one name everywhere).
