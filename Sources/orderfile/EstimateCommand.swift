@@ -77,15 +77,7 @@ struct EstimateCommand: ParsableCommand {
   @Flag(help: "Also run the binary once (the command after '--') and count the pages it really touches.")
   var measure = false
 
-  @Flag(
-    help: "Also run the program once cold (the command after '--') and count what it reads of its files, by section.")
-  var measureCold = false
-
-  @Option(
-    help: ArgumentHelp(
-      "With --measure-cold: count major faults with perf trace, or pages read with the page cache alone (auto: perf where permitted).",
-      valueName: "auto|page-cache|perf"))
-  var coldMethod: ColdLaunchMethodChoice = .automatic
+  @OptionGroup var cold: ColdLaunchOptions
 
   @Option(
     help: ArgumentHelp(
@@ -107,20 +99,22 @@ struct EstimateCommand: ParsableCommand {
   var words: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
 
   func validate() throws {
-    if (measure || measureCold) && words.isEmpty {
+    if (measure || cold.measureCold) && words.isEmpty {
       let flag = measure ? "--measure" : "--measure-cold"
       throw ValidationError("\(flag) runs the binary: give the command after '--', e.g. \(flag) -- ./app --version")
     }
-    if !measure && !measureCold && !words.isEmpty {
+    if !measure && !cold.measureCold && !words.isEmpty {
       throw ValidationError("a command after '--' is run only with --measure or --measure-cold")
     }
     if !measure && !until.isEmpty {
       throw ValidationError("--until needs --measure (a cold run ends at exit or --time-limit)")
     }
-    if !measure && !measureCold && timeLimit != nil {
+    if !measure && !cold.measureCold && timeLimit != nil {
       throw ValidationError("--time-limit needs --measure or --measure-cold")
     }
-    if !measureCold && coldMethod != .automatic { throw ValidationError("--cold-method needs --measure-cold") }
+    if !cold.measureCold && cold.coldMethod != .automatic {
+      throw ValidationError("--cold-method needs --measure-cold")
+    }
     try validateTimeLimit(timeLimit)
     if until.contains(where: \.isEmpty) { throw ValidationError("--until needs a function name") }
     if faultAround <= 0 || faultAround & (faultAround - 1) != 0 {
@@ -134,8 +128,7 @@ struct EstimateCommand: ParsableCommand {
         layout: traceModule.layout(trace: trace, binary: binary), order: order, faultAroundKiB: faultAround,
         reportFormat: output.format, svg: svg, html: html,
         measure: measure ? MeasureRequest(command: words, until: until, timeLimitMilliseconds: timeLimit) : nil,
-        measureCold: measureCold
-          ? ColdLaunchRequest(command: words, timeLimitMilliseconds: timeLimit, method: coldMethod) : nil
+        measureCold: cold.method.map { ColdLaunchRequest(command: words, timeLimitMilliseconds: timeLimit, method: $0) }
       ).run()
     }
   }

@@ -9,15 +9,6 @@ import _OrderfileTestSupport
   import Glibc
 #endif
 
-/// The fixture of Tests/Fixtures/cold: known pages of .rodata and .data, and 4,096 relocations.
-private func buildSectionsFixture(in directory: TemporaryDirectory) throws -> String {
-  let output = directory.file("sections")
-  try runChecked(
-    Toolchain.clang,
-    ["-O1", "-fPIE", "-pie", "-fuse-ld=lld", PackagePaths.fixtures + "/cold/sections.c", "-o", output])
-  return output
-}
-
 /// A section as `llvm-readelf -S --wide` prints it: the section headers read without libdw.
 private struct ReadelfSection {
   var name: String
@@ -49,18 +40,13 @@ private struct ReadelfSection {
   }
 }
 
-private let perfUnavailable: String? = {
-  guard LoopFileSystem.unavailable == nil else { return LoopFileSystem.unavailable }
-  return ProcessRunner.resolve("perf").hasPrefix("/") ? nil : "needs perf (Debian: linux-perf)"
-}()
-
 @Suite("Cold launch by section", .serialized)
 struct ColdLaunchTests {
   @Test("Sections read with libdw match llvm-readelf's, and each lands in its kind")
   func classification() throws {
     let work = try TemporaryDirectory("cold-classes")
     defer { work.remove() }
-    let binary = try buildSectionsFixture(in: work)
+    let binary = try buildColdSectionsFixture(in: work)
     let ours = try FileSection.read(path: binary)
     let theirs = try ReadelfSection.read(binary)
     #expect(ours.map(\.name) == theirs.map(\.name))
@@ -92,7 +78,7 @@ struct ColdLaunchTests {
   func pageCacheOnAnyDisk() throws {
     let work = try TemporaryDirectory("cold-any")
     defer { work.remove() }
-    let binary = try buildSectionsFixture(in: work)
+    let binary = try buildColdSectionsFixture(in: work)
     let launch = try ColdLaunchReferee(method: .pageCache).measure(program: binary, arguments: [])
     #expect(launch.method == .pageCache && launch.exitStatus == 0)
     let module = try #require(launch.modules.first)
@@ -107,14 +93,14 @@ struct ColdLaunchTests {
 
   @Test(
     "On a loop device with 16 KiB read-ahead, perf's majors by section: the pages the fixture touched, and what llvm-readelf says of perf's own lines",
-    .enabled(if: perfUnavailable == nil, "\(perfUnavailable ?? "")"))
+    .enabled(if: LoopFileSystem.unavailableWithPerf == nil, "\(LoopFileSystem.unavailableWithPerf ?? "")"))
   func perfMajorsBySection() throws {
     let disk = try LoopFileSystem(megabytes: 16, type: "ext4")
     defer { disk.unmount() }
     try disk.setReadAhead(kibibytes: 16)
     let work = try TemporaryDirectory("cold-perf")
     defer { work.remove() }
-    let built = try buildSectionsFixture(in: work)
+    let built = try buildColdSectionsFixture(in: work)
     let binary = disk.file("sections")
     try FileManager.default.copyItem(atPath: built, toPath: binary)
     let launch = try ColdLaunchReferee(method: .perf).measure(program: binary, arguments: [])
@@ -156,7 +142,7 @@ struct ColdLaunchTests {
     try disk.setReadAhead(kibibytes: 16)
     let work = try TemporaryDirectory("cold-device")
     defer { work.remove() }
-    let built = try buildSectionsFixture(in: work)
+    let built = try buildColdSectionsFixture(in: work)
     let binary = disk.file("sections")
     try FileManager.default.copyItem(atPath: built, toPath: binary)
     // One launch first, so that the file system's own blocks (inode, extents) are cached and

@@ -20,6 +20,12 @@ public struct LoopFileSystem {
     return nil
   }()
 
+  /// Why a test of majors on a loop device cannot run here: `unavailable`, or no perf.
+  public static let unavailableWithPerf: String? = {
+    guard unavailable == nil else { return unavailable }
+    return ProcessRunner.resolve("perf").hasPrefix("/") ? nil : "needs perf (Debian: linux-perf)"
+  }()
+
   public let image: TemporaryDirectory
   public let mountPoint: TemporaryDirectory
   /// `/dev/loopN`.

@@ -8,6 +8,10 @@
 
 #define PAGE 4096
 #define PAGES 64
+/* Pages between two touched pages: -DSTRIDE=8 touches 7 pages of each array instead of 4. */
+#ifndef STRIDE
+#define STRIDE 16
+#endif
 
 /* Every byte nonzero, so that the table is file bytes and not zero fill. */
 #define ROW(i) {[0 ... PAGE - 1] = (unsigned char)(i + 1)}
@@ -28,7 +32,7 @@ const unsigned char *const pointers[4096] = {P1024(0), P1024(1024), P1024(2048),
 
 int main(void) {
   unsigned sum = 0;
-  for (int page = 8; page < PAGES; page += 16) {
+  for (int page = 8; page < PAGES; page += STRIDE) {
     sum += *(volatile const unsigned char *)&table[page][100];
     ((volatile unsigned char *)data[page])[100] += 1;
   }
