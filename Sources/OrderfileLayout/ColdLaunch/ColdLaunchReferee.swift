@@ -19,7 +19,9 @@ import OrderfileSymbolization
 /// 3. The pages of each file in the cache now and not before are the pages the launch read
 ///    (`mincore` on a fresh mapping): majors and the read-ahead around them, and what the
 ///    loader `read()` (the ELF headers). A page counts for the section holding most of it;
-///    a major fault for the section holding its byte.
+///    a major fault for the section holding its byte. With perf the files are made cold
+///    again and the program run a second time under perf, since perf reads their symbol
+///    tables while it runs (the pages read come from the first launch).
 ///
 /// Pages read depend on the device's read-ahead (`StorageDevice`): on a disk reading ahead
 /// 8 MiB a small binary is read whole at its first fault; on a loop device with 16 KiB
@@ -59,38 +61,16 @@ public struct ColdLaunchReferee: Sendable {
     let maps = try paths.map { try FileSectionMap(path: $0) }
     let method = try chosenMethod()
     let pageSize = PageCache.pageSize
-    var before: [Set<UInt64>] = []
-    for path in paths {
-      try PageCache.evict(path: path)
-      before.append(try PageCache.residentPages(path: path))
-    }
-    let work = try ScratchDirectory.temporary(prefix: "orderfile-cold")
-    defer { work.remove() }
-    let perfOutput = work.file("majors.txt")
-    let deadline = timeLimitMilliseconds.map { MonotonicClock.nanoseconds() + UInt64($0) * 1_000_000 }
-    let exit: ProgramExit
-    switch method {
-    case .pageCache:
-      let child = try ChildProcess.spawn(
-        executable, arguments: [program] + arguments, environment: ChildProcess.environment(adding: [:]),
-        program: program, standardOutput: standardOutput)
-      exit = ProgramEnding.wait(
-        for: child.pid, afterLaunch: .end, launchOver: deadline.map { end in { MonotonicClock.nanoseconds() > end } })
-    case .perf:
-      let perf = ProcessRunner.resolve(perfProgram)
-      let child = try ChildProcess.spawn(
-        perf,
-        arguments: [perfProgram, "trace", "--no-syscalls", "-F", "maj", "-o", perfOutput, "--", executable] + arguments,
-        environment: ChildProcess.environment(adding: [:]), program: perfProgram, standardOutput: standardOutput)
-      exit = Self.waitUnderPerf(child.pid, deadline: deadline)
-    }
+    let run = Launch(
+      executable: executable, program: program, arguments: arguments, paths: paths,
+      timeLimitMilliseconds: timeLimitMilliseconds, standardOutput: standardOutput)
+    // perf reads the files' symbol tables while it runs, to name the faulting functions: the
+    // pages read come from a launch of their own, which nothing else reads the files during.
+    let (exit, before, after) = try run.underPageCache()
     var majors: [String: [UInt64]] = [:]
     var withoutFile: Int?
     if method == .perf {
-      guard let text = try? String(contentsOfFile: perfOutput, encoding: .utf8) else {
-        throw LayoutError.perfFailed(program: program, reason: "perf trace wrote nothing (exit status \(exit.status))")
-      }
-      let parsed = MajorFaultTrace(text)
+      let parsed = try run.underPerf(ProcessRunner.resolve(perfProgram), name: perfProgram)
       withoutFile = parsed.withoutFile
       for (path, offsets) in parsed.offsets {
         guard let index = paths.firstIndex(where: { FileIdentity(path: $0) == FileIdentity(path: path) }) else {
@@ -101,19 +81,66 @@ public struct ColdLaunchReferee: Sendable {
     }
     var modules: [ColdModule] = []
     for (index, path) in paths.enumerated() {
-      let after = try PageCache.residentPages(path: path)
       let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64) ?? 0
       modules.append(
         ColdModule(
           path: path, device: StorageDevice.of(path: path), filePages: Int((size + pageSize - 1) / pageSize),
-          residentBefore: before[index].count, map: maps[index], pagesRead: after.subtracting(before[index]),
+          residentBefore: before[index].count, map: maps[index], pagesRead: after[index].subtracting(before[index]),
           pageSize: pageSize, majorFaultOffsets: method == .perf ? majors[path] ?? [] : nil))
     }
-    let timedOut = exit.endedAfterLaunch || (deadline.map { MonotonicClock.nanoseconds() > $0 } ?? false)
     return ColdLaunch(
-      command: [program] + arguments, method: method, end: timedOut && exit.endedAfterLaunch ? .timeLimit : .exit,
+      command: [program] + arguments, method: method, end: exit.endedAfterLaunch ? .timeLimit : .exit,
       exitStatus: exit.status, endedByTool: exit.endedAfterLaunch, pageSize: pageSize, modules: modules,
       majorFaultsWithoutFile: withoutFile)
+  }
+
+  /// One program's cold launches.
+  private struct Launch {
+    var executable: String
+    var program: String
+    var arguments: [String]
+    var paths: [String]
+    var timeLimitMilliseconds: Int?
+    var standardOutput: Int32
+
+    /// Drops the files from the cache; returns the pages that stayed.
+    func evict() throws -> [Set<UInt64>] {
+      try paths.map { path in
+        try PageCache.evict(path: path)
+        return try PageCache.residentPages(path: path)
+      }
+    }
+
+    var deadline: UInt64? { timeLimitMilliseconds.map { MonotonicClock.nanoseconds() + UInt64($0) * 1_000_000 } }
+
+    /// Runs it cold: how it ended, each file's cached pages before and after.
+    func underPageCache() throws -> (ProgramExit, [Set<UInt64>], [Set<UInt64>]) {
+      let before = try evict()
+      let deadline = self.deadline
+      let child = try ChildProcess.spawn(
+        executable, arguments: [program] + arguments, environment: ChildProcess.environment(adding: [:]),
+        program: program, standardOutput: standardOutput)
+      let exit = ProgramEnding.wait(
+        for: child.pid, afterLaunch: .end, launchOver: deadline.map { end in { MonotonicClock.nanoseconds() > end } })
+      return (exit, before, try paths.map { try PageCache.residentPages(path: $0) })
+    }
+
+    /// Runs it cold under `perf trace -F maj`: its major faults.
+    func underPerf(_ perf: String, name: String) throws -> MajorFaultTrace {
+      let work = try ScratchDirectory.temporary(prefix: "orderfile-cold")
+      defer { work.remove() }
+      let output = work.file("majors.txt")
+      _ = try evict()
+      let deadline = self.deadline
+      let child = try ChildProcess.spawn(
+        perf, arguments: [name, "trace", "--no-syscalls", "-F", "maj", "-o", output, "--", executable] + arguments,
+        environment: ChildProcess.environment(adding: [:]), program: name, standardOutput: standardOutput)
+      let exit = ColdLaunchReferee.waitUnderPerf(child.pid, deadline: deadline)
+      guard let text = try? String(contentsOfFile: output, encoding: .utf8) else {
+        throw LayoutError.perfFailed(program: program, reason: "perf trace wrote nothing (exit status \(exit.status))")
+      }
+      return MajorFaultTrace(text)
+    }
   }
 
   /// The method `method` asks for, where it can be used.
