@@ -18,9 +18,10 @@ struct ColdLaunchCLITests {
     let trace = work.file("launch.trace")
     let recorded = try orderfile(["record", "-q", "-o", trace, "--", binary])
     #expect(recorded.succeeded, "\(recorded.standardError)")
+    let page = work.file("estimate.html")
     let result = try orderfile([
-      "estimate", "--trace", trace, "--binary", binary, "--measure-cold", "--cold-method", "page-cache", "--json", "--",
-      binary,
+      "estimate", "--trace", trace, "--binary", binary, "--measure-cold", "--cold-method", "page-cache", "--json",
+      "--html", page, "--", binary,
     ])
     #expect(result.succeeded, "\(result.standardError)")
     let cold = try json(result.standardOutput)["coldLaunch"] as? [String: Any] ?? [:]
@@ -29,6 +30,8 @@ struct ColdLaunchCLITests {
     #expect((module["device"] as? [String: Any])?["readAheadKiB"] is Int)
     let kinds = (module["kinds"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
     #expect(kinds.contains("readOnlyData") && kinds.contains("relocations"), "\(kinds)")
+    let html = try FileReading.text(atPath: page)
+    #expect(html.contains("<h2>Cold launch</h2>") && html.contains("<td>read-only data</td>"))
 
     let refused = try orderfile(["estimate", "--trace", trace, "--binary", binary, "--cold-method", "perf"])
     #expect(refused.status == 64 && refused.standardError.contains("--cold-method needs --measure-cold"))

@@ -68,4 +68,21 @@ extension ColdLaunch {
     }
     return lines
   }
+
+  /// A section of the estimate's HTML page: one table per file.
+  public func html() -> String {
+    var text =
+      "<h2>Cold launch</h2>\n<p>\(TextFormatting.html(endText)): \(TextFormatting.html(methodText)), \(pageSize >> 10) KiB pages.</p>\n"
+    for module in modules {
+      let rows = Self.kindRows(module)
+      text +=
+        "<h3>\(TextFormatting.html(module.path)) (\(TextFormatting.html(Self.deviceText(module))))</h3>\n<table>\n"
+      text += "<tr>" + rows[0].map { "<th>\(TextFormatting.html($0))</th>" }.joined() + "</tr>\n"
+      for row in rows.dropFirst() {
+        text += "<tr>" + row.map { "<td>\(TextFormatting.html($0))</td>" }.joined() + "</tr>\n"
+      }
+      text += "</table>\n<p>By section: \(TextFormatting.html(Self.sectionList(module)))</p>\n"
+    }
+    return text
+  }
 }
