@@ -85,7 +85,7 @@ public struct DiffMarkdownRenderer: Renderer {
     }
 
     if let cold = report.cold {
-      let unit = cold.method == .perf ? "major faults (perf trace)" : "pages read (page cache)"
+      let unit = cold.method.countName
       lines += [
         "", "#### Cold launch, \(unit)", "", "| section kind | base | head | change |", "| --- | ---: | ---: | ---: |",
       ]

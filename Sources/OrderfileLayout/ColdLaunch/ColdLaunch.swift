@@ -12,6 +12,9 @@ public enum ColdLaunchMethod: String, Codable, Sendable, CaseIterable {
   /// besides the pages read; needs perf and the right to trace (root, or
   /// `kernel.perf_event_paranoid` low enough).
   case perf
+
+  /// What `ColdCount.faults` counts under this method, for reports.
+  public var countName: String { self == .perf ? "major faults (perf trace)" : "pages read (page cache)" }
 }
 
 /// One cold launch of a program: what it read of each of its own files, by section.
