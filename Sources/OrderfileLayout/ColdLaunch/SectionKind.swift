@@ -40,9 +40,10 @@ public enum SectionKind: String, Codable, Sendable, CaseIterable, Comparable {
     }
   }
 
-  public static func < (left: SectionKind, right: SectionKind) -> Bool {
-    allCases.firstIndex(of: left)! < allCases.firstIndex(of: right)!
-  }
+  /// Reports list kinds in declaration order: code first, what the loader reads next, data last.
+  public static func < (left: SectionKind, right: SectionKind) -> Bool { left.rank < right.rank }
+
+  private var rank: Int { Self.allCases.firstIndex(of: self) ?? Self.allCases.count }
 
   /// The kind of a section with this name, `sh_type` and `sh_flags`.
   public static func of(name: String, type: UInt32, flags: UInt64) -> SectionKind {
