@@ -72,6 +72,8 @@ public struct Estimate: Codable, Sendable, Equatable {
   public var sharedNames: Int = 0
   /// The pages the binary really touched, counted by the page probe (`--measure`).
   public var measurement: PageMeasurement? = nil
+  /// What a cold launch read of the program's files, by section (`--measure-cold`).
+  public var coldLaunch: ColdLaunch? = nil
   /// The binary's code outside `.text` and what the launch runs of it, counted in the pages
   /// above (not in `launchBytes`).
   public var fixedCode: FixedCode? = nil

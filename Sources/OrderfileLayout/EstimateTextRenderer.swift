@@ -44,6 +44,7 @@ public struct EstimateTextRenderer: Renderer {
     }
     if let fragments = estimate.fragments { lines += fragmentLines(fragments) }
     if let measurement = estimate.measurement { lines += measurementLines(measurement) }
+    if let cold = estimate.coldLaunch { lines += cold.textLines() }
     lines.append("")
     if let worse = estimate.worseThanDefault { lines.append("warning: " + worse.message) }
     lines.append(

@@ -171,7 +171,7 @@ public struct RuntimeRecorder: Recorder {
   /// found one, the loader with `LD_TRACE_LOADED_OBJECTS` set and ldd's other variables
   /// emptied, without ldd's shell and the four loader runs it makes to pick a loader: on a
   /// 2-core machine that is about 13 of ldd's 15 ms of CPU, paid before every recording.
-  static func linkedLibraries(_ path: String) -> [String]? {
+  public static func linkedLibraries(_ path: String) -> [String]? {
     let listed: ProcessResult?
     if case .loader(let loader) = ProgramInterpreter(path) {
       // As ldd: a name without a slash would be searched for as a library.

@@ -28,7 +28,7 @@ public struct ConfigurationReader: Sendable {
     "ignore-churn-below", "instrumented",
   ]
   static let scenarioKeys = ["name", "weight", "command", "environment", "until", "time-limit"]
-  static let gateKeys = ["min-match", "max-page-growth"]
+  static let gateKeys = ["min-match", "max-page-growth", "max-cold-growth"]
   static let instrumentedKeys = ["build", "binaries", "compiler"]
 
   public func read(path: String) throws -> RegenerationConfiguration {
@@ -143,6 +143,7 @@ public struct ConfigurationReader: Sendable {
         gates.minMatch = rate
       }
       if let growth = fields.optional("max-page-growth") { gates.maxPageGrowth = try growth.percentage() }
+      if let growth = fields.optional("max-cold-growth") { gates.maxColdGrowth = try growth.percentage() }
     }
     let formatField = top.optional("format")
     let format =

@@ -221,6 +221,7 @@ public struct Regeneration {
         trace: firstTrace, module: module.path, shipped: shipped[name] ?? "", relinked: releasePath, work: work)
       let measured = try measuredPages(
         module: name, shipped: shipped, relinked: releasePath, simulated: pages, work: work)
+      let cold = try coldLaunch(module: name, shipped: shipped, relinked: releasePath, work: work)
       let verification = verifications[name]
       let verified = RegenerationReport.Verified(
         entries: verification?.entries ?? 0, present: verification?.present ?? 0, inOrder: verification?.inOrder ?? 0,
@@ -237,12 +238,12 @@ public struct Regeneration {
       // The page gate trusts what the binaries really touched where the probe measured it.
       failures += gateFailures(
         module: name, matchRate: module.matchRate, pages: measured ?? pages, pagesMeasured: measured != nil,
-        verification: verification)
+        cold: cold, verification: verification)
       results.append(
         RegenerationReport.Module(
           module: name, orderfile: display(committedPath), hadCommitted: hadCommitted, changed: changed && !kept,
           keptCommitted: kept, matchRate: module.matchRate, diff: diff, verified: verified, pages: pages,
-          measuredPages: measured, decay: decay))
+          measuredPages: measured, coldLaunch: cold, decay: decay))
     }
     clock.finish()
 
@@ -291,7 +292,7 @@ public struct Regeneration {
 
   func gateFailures(
     module: String, matchRate: Double, pages: [RegenerationReport.Pages], pagesMeasured: Bool = false,
-    verification: Verification?
+    cold: ColdLaunchComparison? = nil, verification: Verification?
   ) -> [RegenerationReport.GateFailure] {
     var failures: [RegenerationReport.GateFailure] = []
     if let minMatch = configuration.gates.minMatch, matchRate < minMatch.value {
@@ -314,6 +315,16 @@ public struct Regeneration {
           break
         }
       }
+    }
+    if let cold, let gate = cold.gate, !gate.passed {
+      let growth = gate.worstPercent.map { String(format: "%+.1f%%", $0) } ?? "from 0"
+      let unit = cold.method == .perf ? "major faults" : "pages read"
+      failures.append(
+        .init(
+          module: module, gate: .maxColdGrowth,
+          message:
+            "cold launch \(unit) grow \(growth) (\(cold.total.base) → \(cold.total.head)), more than max-cold-growth \(TextFormatting.number(gate.thresholdPercent))%"
+        ))
     }
     if let verification, !verification.passed {
       failures.append(
@@ -394,6 +405,32 @@ public struct Regeneration {
       else { return nil }
       return .init(pageSize: row.pageSize, lowerBound: row.lowerBound, pages: .init(base: base.pages, head: head.pages))
     }
+  }
+
+  /// With `max-cold-growth`, a cold launch of the first scenario with the shipped copy of its
+  /// program and with the relinked one (`ColdLaunchReferee`, one method for both); nil for
+  /// a module that is not that program, or without the gate.
+  func coldLaunch(module: String, shipped: [String: String], relinked: String, work: Work) throws
+    -> ColdLaunchComparison?
+  {
+    guard let limit = configuration.gates.maxColdGrowth, let scenario = configuration.scenarios.first,
+      scenario.program == module, let shippedCopy = shipped[module]
+    else { return nil }
+    let method = try ColdLaunchReferee().chosenMethod()
+    let referee = ColdLaunchReferee(method: method == .perf ? .perf : .pageCache)
+    func measure(_ binary: String) throws -> ColdModule {
+      let launch = try ProgramSurroundings(
+        environment: scenario.environment, directory: configuration.projectDirectory, log: work.log("measure")
+      ).with {
+        try referee.measure(
+          program: binary, arguments: scenario.arguments, timeLimitMilliseconds: scenario.timeLimitMilliseconds)
+      }
+      guard let counted = launch.module(for: binary) else { throw LayoutError.notMeasured(binary: binary) }
+      return counted
+    }
+    return ColdLaunchComparison(
+      baseBinary: shippedCopy, base: try measure(shippedCopy), headBinary: relinked, head: try measure(relinked),
+      method: method, gateThresholdPercent: limit.value)
   }
 
   /// Runs a configured command with `/bin/sh` in the project directory; its output goes to `log`.
