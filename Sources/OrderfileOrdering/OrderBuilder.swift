@@ -77,13 +77,17 @@ public struct OrderBuilder {
     }
     functions += cold
 
-    return ModuleOrder(
+    var order = ModuleOrder(
       module: module, binaryPath: symbolizer.path, functions: functions, recordCount: recordCount,
       duplicateRecords: duplicates, unresolvedAddresses: unresolved, coldParts: [],
       placedColdParts: cold.map(\.symbol.name), unplaceable: unplaceable, withoutSymbol: withoutSymbol.map(\.name),
       withoutSymbolBytes: withoutSymbol.reduce(0) { $0 + $1.size },
       ambiguousNames: Self.ambiguousNames(of: functions, in: symbolizer),
       foldedAliases: functions.reduce(0) { $0 + $1.symbol.aliases.count })
+    if trace.dataTouches.contains(where: { $0.module == moduleIndex }), let elf = symbolizer as? ELFSymbolizer {
+      order.data = LaunchData.touched(in: trace, module: moduleIndex, objects: elf.dataObjects, linkMap: elf.linkMap)
+    }
+    return order
   }
 
   /// Whether a linker can move the function by an orderfile entry: it has a size, and it sits
