@@ -80,6 +80,13 @@ public struct LaunchData: Sendable, Equatable {
     return LaunchData(pieces: pieces, touchedPages: Set(touches.map(\.page)).count, mergedSections: merged)
   }
 
+  /// The objects that start inside `range`, in address order.
+  public static func objects(in objects: [DataObject], within range: Range<UInt64>) -> ArraySlice<DataObject> {
+    let low = objects.partitioningIndex { $0.address >= range.lowerBound }
+    let high = objects.partitioningIndex { $0.address >= range.upperBound }
+    return objects[low..<max(low, high)]
+  }
+
   /// The object whose bytes hold `address`.
   static func object(in objects: [DataObject], containing address: UInt64) -> DataObject? {
     let after = objects.partitioningIndex { $0.address > address }

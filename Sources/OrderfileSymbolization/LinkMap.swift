@@ -77,6 +77,8 @@ public struct LinkMap: Sendable {
     public var input: InputSection
     /// The output section that holds it (`.text`, `.rodata`, …).
     public var outputSection = ""
+    /// Its alignment in the map (`Align`), 1 when none is given.
+    public var alignment: UInt64 = 1
   }
 
   public let path: String
@@ -107,7 +109,9 @@ public struct LinkMap: Sendable {
       throw SymbolizationError.notALinkMap(
         path: path, reason: "its first line is not lld's 'VMA LMA Size Align Out In Symbol'")
     }
-    typealias Raw = (address: UInt64, size: UInt64, file: Substring, section: Substring, output: Substring)
+    typealias Raw = (
+      address: UInt64, size: UInt64, alignment: UInt64, file: Substring, section: Substring, output: Substring
+    )
     var raw: [Raw] = []
     var rawData: [Raw] = []
     var output: Substring = ""
@@ -126,6 +130,7 @@ public struct LinkMap: Sendable {
         rest = rest.dropFirst(field.count)
       }
       guard let address = UInt64(numbers[0], radix: 16), let size = UInt64(numbers[2], radix: 16) else { continue }
+      let alignment = max(UInt64(numbers[3]) ?? 1, 1)
       let indent = rest.prefix(while: { $0 == " " }).count
       let text = rest.dropFirst(indent)
       if indent < 9 {
@@ -141,9 +146,9 @@ public struct LinkMap: Sendable {
         }
         let section = text[split.upperBound..<text.index(before: text.endIndex)]
         if inText {
-          raw.append((address, size, text[..<split.lowerBound], section, output))
+          raw.append((address, size, alignment, text[..<split.lowerBound], section, output))
         } else {
-          rawData.append((address, size, text[..<split.lowerBound], section, output))
+          rawData.append((address, size, alignment, text[..<split.lowerBound], section, output))
         }
       } else if inText, !text.contains(" ") {
         symbols[String(text), default: []].append(address)
@@ -156,7 +161,7 @@ public struct LinkMap: Sendable {
         return Placement(
           address: entry.address, size: entry.size,
           input: InputSection(object: objects[file] ?? file, section: String(entry.section)),
-          outputSection: String(entry.output))
+          outputSection: String(entry.output), alignment: entry.alignment)
       }.sorted { $0.address < $1.address }
     }
     placements = placed(raw)
