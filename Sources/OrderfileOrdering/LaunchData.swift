@@ -50,8 +50,14 @@ public struct LaunchData: Sendable, Equatable {
   /// The launch data of module `module` in `trace`, found in `objects` (sorted by address)
   /// and, when given, the link map's data input sections. A touch in neither (the ELF
   /// header, the symbol tables, unwind tables) is no data an orderfile places.
+  ///
+  /// The linker merges literals and constants (`.rodata.str1.1`, `.rodata.cst16`) of every
+  /// object into one section the map calls `<internal>`, so a touch there names no object.
+  /// For each such section the launch touched, the pieces end with that section of each of
+  /// `launchObjects` (the objects whose code ran, in first-call order): an lld script then
+  /// merges those objects' literals apart from the others', after the launch's data.
   public static func touched(
-    in trace: Trace, module: Int, objects: [DataObject], linkMap: LinkMap?
+    in trace: Trace, module: Int, objects: [DataObject], linkMap: LinkMap?, launchObjects: [String] = []
   ) -> LaunchData {
     let touches = trace.dataTouches.filter { $0.module == module }.sorted { $0.timeNanoseconds < $1.timeNanoseconds }
     var pieces: [LaunchDataPiece] = []
@@ -75,6 +81,11 @@ public struct LaunchData: Sendable, Equatable {
         seen.insert(object.address).inserted
       {
         pieces.append(LaunchDataPiece(name: object.name, input: nil, outputSection: output, size: object.size))
+      }
+    }
+    for section in merged {
+      pieces += launchObjects.map {
+        LaunchDataPiece(name: nil, input: InputSection(object: $0, section: section), outputSection: .readOnly, size: 0)
       }
     }
     return LaunchData(pieces: pieces, touchedPages: Set(touches.map(\.page)).count, mergedSections: merged)

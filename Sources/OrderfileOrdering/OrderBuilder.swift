@@ -85,7 +85,12 @@ public struct OrderBuilder {
       ambiguousNames: Self.ambiguousNames(of: functions, in: symbolizer),
       foldedAliases: functions.reduce(0) { $0 + $1.symbol.aliases.count })
     if trace.dataTouches.contains(where: { $0.module == moduleIndex }), let elf = symbolizer as? ELFSymbolizer {
-      order.data = LaunchData.touched(in: trace, module: moduleIndex, objects: elf.dataObjects, linkMap: elf.linkMap)
+      var launchObjects: [String] = []
+      for object in functions.compactMap(\.symbol.inputSection?.object) where !launchObjects.contains(object) {
+        launchObjects.append(object)
+      }
+      order.data = LaunchData.touched(
+        in: trace, module: moduleIndex, objects: elf.dataObjects, linkMap: elf.linkMap, launchObjects: launchObjects)
     }
     return order
   }

@@ -93,6 +93,7 @@ struct LaunchDataTests {
     let order = work.file("launch.order")
     let generated = try orderfile(["generate", trace, "-o", order])
     #expect(generated.succeeded, "\(generated.standardError)")
+    #expect(generated.standardOutput.contains("1 have no symbol"), "\(generated.standardOutput)")
     let lines = try FileReading.text(atPath: order).split(separator: "\n").map(String.init)
     #expect(lines.filter { $0.hasPrefix("launch_table_") } == launchTables, "\(lines)")
     #expect(lines.contains("launch_tables"), "the pointer table in .data.rel.ro is placed too: \(lines)")
@@ -107,7 +108,7 @@ struct LaunchDataTests {
       Array(byAddress.prefix(launchTables.count).map(\.key)) == launchTables, "\(byAddress.prefix(16).map(\.key))")
 
     // 3. The lld script places by input section, named or not: the switch's jump table
-    // (.rodata.classify, no symbol) goes with the tables, first in .rodata.
+    // (.rodata.classify, no symbol) goes with the tables, first in .rodata, then the literals.
     let script = work.file("launch.ld")
     #expect(try orderfile(["generate", trace, "-o", script, "--format", "lld-script"]).succeeded)
     let scripted = try link("scripted", ["-Wl,--script=" + script])
@@ -115,6 +116,9 @@ struct LaunchDataTests {
     let inputs = try inputSections(of: ".rodata", inMap: scripted + ".map")
     let launchInputs = Set(launchTables.map { ".rodata." + $0 } + [".rodata.classify"])
     #expect(Set(inputs.prefix(launchInputs.count)) == launchInputs, "\(inputs.prefix(20))")
+    // The string literals the launch printed are merged with the other literals of the
+    // objects that ran, right after them.
+    #expect(inputs.firstIndex(of: ".rodata.str1.1") == launchInputs.count, "\(inputs.prefix(20))")
     #expect(try inputSections(of: ".data.rel.ro", inMap: scripted + ".map").first == ".data.rel.ro.launch_tables")
 
     // 4. Measured: the ordered launch reads fewer pages of .rodata than the default one, and
