@@ -141,4 +141,21 @@ struct LaunchDataTests {
       "read-only data pages the launch touched (of them .rodata): default \(defaultPages.all) (\(defaultPages.rodata)), symbol order \(orderedPages.all) (\(orderedPages.rodata)), lld script \(scriptedPages.all) (\(scriptedPages.rodata))"
     )
   }
+
+  @Test("a program's own SIGSEGV handler still gets its own faults while its data is recorded")
+  func programsOwnFaultHandler() throws {
+    let work = try TemporaryDirectory("orderfile-launch-data-fault")
+    defer { work.remove() }
+    let binary = work.file("own_fault")
+    try runChecked(
+      Toolchain.clang, ["-O2", "-fuse-ld=lld", PackagePaths.fixtures + "/launchdata/own_fault.c", "-o", binary],
+      environment: Toolchain.environment)
+    let trace = work.file("launch.trace")
+    let recorded = try IntegrationTests.orderfile(["record", "-q", "--data", "-o", trace, "--", binary])
+    #expect(recorded.status == 0, "\(recorded.standardError)")
+    #expect(recorded.standardOutput == "read from .rodata, own fault caught\n")
+    // The recorder saw the literal read, on a page of its own handler's.
+    let message = try #require(try symbols(of: binary)["message"])
+    #expect(try TraceReader.read(path: trace).dataTouches.contains { message.contains($0.address) })
+  }
 }
