@@ -18,7 +18,8 @@
  * the next access to it faults and is seen too. A page stays watched for
  * OF_DATA_FAULT_BUDGET faults, then is left readable: a loop over one table costs that many
  * faults, not one per iteration. Elsewhere (arm64) a page is readable after its first
- * touch, and only that touch is known.
+ * touch, and only that touch is known. Once the launch window has closed, a page is left
+ * readable at its next fault.
  *
  * Ordering: a page leaves the watch by a compare-and-swap of its `state` (watched →
  * claimed), then mprotect, then readable; a thread that faults on a claimed page runs the
@@ -160,7 +161,9 @@ bool of_data_handle_fault(const siginfo_t *info, ucontext_t *context, uint64_t t
     }
     of_data_note(region, index, address, trapped);
     uint16_t faults = __atomic_add_fetch(&region->faults[index], 1u, __ATOMIC_RELAXED);
-    if (faults < OF_DATA_FAULT_BUDGET && of_stepping_count < OF_STEP_CAPACITY &&
+    /* After the launch window nothing is recorded: the page is left readable at once. */
+    bool open = __atomic_load_n(&of_rt.window_state, __ATOMIC_ACQUIRE) == OF_WINDOW_STATE_OPEN;
+    if (open && faults < OF_DATA_FAULT_BUDGET && of_stepping_count < OF_STEP_CAPACITY &&
         of_trap_single_step(context, true)) {
       /* Readable for this thread's one instruction; the step's trap protects it again. */
       of_stepping[of_stepping_count++] = page;
