@@ -16,7 +16,8 @@ public struct DataPageCounts: Codable, Sendable, Equatable {
 /// Counts the launch's read-only data pages from a trace's data touches, and simulates them
 /// under an order as lld lays the data out: in each output section, the input sections the
 /// order names first, in its order, then every other one in its present order, each at its
-/// alignment from the section's start. A touch outside the link map's data sections (the
+/// alignment from the section's start. A merged section an lld script names for some
+/// objects counts as moved whole, as it is when those are all the objects that have one. A touch outside the link map's data sections (the
 /// ELF header, symbol tables, `.eh_frame`, `.got`) stays on its page.
 public enum DataPages {
   /// - Parameter order: the orderfile's format and entry lines, as `OrderfileFormat.lines`
@@ -40,12 +41,44 @@ public enum DataPages {
     _ addresses: [UInt64], map: LinkMap, objects: [DataObject], order: (format: OrderfileFormat, lines: [String])
   ) -> [UInt64] {
     var rank: [String: Int] = [:]
-    for (index, line) in order.lines.enumerated() where rank[line] == nil { rank[line] = index }
+    // A merged section (`<internal>`: literals, constants) moves where an lld script first
+    // names that section of an object: the objects' pieces merge there (see `LaunchData`).
+    var mergedRank: [String: Int] = [:]
+    for (index, line) in order.lines.enumerated() {
+      if rank[line] == nil { rank[line] = index }
+      if order.format == .lldScript, let input = InputSection(description: String(line.drop { $0 == "*" })),
+        mergedRank[input.section] == nil
+      {
+        mergedRank[input.section] = index
+      }
+    }
     var start: [UInt64: UInt64] = [:]
+    var sectionShift: [(range: Range<UInt64>, to: UInt64)] = []
+    var rodataStart: UInt64?
+    if order.format == .lldScript,
+      let rodata = map.outputSections.first(where: { $0.outputSection == DataSection.readOnly.name })
+    {
+      // The script's .rodata block goes in front of .text: the read-only sections lld put
+      // between the two (.eh_frame_hdr, .eh_frame) come before it instead.
+      var address = rodata.address
+      for moved in map.outputSections
+      where moved.address > rodata.address && moved.size > 0 && !moved.outputSection.hasPrefix(".text") {
+        guard
+          !map.outputSections.contains(where: {
+            $0.outputSection.hasPrefix(".text") && $0.address > rodata.address && $0.address <= moved.address
+          })
+        else { break }
+        address = (address + moved.alignment - 1) / moved.alignment * moved.alignment
+        sectionShift.append((moved.address..<(moved.address + moved.size), address))
+        address += moved.size
+      }
+      rodataStart = (address + rodata.alignment - 1) / rodata.alignment * rodata.alignment
+    }
     for (outputSection, placements) in Dictionary(grouping: map.dataPlacements, by: \.outputSection) {
       guard let first = placements.first, let section = DataSection(outputSection: outputSection) else { continue }
       // The earliest line that names the input section, by its own name or by a symbol in it.
       func position(_ placement: LinkMap.Placement) -> Int? {
+        if placement.input.object == "<internal>" { return mergedRank[placement.input.section] }
         let range = placement.address..<(placement.address + placement.size)
         let names = LaunchData.objects(in: objects, within: range).map(\.name)
         let pieces =
@@ -57,7 +90,7 @@ public enum DataPages {
       let leading = zip(placements, positions).compactMap { placement, position in position.map { (placement, $0) } }
         .sorted { $0.1 < $1.1 }.map(\.0)
       let rest = zip(placements, positions).filter { $0.1 == nil }.map(\.0)
-      var address = first.address
+      var address = section == .readOnly ? rodataStart ?? first.address : first.address
       for placement in leading + rest {
         address = (address + placement.alignment - 1) / placement.alignment * placement.alignment
         start[placement.address] = address
@@ -65,6 +98,9 @@ public enum DataPages {
       }
     }
     return addresses.map { address in
+      if let shifted = sectionShift.first(where: { $0.range.contains(address) }) {
+        return shifted.to + (address - shifted.range.lowerBound)
+      }
       guard let placement = map.dataPlacement(containing: address), let moved = start[placement.address] else {
         return address
       }

@@ -54,8 +54,8 @@ public struct LaunchData: Sendable, Equatable {
   /// The linker merges literals and constants (`.rodata.str1.1`, `.rodata.cst16`) of every
   /// object into one section the map calls `<internal>`, so a touch there names no object.
   /// For each such section the launch touched, the pieces end with that section of each of
-  /// `launchObjects` (the objects whose code ran, in first-call order): an lld script then
-  /// merges those objects' literals apart from the others', after the launch's data.
+  /// `launchObjects` (the objects whose code ran, in link order): an lld script then merges
+  /// those objects' literals apart from the others', after the launch's data.
   public static func touched(
     in trace: Trace, module: Int, objects: [DataObject], linkMap: LinkMap?, launchObjects: [String] = []
   ) -> LaunchData {

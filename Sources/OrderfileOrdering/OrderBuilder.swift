@@ -85,10 +85,15 @@ public struct OrderBuilder {
       ambiguousNames: Self.ambiguousNames(of: functions, in: symbolizer),
       foldedAliases: functions.reduce(0) { $0 + $1.symbol.aliases.count })
     if trace.dataTouches.contains(where: { $0.module == moduleIndex }), let elf = symbolizer as? ELFSymbolizer {
-      var launchObjects: [String] = []
-      for object in functions.compactMap(\.symbol.inputSection?.object) where !launchObjects.contains(object) {
-        launchObjects.append(object)
+      // In link order (where each object's data first lies), as lld merged their literals
+      // before: the literals keep their places among one another.
+      var first: [String: UInt64] = [:]
+      for placement in (elf.linkMap?.dataPlacements ?? []) + (elf.linkMap?.placements ?? [])
+      where first[placement.input.object] == nil {
+        first[placement.input.object] = placement.address
       }
+      let launchObjects = Set(functions.compactMap(\.symbol.inputSection?.object))
+        .sorted { (first[$0] ?? .max, $0) < (first[$1] ?? .max, $1) }
       order.data = LaunchData.touched(
         in: trace, module: moduleIndex, objects: elf.dataObjects, linkMap: elf.linkMap, launchObjects: launchObjects)
     }
