@@ -200,6 +200,11 @@ public struct InProcessRecorder: Recorder {
       "recorded without a rebuild, in-process: \(plan.armed) entries planned in \(String(format: "%.1f", planning)) ms"
         + (arming.map { ", armed in \(String(format: "%.1f", $0)) ms" } ?? "")
     ]
+    if recordsData, let main {
+      let pages = Set(main.dataTouches.map { [$0.module, Int($0.page.lowerBound / $0.pageSize)] }).count
+      recording.notes.append(
+        "read-only data: \(main.dataTouches.count) first touches on \(pages) pages inside the launch window")
+    }
     recording.notes += BreakpointRecorder.moduleNotes(
       skipped: planner.skippedSystemLibraries.sorted(), excluded: planner.excludedModules.sorted())
     for name in untilFunctions where !planner.matchedStopNames.contains(name) {

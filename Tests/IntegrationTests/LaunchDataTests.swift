@@ -151,8 +151,9 @@ struct LaunchDataTests {
       Toolchain.clang, ["-O2", "-fuse-ld=lld", PackagePaths.fixtures + "/launchdata/own_fault.c", "-o", binary],
       environment: Toolchain.environment)
     let trace = work.file("launch.trace")
-    let recorded = try IntegrationTests.orderfile(["record", "-q", "--data", "-o", trace, "--", binary])
+    let recorded = try IntegrationTests.orderfile(["record", "--data", "-o", trace, "--", binary])
     #expect(recorded.status == 0, "\(recorded.standardError)")
+    #expect(recorded.standardError.contains("read-only data: "), "\(recorded.standardError)")
     #expect(recorded.standardOutput == "read from .rodata, own fault caught\n")
     // The recorder saw the literal read, on a page of its own handler's.
     let message = try #require(try symbols(of: binary)["message"])
