@@ -53,27 +53,6 @@ public enum DataPages {
       }
     }
     var start: [UInt64: UInt64] = [:]
-    var sectionShift: [(range: Range<UInt64>, to: UInt64)] = []
-    var rodataStart: UInt64?
-    if order.format == .lldScript,
-      let rodata = map.outputSections.first(where: { $0.outputSection == DataSection.readOnly.name })
-    {
-      // The script's .rodata block goes in front of .text: the read-only sections lld put
-      // between the two (.eh_frame_hdr, .eh_frame) come before it instead.
-      var address = rodata.address
-      for moved in map.outputSections
-      where moved.address > rodata.address && moved.size > 0 && !moved.outputSection.hasPrefix(".text") {
-        guard
-          !map.outputSections.contains(where: {
-            $0.outputSection.hasPrefix(".text") && $0.address > rodata.address && $0.address <= moved.address
-          })
-        else { break }
-        address = (address + moved.alignment - 1) / moved.alignment * moved.alignment
-        sectionShift.append((moved.address..<(moved.address + moved.size), address))
-        address += moved.size
-      }
-      rodataStart = (address + rodata.alignment - 1) / rodata.alignment * rodata.alignment
-    }
     for (outputSection, placements) in Dictionary(grouping: map.dataPlacements, by: \.outputSection) {
       guard let first = placements.first, let section = DataSection(outputSection: outputSection) else { continue }
       // The earliest line that names the input section, by its own name or by a symbol in it.
@@ -90,7 +69,7 @@ public enum DataPages {
       let leading = zip(placements, positions).compactMap { placement, position in position.map { (placement, $0) } }
         .sorted { $0.1 < $1.1 }.map(\.0)
       let rest = zip(placements, positions).filter { $0.1 == nil }.map(\.0)
-      var address = section == .readOnly ? rodataStart ?? first.address : first.address
+      var address = first.address
       for placement in leading + rest {
         address = (address + placement.alignment - 1) / placement.alignment * placement.alignment
         start[placement.address] = address
@@ -98,9 +77,6 @@ public enum DataPages {
       }
     }
     return addresses.map { address in
-      if let shifted = sectionShift.first(where: { $0.range.contains(address) }) {
-        return shifted.to + (address - shifted.range.lowerBound)
-      }
       guard let placement = map.dataPlacement(containing: address), let moved = start[placement.address] else {
         return address
       }

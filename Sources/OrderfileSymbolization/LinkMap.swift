@@ -87,9 +87,6 @@ public struct LinkMap: Sendable {
   /// Input sections of the read-only data output sections (`DataSection`), sorted by
   /// address; the linker's own merged ones (`<internal>`, literals and constants) included.
   public let dataPlacements: [Placement]
-  /// Every output section the map lists, in address order: its name, address, size and
-  /// alignment (`input` names the section alone, with no object).
-  public let outputSections: [Placement]
   /// Where the map places each symbol of its code, by name (local names can repeat), for
   /// checking that it describes a given binary.
   public let symbols: [String: [UInt64]]
@@ -118,7 +115,6 @@ public struct LinkMap: Sendable {
     var raw: [Raw] = []
     var rawData: [Raw] = []
     var output: Substring = ""
-    var outputs: [Placement] = []
     var symbols: [String: [UInt64]] = [:]
     var inText = false
     var inData = false
@@ -142,10 +138,6 @@ public struct LinkMap: Sendable {
         inText = text.hasPrefix(".text")
         inData = DataSection(outputSection: text) != nil
         output = text
-        outputs.append(
-          Placement(
-            address: address, size: size, input: InputSection(object: "", section: String(text)),
-            outputSection: String(text), alignment: alignment))
       } else if indent < 17 {
         guard inText || inData, size > 0, let split = text.range(of: ":(", options: .backwards),
           text.hasSuffix(")")
@@ -172,7 +164,6 @@ public struct LinkMap: Sendable {
           outputSection: String(entry.output), alignment: entry.alignment)
       }.sorted { $0.address < $1.address }
     }
-    outputSections = outputs.sorted { $0.address < $1.address }
     placements = placed(raw)
     dataPlacements = placed(rawData)
     self.symbols = symbols

@@ -47,8 +47,7 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
       return text
     }
     // INSERT keeps lld's default layout for everything else: the fragment adds one output
-    // section in front of .text, with the launch code in this order. The data blocks come
-    // first, so that .rodata, inserted before .text too, stays in front of the code.
+    // section in front of .text, with the launch code in this order, after the data blocks.
     return Self.dataBlocks(data.map { self.lines(for: $0) }, data.map(\.outputSection))
       + "SECTIONS {\n  \(Self.launchSectionName) : {\n" + text + "  }\n} INSERT BEFORE .text;\n"
   }
@@ -81,8 +80,10 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
       }
     }
     return order.map { section in
-      // RELRO must stay one run: its section goes back where lld puts it, before .dynamic.
-      let anchor = section == .relocatedReadOnly ? "BEFORE .dynamic" : "BEFORE .text"
+      // Each goes back where lld puts it: .rodata before .eh_frame_hdr (moved elsewhere, it
+      // would leave the file's first pages, which the loader's reads bring in), RELRO before
+      // .dynamic so that it stays one run.
+      let anchor = section == .relocatedReadOnly ? "BEFORE .dynamic" : "BEFORE .eh_frame_hdr"
       let body = bySection[section, default: []].map { "    " + $0 + "\n" }.joined()
       return "SECTIONS {\n  \(section.name) : {\n" + body + "  }\n} INSERT \(anchor);\n"
     }.joined()
