@@ -120,6 +120,10 @@ struct LaunchDataTests {
     // objects that ran, right after them.
     #expect(inputs.firstIndex(of: ".rodata.str1.1") == launchInputs.count, "\(inputs.prefix(20))")
     #expect(try inputSections(of: ".data.rel.ro", inMap: scripted + ".map").first == ".data.rel.ro.launch_tables")
+    // .rodata stays where lld puts it, in front of the unwind tables: near the file's start.
+    let scriptedRodata = try #require(try sectionRange(".rodata", of: scripted))
+    let frameHeader = try #require(try sectionRange(".eh_frame_hdr", of: scripted))
+    #expect(scriptedRodata.upperBound <= frameHeader.lowerBound, "\(scriptedRodata) \(frameHeader)")
 
     // 4. Measured: the ordered launch reads fewer pages of .rodata than the default one, and
     // estimate counted the read-only data pages of each relink within 3 pages and 3%.
