@@ -77,6 +77,9 @@ public struct Estimate: Codable, Sendable, Equatable {
   /// The binary's code outside `.text` and what the launch runs of it, counted in the pages
   /// above (not in `launchBytes`).
   public var fixedCode: FixedCode? = nil
+  /// The read-only data pages the launch touches, now and under the order, when the trace
+  /// recorded them (`record --data`) from this very binary.
+  public var dataPages: [DataPageCounts] = []
 
   public struct Placement: Codable, Sendable, Equatable {
     public var name: String

@@ -92,6 +92,15 @@ public struct LaunchEstimation {
         binary: binaryPath, trace: trace.path, modules: trace.modules.map(\.path))
     }
     estimate.releaseOnly = releaseOnly
+    let touches = trace.dataTouches.filter { $0.module == moduleIndex }
+    if sameBuild && !touches.isEmpty {
+      // Without an orderfile, the data generate places by default, in a symbol orderfile.
+      let dataOrder =
+        order.map { ($0.format, $0.lines) }
+        ?? (.lld, launch.data.pieces.flatMap(OrderfileFormat.lld.lines(for:)))
+      estimate.dataPages = DataPages.count(
+        touches: touches, binary: binary, order: dataOrder, pageSizes: estimator.pageSizes)
+    }
     estimate.countedByAddress = exactAddresses != nil
     estimate.tracedInstrumentedBuild = trace.header.isFromRuntime
     estimate.sharedNames = launch.ambiguousNames.count

@@ -83,6 +83,19 @@ public struct GenerationTextRenderer: Renderer {
           "  \(module.placedColdParts.count) cold split parts ran and are placed after the launch functions: \(TextFormatting.list(module.placedColdParts.map(Demangler.demangle)))"
         )
       }
+      if let data = module.data {
+        var line =
+          "  launch data: \(data.touchedPages) read-only pages touched, \(data.pieces) pieces, \(data.lines) lines place them"
+        if data.withoutSymbol > 0 {
+          line +=
+            "; \(data.withoutSymbol) have no symbol (jump tables, metadata), which only --format lld-script places"
+        }
+        if !data.mergedSections.isEmpty {
+          line +=
+            "; merged literals touched (\(data.mergedSections.joined(separator: ", "))): an lld script gathers those of the objects that ran"
+        }
+        lines.append(line)
+      }
       if !module.withoutSymbol.isEmpty {
         let cost =
           module.withoutSymbolCost.first { $0.pageSize == 4096 }.map {

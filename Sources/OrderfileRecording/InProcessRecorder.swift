@@ -124,6 +124,9 @@ public struct InProcessRecorder: Recorder {
   public var emulator: Emulator?
   /// What becomes of the program once its launch window has closed.
   public var afterLaunch: AfterLaunch = .end
+  /// Record the first touch of each page of the planned modules' read-only data too
+  /// (Sources/OrderfileInProcess/data_pages.c).
+  public var recordsData = false
 
   public static let libraryName = "libOrderfileInProcess.so"
 
@@ -149,7 +152,7 @@ public struct InProcessRecorder: Recorder {
       stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, program: path, selection: modules,
       warn: { warnings.lines.append($0) })
     let started = MonotonicClock.nanoseconds()
-    let plan = Self.plan(executable: path, planner: planner, emulator: emulator)
+    let plan = Self.plan(executable: path, planner: planner, emulator: emulator, recordsData: recordsData)
     warnings.lines += planner.systemLibraryWarnings()
     let planning = Double(MonotonicClock.nanoseconds() - started) / 1e6
     // Absolute: a launcher may change directory before it execs the program.
@@ -197,6 +200,11 @@ public struct InProcessRecorder: Recorder {
       "recorded without a rebuild, in-process: \(plan.armed) entries planned in \(String(format: "%.1f", planning)) ms"
         + (arming.map { ", armed in \(String(format: "%.1f", $0)) ms" } ?? "")
     ]
+    if recordsData, let main {
+      let pages = Set(main.dataTouches.map { [$0.module, Int($0.page.lowerBound / $0.pageSize)] }).count
+      recording.notes.append(
+        "read-only data: \(main.dataTouches.count) first touches on \(pages) pages inside the launch window")
+    }
     recording.notes += BreakpointRecorder.moduleNotes(
       skipped: planner.skippedSystemLibraries.sorted(), excluded: planner.excludedModules.sorted())
     for name in untilFunctions where !planner.matchedStopNames.contains(name) {
@@ -207,16 +215,20 @@ public struct InProcessRecorder: Recorder {
 
   /// The plan of the executable and the libraries the loader resolves for it (the emulated
   /// loader, under an emulator).
-  static func plan(executable path: String, planner: ModulePlanner, emulator: Emulator? = nil) -> (
-    bytes: [UInt8], armed: Int
-  ) {
+  static func plan(
+    executable path: String, planner: ModulePlanner, emulator: Emulator? = nil, recordsData: Bool = false
+  )
+    -> (
+      bytes: [UInt8], armed: Int
+    )
+  {
     planner.prepare(executable: path)
     var modules: [InProcessPlan.Module] = []
     // Under the name `prepare` gave it, links resolved: a program named `./app` would
     // otherwise lose the entries into its cold parts found there.
     let executable = ModulePlanner.resolved(path)
     let main = planner.plan(path: executable, isMainExecutable: true, isInterpreter: false)
-    modules.append(.init(path: executable, isMainExecutable: true, plan: main))
+    modules.append(.init(path: executable, isMainExecutable: true, plan: main, recordsData: recordsData))
     let libraries =
       emulator.map { $0.linkedLibraries(of: path) ?? [] }
       ?? (RuntimeRecorder.linkedLibraries(path) ?? []).map {
@@ -229,7 +241,7 @@ public struct InProcessRecorder: Recorder {
       let plan = planner.plan(path: library.hostPath, isMainExecutable: false, isInterpreter: false)
       // Every linked library is named, armed or not: one the plan leaves out on purpose (a
       // system library, --exclude-module) must not be armed from its symbols instead.
-      modules.append(.init(path: library.guestPath, isMainExecutable: false, plan: plan))
+      modules.append(.init(path: library.guestPath, isMainExecutable: false, plan: plan, recordsData: recordsData))
     }
     return (InProcessPlan.encode(modules), modules.reduce(0) { $0 + $1.entries.count })
   }
@@ -242,7 +254,7 @@ private final class WarningLines {
 
 /// The plan file `libOrderfileInProcess.so` reads (ORDERFILE_TRAP_PLAN), all integers
 /// little-endian: "OFPLAN1\0", u32 module count, u32 0; then per module u32 path length,
-/// u32 flags (1: the main executable), u64 entry count, u64 stop count, the path padded
+/// u32 flags (1: the main executable, 2: record its read-only data's first touches), u64 entry count, u64 stop count, the path padded
 /// with NULs to a multiple of 8 (at least one), the entries (ELF vaddrs, ascending, no
 /// repeats), the stops (entries whose first call ends the launch window).
 enum InProcessPlan {
@@ -251,10 +263,12 @@ enum InProcessPlan {
     var isMainExecutable: Bool
     var entries: [UInt64]
     var stops: [UInt64]
+    var recordsData: Bool
 
-    init(path: String, isMainExecutable: Bool, plan: ModulePlan) {
+    init(path: String, isMainExecutable: Bool, plan: ModulePlan, recordsData: Bool = false) {
       self.path = path
       self.isMainExecutable = isMainExecutable
+      self.recordsData = recordsData
       entries = Array(Set(plan.entries.prefix(plan.entryCount))).sorted()
       stops = Array(plan.stops.prefix(plan.stopCount))
     }
@@ -270,7 +284,7 @@ enum InProcessPlan {
     for module in modules {
       let path = Array(module.path.utf8)
       append(UInt32(path.count))
-      append(UInt32(module.isMainExecutable ? 1 : 0))
+      append(UInt32(module.isMainExecutable ? 1 : 0) | UInt32(module.recordsData ? 2 : 0))
       append(UInt64(module.entries.count))
       append(UInt64(module.stops.count))
       bytes += path + [UInt8](repeating: 0, count: (path.count + 8) & ~7 - path.count)

@@ -29,6 +29,39 @@ public struct InputSection: Hashable, Sendable, Codable {
   }
 }
 
+/// The output sections of read-only data the launch's data is placed in: each names the
+/// output section an lld script fills with the launch's input sections first.
+public enum DataSection: Sendable, Equatable, Hashable {
+  /// `.rodata`: constants, literals, jump tables.
+  case readOnly
+  /// `.data.rel.ro`: data the loader relocates, then protects (RELRO).
+  case relocatedReadOnly
+  /// A Swift metadata section (`swift5_typeref`, `swift5_fieldmd`, …), by its name.
+  case swiftMetadata(String)
+
+  /// The kind of an output section by its name; nil for any other section.
+  public init?<S: StringProtocol>(outputSection name: S) {
+    if name == ".rodata" {
+      self = .readOnly
+    } else if name == ".data.rel.ro" {
+      self = .relocatedReadOnly
+    } else if name.hasPrefix("swift5_") {
+      self = .swiftMetadata(String(name))
+    } else {
+      return nil
+    }
+  }
+
+  /// The output section's name.
+  public var name: String {
+    switch self {
+    case .readOnly: ".rodata"
+    case .relocatedReadOnly: ".data.rel.ro"
+    case .swiftMetadata(let name): name
+    }
+  }
+}
+
 /// An lld link map (`-Wl,-Map=FILE`): for every address of the binary's code, the object
 /// file and the input section it came from.
 ///
@@ -42,11 +75,18 @@ public struct LinkMap: Sendable {
     public var address: UInt64
     public var size: UInt64
     public var input: InputSection
+    /// The output section that holds it (`.text`, `.rodata`, …).
+    public var outputSection = ""
+    /// Its alignment in the map (`Align`), 1 when none is given.
+    public var alignment: UInt64 = 1
   }
 
   public let path: String
   /// Input sections of executable output sections, sorted by address.
   public let placements: [Placement]
+  /// Input sections of the read-only data output sections (`DataSection`), sorted by
+  /// address; the linker's own merged ones (`<internal>`, literals and constants) included.
+  public let dataPlacements: [Placement]
   /// Where the map places each symbol of its code, by name (local names can repeat), for
   /// checking that it describes a given binary.
   public let symbols: [String: [UInt64]]
@@ -69,9 +109,15 @@ public struct LinkMap: Sendable {
       throw SymbolizationError.notALinkMap(
         path: path, reason: "its first line is not lld's 'VMA LMA Size Align Out In Symbol'")
     }
-    var raw: [(address: UInt64, size: UInt64, file: Substring, section: Substring)] = []
+    typealias Raw = (
+      address: UInt64, size: UInt64, alignment: UInt64, file: Substring, section: Substring, output: Substring
+    )
+    var raw: [Raw] = []
+    var rawData: [Raw] = []
+    var output: Substring = ""
     var symbols: [String: [UInt64]] = [:]
     var inText = false
+    var inData = false
     for line in lines {
       // Four numbers, then the rest after one space (an output section), nine (an input
       // section) or seventeen (a symbol).
@@ -84,29 +130,48 @@ public struct LinkMap: Sendable {
         rest = rest.dropFirst(field.count)
       }
       guard let address = UInt64(numbers[0], radix: 16), let size = UInt64(numbers[2], radix: 16) else { continue }
+      let alignment = max(UInt64(numbers[3]) ?? 1, 1)
       let indent = rest.prefix(while: { $0 == " " }).count
       let text = rest.dropFirst(indent)
       if indent < 9 {
         // Code lives in the output sections named .text…; .init, .fini and .plt stay put.
         inText = text.hasPrefix(".text")
+        inData = DataSection(outputSection: text) != nil
+        output = text
       } else if indent < 17 {
-        guard inText, size > 0, let split = text.range(of: ":(", options: .backwards), text.hasSuffix(")") else {
+        guard inText || inData, size > 0, let split = text.range(of: ":(", options: .backwards),
+          text.hasSuffix(")")
+        else {
           continue
         }
         let section = text[split.upperBound..<text.index(before: text.endIndex)]
-        raw.append((address, size, text[..<split.lowerBound], section))
+        if inText {
+          raw.append((address, size, alignment, text[..<split.lowerBound], section, output))
+        } else {
+          rawData.append((address, size, alignment, text[..<split.lowerBound], section, output))
+        }
       } else if inText, !text.contains(" ") {
         symbols[String(text), default: []].append(address)
       }
     }
-    let objects = Self.shortNames(Set(raw.map { Self.scriptName(ofFile: $0.file) }))
-    placements = raw.map { entry in
-      let file = Self.scriptName(ofFile: entry.file)
-      return Placement(
-        address: entry.address, size: entry.size,
-        input: InputSection(object: objects[file] ?? file, section: String(entry.section)))
-    }.sorted { $0.address < $1.address }
+    let objects = Self.shortNames(Set((raw + rawData).map { Self.scriptName(ofFile: $0.file) }))
+    func placed(_ entries: [Raw]) -> [Placement] {
+      entries.map { entry in
+        let file = Self.scriptName(ofFile: entry.file)
+        return Placement(
+          address: entry.address, size: entry.size,
+          input: InputSection(object: objects[file] ?? file, section: String(entry.section)),
+          outputSection: String(entry.output), alignment: entry.alignment)
+      }.sorted { $0.address < $1.address }
+    }
+    placements = placed(raw)
+    dataPlacements = placed(rawData)
     self.symbols = symbols
+  }
+
+  /// The data input section that holds `address`, if the map places one there.
+  public func dataPlacement(containing address: UInt64) -> Placement? {
+    Self.placement(in: dataPlacements, containing: address)
   }
 
   /// The input section that holds `address`, if the map places one there.
@@ -116,6 +181,10 @@ public struct LinkMap: Sendable {
 
   /// The placement of the input section that holds `address`.
   public func placement(containing address: UInt64) -> Placement? {
+    Self.placement(in: placements, containing: address)
+  }
+
+  private static func placement(in placements: [Placement], containing address: UInt64) -> Placement? {
     let low = placements.partitioningIndex { $0.address > address }
     guard low > 0 else { return nil }
     let placement = placements[low - 1]

@@ -93,6 +93,12 @@ struct RecordCommand: ParsableCommand {
   )
   var systemLibraries = false
 
+  @Flag(
+    help:
+      "Without a rebuild, in-process: also record the first touch of each page of the program's read-only data (.rodata, .data.rel.ro), for 'generate' to place the launch's data."
+  )
+  var data = false
+
   @Option(
     name: .customLong("include-module"),
     help: ArgumentHelp(
@@ -142,10 +148,14 @@ struct RecordCommand: ParsableCommand {
       throw ValidationError("give the program to run after '--', e.g. orderfile record -o launch.trace -- ./app")
     }
     if noRebuild && instrumented { throw ValidationError("give at most one of --no-rebuild and --instrumented") }
-    if instrumented && (!until.isEmpty || systemLibraries || !includeModules.isEmpty || !excludeModules.isEmpty) {
+    if instrumented && (!until.isEmpty || systemLibraries || data || !includeModules.isEmpty || !excludeModules.isEmpty)
+    {
       throw ValidationError(
-        "--until, --system-libraries, --include-module and --exclude-module record without a rebuild; an instrumented program ends its window with orderfile_startup_complete()"
+        "--until, --system-libraries, --data, --include-module and --exclude-module record without a rebuild; an instrumented program ends its window with orderfile_startup_complete()"
       )
+    }
+    if data && recorderMethod == .tracer {
+      throw ValidationError("--data records in-process: give --recorder in-process or auto")
     }
     if noRebuild && capacity != nil {
       throw ValidationError("--capacity is for --instrumented: without a rebuild every function is recorded")
@@ -165,7 +175,8 @@ struct RecordCommand: ParsableCommand {
       try RecordRequest(
         output: output, program: words[0], arguments: Array(words.dropFirst()),
         mode: noRebuild ? .noRebuild : instrumented ? .instrumented : nil, timeLimitMilliseconds: timeLimit,
-        capacity: capacity, until: until, includeSystemLibraries: systemLibraries, includeModules: includeModules,
+        capacity: capacity, until: until, includeSystemLibraries: systemLibraries, recordsData: data,
+        includeModules: includeModules,
         excludeModules: excludeModules,
         recorderMethod: recorderMethod, quiet: quiet, emulator: emulator.flatMap(RecordRequest.emulatorWords),
         waitForExit: waitForExit

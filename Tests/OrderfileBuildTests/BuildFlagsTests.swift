@@ -33,7 +33,7 @@ struct BuildFlagsTests {
   @Test("the release build recorded as it is: nothing instrumented, one section per function, lld, a build-id")
   func recordable() throws {
     let flags = try BuildFlags.forBuild(.recordable(format: .lld))
-    #expect(flags.compile == ["-ffunction-sections"])
+    #expect(flags.compile == ["-ffunction-sections", "-fdata-sections"])
     #expect(flags.link == ["-fuse-ld=lld", "-Wl,--build-id"])
     #expect(!flags.compile.contains { $0.contains("instrument") })
   }
@@ -208,7 +208,7 @@ struct BuildSystemSnippetTests {
   func meson() throws {
     let lines = try BuildSystem.meson.snippet(BuildFlags.recordable(format: .lld), orders: orders)
       .split(separator: "\n").map(String.init)
-    #expect(lines.contains("add_project_arguments('-ffunction-sections', language: ['c', 'cpp'])"))
+    #expect(lines.contains("add_project_arguments('-ffunction-sections', '-fdata-sections', language: ['c', 'cpp'])"))
     #expect(lines.contains("add_project_link_arguments('-fuse-ld=lld', '-Wl,--build-id', language: ['c', 'cpp'])"))
     #expect(lines.contains("  'ui': ['-Wl,--symbol-ordering-file=/src/orders/libui.so.0.0.0.order'],"))
     #expect(lines.contains("  'ui': ['/src/orders/libui.so.0.0.0.order'],"))
