@@ -99,11 +99,12 @@ public struct RuntimeRecorder: Recorder {
       try LiveTraceWindow.closeAtTimeLimit(path: own, limit: UInt64(timeLimitMilliseconds) * 1_000_000)
     }
     try moveIntoPlace(own, output)
+    let program = try? TraceReader.read(path: output)
     var children: [String] = []
     var images: [(number: Int, path: String)] = []
     let others = (try? FileManager.default.contentsOfDirectory(atPath: scratch)) ?? []
     for name in others.sorted() where name.hasPrefix("trace.") {
-      if Recording.removeIfNothingOfItsOwn(scratch + "/" + name) { continue }
+      if Recording.removeIfNothingOfTheProgram(scratch + "/" + name, beside: program) { continue }
       let destination = output + "." + name.dropFirst("trace.".count)
       try moveIntoPlace(scratch + "/" + name, destination)
       // The runtime names the trace of a process's later image "<its trace>.exec<n>".
