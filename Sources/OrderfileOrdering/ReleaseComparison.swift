@@ -212,11 +212,29 @@ public final class ReleaseBinaries {
 
   /// Refuses a release binary that is no recorded module: a typo would otherwise leave the
   /// match rate measured against the instrumented binary.
-  public func checkMatched(modules: [TraceModule], traces: [String]) throws {
+  /// A release binary that a module's name pairs it with but whose build-id differs must be a
+  /// build of that module (`ModuleFile.isAnotherBuild`), when the recorded binary can be read.
+  public func checkMatched(modules: [TraceModule], traces: [String], binaries: BinaryResolver = BinaryResolver())
+    throws
+  {
     let recorded = modules.map(\.file)
-    for (path, file) in zip(paths, files) where file.firmest(in: recorded).isEmpty {
-      throw OrderingError.releaseBinaryMatchesNoModule(
-        path: file.described, traces: traces, modules: Array(Set(modules.map(\.path))).sorted())
+    for (path, file) in zip(paths, files) {
+      let matched = file.firmest(in: recorded)
+      guard !matched.isEmpty else {
+        throw OrderingError.releaseBinaryMatchesNoModule(
+          path: file.described, traces: traces, modules: Array(Set(modules.map(\.path))).sorted())
+      }
+      for index in matched {
+        let module = modules[index]
+        guard let buildID = file.buildID, !module.buildID.isEmpty, buildID.bytes != module.buildID,
+          let release = try? resolver.symbolizer(at: path),
+          let recordedBinary = try? binaries.symbolizer(recordedPath: module.path, buildID: module.buildID),
+          !ModuleFile.isAnotherBuild(
+            functions: recordedBinary.functions.map(\.name), otherFunctions: release.functions.map(\.name))
+        else { continue }
+        throw OrderingError.anotherProgram(
+          binary: file.described, module: module.file.described, trace: traces.joined(separator: ", "))
+      }
     }
   }
 }

@@ -66,7 +66,8 @@ public struct TraceMerger {
       if read.count == 1, let only = read.first { try _ = ordering.generate(only.trace) }
       throw MergeError.noLaunchRecords(traces: read.map(\.input.path))
     }
-    try release?.checkMatched(modules: runs.flatMap(\.trace.modules), traces: runs.map(\.input.path))
+    try release?.checkMatched(
+      modules: runs.flatMap(\.trace.modules), traces: runs.map(\.input.path), binaries: binaries)
     let selections = try runSelections(runs)
     let runKeys = Self.moduleKeys(runs)
     try checkBuilds(runs, keys: runKeys, selections: selections)
