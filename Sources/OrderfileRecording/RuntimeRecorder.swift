@@ -114,6 +114,14 @@ public struct RuntimeRecorder: Recorder {
         children.append(destination)
       }
     }
+    // A launcher (a shell that runs something, then execs the program) recorded nothing in
+    // its own image: the process's last image, the program's, is the trace asked for, as
+    // the tracer writes it.
+    let ownImages = images.filter { $0.path.hasPrefix(output + ".\(pid).exec") }
+    if program?.records.isEmpty == true, let last = ownImages.max(by: { $0.number < $1.number }) {
+      try moveIntoPlace(last.path, output)
+      images.removeAll { $0.path == last.path }
+    }
     Recording.removeEarlierSiblings(of: output, keeping: children + images.map(\.path))
     var recording = Recording(
       status: status, tracePath: output, childTraces: children,

@@ -123,6 +123,26 @@ struct ChildrenCLITests {
     #expect(left.isEmpty, "traces of make: \(left.map(\.path))")
     #expect(traces.count == 8, "\(traces.map(\.path))")
   }
+
+  @Test(
+    "a launcher that runs a system program, then execs the program: the trace at -o is the program's, none is empty",
+    arguments: [ChildRecorder.inProcess, .tracer])
+  func launcherThenProgram(recorder: ChildRecorder) throws {
+    let launcher = try WanderingLauncher(recorder)
+    defer { launcher.work.remove() }
+    let result = try ProcessRunner.run(
+      PackagePaths.orderfileExecutable,
+      [
+        "record", "-q", "--recorder", recorder.rawValue, "-o", "tr/launch.trace", "--", "/bin/sh", "-c",
+        "cd / && /bin/true; exec \"$0\"", launcher.program,
+      ],
+      currentDirectory: launcher.work.path)
+    #expect(result.status == 0, "\(result.standardError)")
+    let main = try TraceReader.read(path: launcher.work.file("tr/launch.trace"))
+    #expect(try launcher.functions(in: main).contains("parent_after"), "\(main.modules.map(\.path))")
+    let empty = try launcher.traces().filter { $0.records.isEmpty }.map(\.path)
+    #expect(empty.isEmpty, "\(empty)")
+  }
 }
 
 @Suite("generate given traces without launch records")
