@@ -89,13 +89,14 @@ public struct ModuleFile: Sendable, Equatable {
 
   /// Whether two files this module's identity pairs by name (a file name or real file in
   /// common) but whose build-ids differ are builds of one module: whether at least half of the
-  /// functions of the one with fewer are the other's too, those of the startup files aside.
+  /// functions of the one with fewer are the other's too, those of the startup files aside
+  /// (and a Rust name's hashes of build settings: `Demangler.buildIndependentName`).
   /// An instrumented and a release build, a rebuild and a relink in another order all are;
   /// another program under the same name shares only the startup files' names. True when
   /// neither defines a function of its own: nothing then tells them apart.
   public static func isAnotherBuild(functions: [String], otherFunctions: [String]) -> Bool {
-    let own = Set(functions).subtracting(startupNames)
-    let other = Set(otherFunctions).subtracting(startupNames)
+    let own = Set(functions.map(Demangler.buildIndependentName)).subtracting(startupNames)
+    let other = Set(otherFunctions.map(Demangler.buildIndependentName)).subtracting(startupNames)
     let smaller = min(own.count, other.count)
     guard smaller > 0 else { return own.isEmpty && other.isEmpty }
     return own.intersection(other).count * 2 >= smaller
