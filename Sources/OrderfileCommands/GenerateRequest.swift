@@ -28,7 +28,7 @@ public struct GenerateRequest: Sendable {
     }
     let trace = try TraceReader.read(path: input.path)
     let release = orderfiles.release
-    try release?.checkMatched(modules: trace.modules, traces: [trace.path])
+    try release?.checkMatched(modules: trace.modules, traces: [trace.path], binaries: orderfiles.binaries)
     var generator = Generator(
       selection: orderfiles.selection, binaries: orderfiles.binaries,
       builder: OrderBuilder(

@@ -91,6 +91,14 @@ public struct LaunchEstimation {
       throw OrderingError.binaryMatchesNoModule(
         binary: binaryPath, trace: trace.path, modules: trace.modules.map(\.path))
     }
+    if binary.buildID != nil, !traceModule.buildID.isEmpty, !sameBuild,
+      !ModuleFile.isAnotherBuild(
+        functions: recorded.functions.map(\.name), otherFunctions: binary.functions.map(\.name))
+    {
+      // Paired by a name (or by --trace-module) only: no name in common makes another program the module.
+      throw OrderingError.anotherProgram(
+        binary: ModuleFile(path: binaryPath).described, module: traceModule.file.described, trace: trace.path)
+    }
     estimate.releaseOnly = releaseOnly
     let touches = trace.dataTouches.filter { $0.module == moduleIndex }
     if sameBuild && !touches.isEmpty {

@@ -88,12 +88,19 @@ public struct Generator {
     try (binary as? ELFSymbolizer)?.staticInitializers() ?? []
   }
 
+  /// Whether `trace` has a record an order is built from: one in the launch window, or any
+  /// with `includePostWindow`. A trace without one (a system program the launch started, a
+  /// window closed before the first call) gives no order.
+  public func hasLaunchRecords(_ trace: Trace) -> Bool {
+    trace.records.contains { $0.phase == .launch || builder.includePostWindow }
+  }
+
   public func generate(_ trace: Trace) throws -> Generation {
     var launchRecords = [Int](repeating: 0, count: trace.modules.count)
     for record in trace.records where record.phase == .launch || builder.includePostWindow {
       launchRecords[record.module] += 1
     }
-    guard launchRecords.contains(where: { $0 > 0 }) else {
+    guard hasLaunchRecords(trace) else {
       throw OrderingError.emptyTrace(trace: trace.path, instrumented: trace.header.isFromRuntime)
     }
 

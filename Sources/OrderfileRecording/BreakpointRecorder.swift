@@ -312,7 +312,7 @@ public struct BreakpointRecorder: Recorder {
       let path: String
       if finished.pid == main.pid && finished.isFinalImage {
         path = output
-      } else if finished.trace.recordsNothingOfItsOwn {
+      } else if finished.trace.recordsNothingOfTheProgram(beside: main.trace) {
         continue  // as the in-process recorder: a child that ran none of the program's code
       } else if finished.isFinalImage {
         path = "\(output).\(finished.pid)"

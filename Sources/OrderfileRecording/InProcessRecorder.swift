@@ -166,7 +166,9 @@ public struct InProcessRecorder: Recorder {
     runtime.emulator = emulator
     runtime.environment = [
       // The user's preloads stay, after this one: its signal calls must be the first found.
-      "LD_PRELOAD": library + (inherited.map { " " + $0 } ?? ""),
+      // Absolute (ORDERFILE_RUNTIME_DIR may be relative): a child that changes directory
+      // before it executes a program must still load it.
+      "LD_PRELOAD": PathName.absolute(library) + (inherited.map { " " + $0 } ?? ""),
       "ORDERFILE_TRAP_PLAN": planFile,
     ]
     runtime.passesTerminationSignals = true

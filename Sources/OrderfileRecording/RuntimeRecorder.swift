@@ -99,11 +99,12 @@ public struct RuntimeRecorder: Recorder {
       try LiveTraceWindow.closeAtTimeLimit(path: own, limit: UInt64(timeLimitMilliseconds) * 1_000_000)
     }
     try moveIntoPlace(own, output)
+    let program = try? TraceReader.read(path: output)
     var children: [String] = []
     var images: [(number: Int, path: String)] = []
     let others = (try? FileManager.default.contentsOfDirectory(atPath: scratch)) ?? []
     for name in others.sorted() where name.hasPrefix("trace.") {
-      if Recording.removeIfNothingOfItsOwn(scratch + "/" + name) { continue }
+      if Recording.removeIfNothingOfTheProgram(scratch + "/" + name, beside: program) { continue }
       let destination = output + "." + name.dropFirst("trace.".count)
       try moveIntoPlace(scratch + "/" + name, destination)
       // The runtime names the trace of a process's later image "<its trace>.exec<n>".
@@ -112,6 +113,14 @@ public struct RuntimeRecorder: Recorder {
       } else {
         children.append(destination)
       }
+    }
+    // A launcher (a shell that runs something, then execs the program) recorded nothing in
+    // its own image: the process's last image, the program's, is the trace asked for, as
+    // the tracer writes it.
+    let ownImages = images.filter { $0.path.hasPrefix(output + ".\(pid).exec") }
+    if program?.records.isEmpty == true, let last = ownImages.max(by: { $0.number < $1.number }) {
+      try moveIntoPlace(last.path, output)
+      images.removeAll { $0.path == last.path }
     }
     Recording.removeEarlierSiblings(of: output, keeping: children + images.map(\.path))
     var recording = Recording(
