@@ -13,6 +13,9 @@ public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendabl
   case notMeasured(binary: String)
   /// A line of the probe's output this version does not read.
   case badProbeOutput(program: String, line: String)
+  /// `--measure` of a program built for another machine (`machine`) than this one (`host`),
+  /// without `--emulator`; `emulator` is the one that would run it here, when one is known.
+  case otherMachine(program: String, machine: String, host: String, emulator: String?)
 
   public var errorDescription: String? {
     switch self {
@@ -27,12 +30,15 @@ public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendabl
       return "\(binary): the measured run never loaded it; give the binary itself, not a wrapper that starts it"
     case .badProbeOutput(let program, let line):
       return "\(program): unreadable page probe output: '\(line)'"
+    case .otherMachine(let program, let machine, let host, let emulator):
+      return
+        "\(program) is an \(machine) program and this machine is \(host): measure it under an emulator with --measure --emulator '\(emulator ?? "COMMAND")'"
     }
   }
 
   public var exitStatus: ExitStatus {
     switch self {
-    case .emptyOrderfile, .probeWroteNothing, .notMeasured: return .dataError
+    case .emptyOrderfile, .probeWroteNothing, .notMeasured, .otherMachine: return .dataError
     case .noPageProbe, .badProbeOutput: return .internalError
     }
   }

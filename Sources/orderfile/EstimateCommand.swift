@@ -24,7 +24,10 @@ struct EstimateCommand: ParsableCommand {
       are printed beside the estimate's "now"; a difference of more than 3
       pages and 3% is a warning that names the likely cause. --until and
       --time-limit end the count as they end a recording. The program's
-      stdout goes to stderr, so the report stays alone on stdout.
+      stdout goes to stderr, so the report stays alone on stdout. A program
+      of another machine runs under --emulator, as 'record' runs it, with the
+      page probe built for that machine (lib/<triple>/ beside the tool's
+      libraries, where Scripts/install puts it when a cross compiler is there).
 
       Examples:
         orderfile estimate --trace launch.trace --binary build/release/app
@@ -32,6 +35,8 @@ struct EstimateCommand: ParsableCommand {
         orderfile estimate --trace launch.trace --binary app --order app.order \\
           --markdown > estimate.md
         orderfile estimate --trace launch.trace --binary app --svg pages.svg
+        orderfile estimate --trace launch.trace --binary arm64/app --measure \\
+          --emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu' -- arm64/app
       """
   )
 
@@ -77,6 +82,8 @@ struct EstimateCommand: ParsableCommand {
       "With --measure: count only pages first touched within this many milliseconds of the start.", valueName: "ms"))
   var timeLimit: Int?
 
+  @OptionGroup var emulator: EmulatorOptions
+
   @Argument(parsing: .postTerminator, help: "With --measure: the program and its arguments, after '--'.")
   var command: [String] = []
 
@@ -88,8 +95,8 @@ struct EstimateCommand: ParsableCommand {
       throw ValidationError("--measure runs the binary: give the command after '--', e.g. --measure -- ./app --version")
     }
     if !measure && !words.isEmpty { throw ValidationError("a command after '--' is run only with --measure") }
-    if !measure && (!until.isEmpty || timeLimit != nil) {
-      throw ValidationError("--until and --time-limit need --measure")
+    if !measure && (!until.isEmpty || timeLimit != nil || emulator.text != nil) {
+      throw ValidationError("--until, --time-limit and --emulator need --measure")
     }
     try validateTimeLimit(timeLimit)
     if until.contains(where: \.isEmpty) { throw ValidationError("--until needs a function name") }
@@ -103,7 +110,9 @@ struct EstimateCommand: ParsableCommand {
       try EstimateRequest(
         layout: traceModule.layout(trace: trace, binary: binary), order: order, faultAroundKiB: faultAround,
         reportFormat: output.format, svg: svg, html: html,
-        measure: measure ? MeasureRequest(command: words, until: until, timeLimitMilliseconds: timeLimit) : nil
+        measure: measure
+          ? MeasureRequest(command: words, until: until, timeLimitMilliseconds: timeLimit, emulator: emulator.words)
+          : nil
       ).run()
     }
   }

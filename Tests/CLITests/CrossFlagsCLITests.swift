@@ -107,7 +107,10 @@ struct OtherMachineCLITests {
     #expect(missing.status == 69, "\(missing.standardError)")
     #expect(
       missing.standardError.contains("no libOrderfileInProcess.so built for arm64")
-        && missing.standardError.contains("Scripts/install --target aarch64-linux-gnu"), "\(missing.standardError)")
+        && missing.standardError.contains(
+          "installed without a cross compiler for aarch64-linux-gnu; run Scripts/install")
+        && missing.standardError.contains("'Scripts/build-runtime --target aarch64-linux-gnu DIR'"),
+      "\(missing.standardError)")
     let empty = try orderfile(["record", "--emulator", " ", "-o", directory.file("launch.trace"), "--", program])
     #expect(empty.status == 64 && empty.standardError.contains("--emulator needs a command"), "\(empty.standardError)")
   }
