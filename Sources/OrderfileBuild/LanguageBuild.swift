@@ -173,6 +173,14 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
     }
   }
 
+  /// Adds the linker option that aligns segments for pages of `bytes`
+  /// (`BuildFlags.segmentAlignment`): swiftc's `-Xlinker` passes one word at a time.
+  public mutating func align(pageSize bytes: UInt64) {
+    let option = BuildFlags.segmentAlignment(pageSize: bytes)
+    arguments += Self.linkerArguments(
+      language, language == .swift ? option.split(separator: ",").map(String.init) : [option])
+  }
+
   /// Adds the linker's `--emit-relocs`, which `orderfile bolt` needs.
   public mutating func keepRelocations() {
     arguments += Self.linkerArguments(language, ["--emit-relocs"])

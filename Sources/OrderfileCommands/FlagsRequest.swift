@@ -31,12 +31,16 @@ public struct FlagsRequest: Sendable {
   /// Cross-build for this machine (`--target`), with `compiler` for the release builds.
   public var target: CrossTarget?
   public var compiler: InstrumentingCompiler
+  /// Link for pages of this many bytes (`--page-size`); nil: the target's own
+  /// (`CrossTarget.linkPageSize`, Android's 16 KiB), else the linker's default.
+  public var pageSize: UInt64?
 
   public init(
     build: Build, shape: Shape = .both, language: Language = .c, keepRelocations: Bool = false,
-    target: CrossTarget? = nil, compiler: InstrumentingCompiler? = nil,
+    target: CrossTarget? = nil, compiler: InstrumentingCompiler? = nil, pageSize: UInt64? = nil,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) {
+    self.pageSize = pageSize
     self.build = build
     self.language = language
     self.shape = shape
@@ -78,6 +82,7 @@ public struct FlagsRequest: Sendable {
     }
     var flags = try BuildFlags.forBuild(common, target: target, compiler: compiler)
     if keepRelocations { flags.link.append("-Wl,--emit-relocs") }
+    if let linkPageSize { flags = flags.aligned(pageSize: linkPageSize) }
     // One link: several orderfiles are several links, which only a snippet or the
     // commented lines print.
     func oneLink() throws -> BuildFlags {
@@ -99,7 +104,11 @@ public struct FlagsRequest: Sendable {
     case .both:
       let what: String
       switch build {
-      case .recordable: what = "the release build, recorded as it is (orderfile record --no-rebuild)"
+      case .recordable:
+        // Android's release build is recorded on the device through its instrumented build.
+        what =
+          target.map { $0.emulator(host: CrossTarget.hostArchitecture) == nil } == true
+          ? "the release build" : "the release build, recorded as it is (orderfile record --no-rebuild)"
       case .instrumented: what = "the instrumented (recording) build"
       case .release: what = "the ordered release build"
       }
@@ -118,6 +127,9 @@ public struct FlagsRequest: Sendable {
     return output
   }
 
+  /// The page size to link for: the one asked for, else the target's.
+  var linkPageSize: UInt64? { pageSize ?? target?.linkPageSize }
+
   /// The packages installed beside the runtime the running tool finds.
   static func installedPackages(
     executablePath: String = RuntimeLocation.runningTool,
@@ -132,11 +144,24 @@ public struct FlagsRequest: Sendable {
     return packages
   }
 
+  /// How a Rust release build for `target` is recorded: as it is, under qemu-user here, or for
+  /// Android (no emulator here runs its libraries) through its instrumented build on the device.
+  static func rustCrossRecording(_ target: CrossTarget) -> String {
+    let binary = "target/\(target.rustTriple)/release/app"
+    guard let emulator = target.emulator(host: CrossTarget.hostArchitecture) else {
+      return
+        "The release build for \(target.triple), recorded on the device through its instrumented build (--instrument --target \(target.triple))"
+    }
+    return
+      "The release build for \(target.triple), recorded as it is under qemu-user (orderfile record --emulator '\(BuildFlags.shellLine(emulator))' -o launch.trace -- \(binary))"
+  }
+
   /// Swift and Rust: the whole build command, or its arguments as JSON.
   private func runForLanguage() throws -> CommandOutput {
     var arguments = try LanguageBuild.forBuild(
       build, language: language, target: target, environment: ProcessInfo.processInfo.environment)
     if keepRelocations { arguments.keepRelocations() }
+    if let linkPageSize { arguments.align(pageSize: linkPageSize) }
     var output = CommandOutput()
     if shape == .json {
       output.print(try JSONRenderer().render(arguments))
@@ -147,9 +172,8 @@ public struct FlagsRequest: Sendable {
     case .recordable:
       what =
         language == .rust
-        ? (target.map {
-          "The release build for \($0.triple), recorded through its instrumented build (--instrument --target \($0.triple))"
-        } ?? "The release build, recorded as it is (orderfile record -- target/\(LanguageBuild.hostTriple)/release/app)")
+        ? (target.map { Self.rustCrossRecording($0) }
+          ?? "The release build, recorded as it is (orderfile record -- target/\(LanguageBuild.hostTriple)/release/app)")
         : "The release build, recorded as it is (orderfile record -- ./app)"
     case .release:
       what =
