@@ -79,11 +79,12 @@ struct Arm64EmulatedRunTests {
     try runChecked(Toolchain.clang, ["-O2", "-g", source, "-o", work.file("native")])
     let emulated = work.file("emulated.trace")
     let native = work.file("native.trace")
-    for (program, trace, options) in [
-      (work.file("arm64"), emulated, ["--emulator", emulator]), (work.file("native"), native, []),
+    // The arm64 recorder from ORDERFILE_RUNTIME_DIR, the host's from the build folder.
+    for (program, trace, options, variables) in [
+      (work.file("arm64"), emulated, ["--emulator", emulator], environment), (work.file("native"), native, [], [:]),
     ] {
       let recorded = try orderfile(
-        ["record", "-q", "--no-rebuild"] + options + ["-o", trace, "--", program, "2"], environment: environment)
+        ["record", "-q", "--no-rebuild"] + options + ["-o", trace, "--", program, "2"], environment: variables)
       #expect(FileManager.default.fileExists(atPath: trace), "\(recorded.standardError)")
     }
 
