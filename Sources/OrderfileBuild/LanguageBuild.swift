@@ -227,6 +227,14 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
       flags.flatMap { $0.hasPrefix("-Wl,") ? $0.dropFirst(4).split(separator: ",").map(String.init) : [$0] })
   }
 
+  /// Adds the linker option that aligns segments for pages of `bytes`
+  /// (`BuildFlags.segmentAlignment`): swiftc's `-Xlinker` passes one word at a time.
+  public mutating func align(pageSize bytes: UInt64) {
+    let option = BuildFlags.segmentAlignment(pageSize: bytes)
+    arguments += Self.linkerArguments(
+      language, language == .swift ? option.split(separator: ",").map(String.init) : [option])
+  }
+
   /// Adds the linker's `--emit-relocs`, which `orderfile bolt` needs: for Rust's ordered
   /// build to the final crate's link alone, like the orderfile.
   public mutating func keepRelocations() {

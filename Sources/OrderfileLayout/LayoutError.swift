@@ -19,6 +19,9 @@ public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendabl
   case coldLibrary(path: String)
   /// `perf trace` could not count the major faults of a cold launch.
   case perfFailed(program: String, reason: String)
+  /// `--measure` of a program built for another machine (`machine`) than this one (`host`),
+  /// without `--emulator`; `emulator` is the one that would run it here, when one is known.
+  case otherMachine(program: String, machine: String, host: String, emulator: String?)
 
   public var errorDescription: String? {
     switch self {
@@ -40,12 +43,15 @@ public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendabl
         "\(path): a shared library; --measure-cold runs programs (measure the program with 'estimate --measure-cold', which counts its libraries too)"
     case .perfFailed(let program, let reason):
       return "\(program): cannot count major faults with perf: \(reason)"
+    case .otherMachine(let program, let machine, let host, let emulator):
+      return
+        "\(program) is an \(machine) program and this machine is \(host): measure it under an emulator with --measure --emulator '\(emulator ?? "COMMAND")'"
     }
   }
 
   public var exitStatus: ExitStatus {
     switch self {
-    case .emptyOrderfile, .probeWroteNothing, .notMeasured, .coldLibrary: return .dataError
+    case .emptyOrderfile, .probeWroteNothing, .notMeasured, .coldLibrary, .otherMachine: return .dataError
     case .noPageProbe, .badProbeOutput: return .internalError
     case .pageCache: return .ioError
     case .perfFailed: return .unavailable

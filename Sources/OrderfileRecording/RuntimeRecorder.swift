@@ -55,6 +55,9 @@ public struct RuntimeRecorder: Recorder {
     environment["ORDERFILE_DISABLE"] = "0"
     if let timeLimitMilliseconds { environment["ORDERFILE_TIME_LIMIT_MS"] = String(timeLimitMilliseconds) }
     if let capacity { environment["ORDERFILE_CAPACITY"] = String(capacity) }
+    // The trace then says its times are the emulator's (OFT_FLAG_EMULATED), also when the
+    // program named is qemu-user itself with the program after it.
+    if emulator != nil || Emulator(command: [program]).isQemu { environment["ORDERFILE_EMULATED"] = "1" }
 
     let executable = ProcessRunner.resolve(program)
     let forwarding = passesTerminationSignals ? TerminationSignals.forward() : nil

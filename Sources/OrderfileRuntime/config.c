@@ -200,6 +200,7 @@ void of_read_config(of_config *config) {
 
   config->disabled = of_read_switch("ORDERFILE_DISABLE");
   config->verbose = of_read_switch("ORDERFILE_VERBOSE");
+  config->emulated = of_read_switch("ORDERFILE_EMULATED");
   of_read_spawn(config);
 
   const char *output = of_getenv("ORDERFILE_OUTPUT");

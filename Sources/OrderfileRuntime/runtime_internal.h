@@ -76,6 +76,7 @@ typedef struct of_config {
   bool full_mode;                 /* ORDERFILE_MODE=full */
   bool disabled;
   bool verbose;
+  bool emulated;                  /* ORDERFILE_EMULATED: run under a user-mode emulator */
   uint32_t spawner_pid;           /* ORDERFILE_SPAWN "<pid>:<ns>": the recorder that started us */
   uint64_t spawn_ns;              /* its CLOCK_MONOTONIC just before the spawn; 0 = not given */
 } of_config;

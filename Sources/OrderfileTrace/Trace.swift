@@ -144,6 +144,9 @@ public struct TraceHeader: Sendable, Equatable {
   /// out of every later time in the trace (version 1.3); nil when the trace's times are the
   /// wall clock's.
   public var recorderTime: RecorderTime?
+  /// The program ran under a user-mode emulator (`OFT_FLAG_EMULATED`): every time is the
+  /// emulator's, its start-up in the loader's share.
+  public var isEmulated = false
   /// The window's time limit, measured from process start, if one was set.
   public var timeLimitNanoseconds: UInt64?
   /// First calls the runtime could not record (capacity or table full).

@@ -60,6 +60,7 @@ public enum TraceEncoder {
       if header.parentPID != nil { flags |= TraceLayout.Flag.forked }
       if header.minorFaults != nil || header.majorFaults != nil { flags |= TraceLayout.Flag.metrics }
       if header.versionMinor >= 3, header.recorderTime != nil { flags |= TraceLayout.Flag.programClock }
+      if header.isEmulated { flags |= TraceLayout.Flag.emulated }
       put(flags, H.flags)
       put(header.windowReason.rawValue, H.windowReason)
       put(header.windowEndNanoseconds ?? 0, H.windowEnd)

@@ -128,6 +128,7 @@ enum TraceLayout {
     static let forked: UInt32 = OFT_FLAG_FORKED
     static let metrics: UInt32 = OFT_FLAG_METRICS
     static let programClock: UInt32 = OFT_FLAG_PROGRAM_CLOCK
+    static let emulated: UInt32 = OFT_FLAG_EMULATED
   }
 
   enum ModuleFlag {

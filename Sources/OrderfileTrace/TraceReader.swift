@@ -305,7 +305,7 @@ private struct Parser {
         regions, modules: modules, unbufferedEvents: unbufferedEvents, windowEnd: head.u64(H.windowEnd))
     }
 
-    let header = TraceHeader(
+    var header = TraceHeader(
       versionMajor: major, versionMinor: minor, pid: head.u32(H.pid),
       parentPID: forked ? head.u32(H.parentPID) : nil,
       forkRecordIndex: forked ? Int(forkRecordIndex) : nil,
@@ -322,6 +322,7 @@ private struct Parser {
       isClosed: closed, windowReason: windowReason,
       windowEndNanoseconds: nonzero(head.u64(H.windowEnd)), endNanoseconds: nonzero(head.u64(H.end)),
       minorFaults: metrics ? head.u64(H.minorFaults) : nil, majorFaults: metrics ? head.u64(H.majorFaults) : nil)
+    header.isEmulated = flags & TraceLayout.Flag.emulated != 0
     return Trace(
       path: path, header: header, modules: modules, records: records,
       uncommittedRecords: uncommitted, unknownRecords: unknown, marks: marks, threads: threads,

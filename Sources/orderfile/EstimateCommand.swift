@@ -24,7 +24,10 @@ struct EstimateCommand: ParsableCommand {
       are printed beside the estimate's "now"; a difference of more than 3
       pages and 3% is a warning that names the likely cause. --until and
       --time-limit end the count as they end a recording. The program's
-      stdout goes to stderr, so the report stays alone on stdout.
+      stdout goes to stderr, so the report stays alone on stdout. A program
+      of another machine runs under --emulator, as 'record' runs it, with the
+      page probe built for that machine (lib/<triple>/ beside the tool's
+      libraries, where Scripts/install puts it when a cross compiler is there).
 
       With --measure-cold, the program runs once cold instead (or as well):
       the executable, --binary and the program's own shared libraries are
@@ -44,6 +47,8 @@ struct EstimateCommand: ParsableCommand {
           --markdown > estimate.md
         orderfile estimate --trace launch.trace --binary app --svg pages.svg
         orderfile estimate --trace launch.trace --binary app --measure-cold -- ./app --version
+        orderfile estimate --trace launch.trace --binary arm64/app --measure \\
+          --emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu' -- arm64/app
       """
   )
 
@@ -92,6 +97,8 @@ struct EstimateCommand: ParsableCommand {
       valueName: "ms"))
   var timeLimit: Int?
 
+  @OptionGroup var emulator: EmulatorOptions
+
   @Argument(
     parsing: .postTerminator, help: "With --measure or --measure-cold: the program and its arguments, after '--'.")
   var command: [String] = []
@@ -110,6 +117,7 @@ struct EstimateCommand: ParsableCommand {
     if !measure && !until.isEmpty {
       throw ValidationError("--until needs --measure (a cold run ends at exit or --time-limit)")
     }
+    if !measure && emulator.text != nil { throw ValidationError("--emulator needs --measure") }
     if !measure && !cold.measureCold && timeLimit != nil {
       throw ValidationError("--time-limit needs --measure or --measure-cold")
     }
@@ -128,7 +136,9 @@ struct EstimateCommand: ParsableCommand {
       try EstimateRequest(
         layout: traceModule.layout(trace: trace, binary: binary), order: order, faultAroundKiB: faultAround,
         reportFormat: output.format, svg: svg, html: html,
-        measure: measure ? MeasureRequest(command: words, until: until, timeLimitMilliseconds: timeLimit) : nil,
+        measure: measure
+          ? MeasureRequest(command: words, until: until, timeLimitMilliseconds: timeLimit, emulator: emulator.words)
+          : nil,
         measureCold: cold.method.map { ColdLaunchRequest(command: words, timeLimitMilliseconds: timeLimit, method: $0) }
       ).run()
     }

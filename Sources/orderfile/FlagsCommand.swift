@@ -53,11 +53,17 @@ struct FlagsCommand: ParsableCommand {
         orderfile flags --instrument --packages --build-system cmake
 
       Cross builds (--target, e.g. aarch64-linux-gnu) print the target's
-      compiler and flags, and how to record the launch on the device or
-      under qemu-user; the trace is then read on this machine:
-        orderfile flags --instrument --compiler gcc --target aarch64-linux-gnu
+      compiler and flags, and how to record the launch: the release build as
+      it is under qemu-user here (record --emulator), or an instrumented build
+      on the device; the trace is then read on this machine:
+        orderfile flags --target aarch64-linux-gnu
         orderfile flags --release app.order --target aarch64-linux-gnu --ldflags
-        orderfile flags --language rust --instrument --target aarch64-linux-gnu
+        orderfile flags --language rust --target aarch64-linux-gnu
+        orderfile flags --instrument --compiler gcc --target aarch64-linux-gnu
+
+      Android's 64-bit programs are linked for 16 KiB pages
+      (-Wl,-z,max-page-size=16384, as the NDK does); --page-size links for
+      other pages, e.g. --page-size 64 for arm64 servers with 64 KiB pages.
 
       Swift and Rust (--language swift|rust) print the whole build command:
       'swift build' arguments, or RUSTFLAGS for cargo. Their instrumented
@@ -134,11 +140,24 @@ struct FlagsCommand: ParsableCommand {
       valueName: "dir"))
   var sysroot: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Link for pages of this many KiB (-Wl,-z,max-page-size): 16 for 16 KiB pages (the default for an Android --target), 64 for 64 KiB.",
+      valueName: "KiB"))
+  var pageSize: Int?
+
   @OptionGroup var output: OutputFormatOptions<JSONFlag>
 
   func validate() throws {
     if sysroot != nil && release.isEmpty {
       throw ValidationError("--sysroot decides the ordered release build's loader options: give it with --release")
+    }
+    if let pageSize {
+      guard pageSize >= 4, pageSize <= 64, pageSize & (pageSize - 1) == 0 else {
+        throw ValidationError(
+          "--page-size is in KiB, a power of two from 4 to 64 (16 for 16 KiB pages), not \(pageSize)")
+      }
+      if format == .ld64 { throw ValidationError("--page-size aligns an ELF link: give it with --format lld or gold") }
     }
     if packages && (!instrument || cflags || ldflags || language != .c || output.format == .json) {
       throw ValidationError(
@@ -195,7 +214,8 @@ struct FlagsCommand: ParsableCommand {
       try FlagsRequest(
         build: try FlagsRequest.build(release: release, instrument: instrument, compiler: compiler, format: format),
         shape: shape, language: language, keepRelocations: emitRelocs,
-        target: try target.map { try CrossTarget(triple: $0) }, compiler: compiler, sysroot: sysroot
+        target: try target.map { try CrossTarget(triple: $0) }, compiler: compiler, sysroot: sysroot,
+        pageSize: pageSize.map { UInt64($0) * 1024 }
       ).run()
     }
   }

@@ -212,3 +212,24 @@ func validateTimeLimit(_ milliseconds: Int?) throws {
     throw ValidationError("--time-limit must be a positive number of milliseconds")
   }
 }
+
+/// `--emulator` in `record` and `estimate --measure`: the emulator that runs a program of
+/// another machine here, one command line split into words.
+struct EmulatorOptions: ParsableArguments {
+  @Option(
+    name: .customLong("emulator"),
+    help: ArgumentHelp(
+      "Run the program under this emulator, for a program of another machine (e.g. 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'), with the recorder or page probe built for that machine.",
+      valueName: "command"))
+  var text: String?
+
+  /// The emulator's words (split at blanks, quotes kept), nil without `--emulator`.
+  var words: [String]? { text.flatMap(RecordRequest.emulatorWords) }
+
+  func validate() throws {
+    if let text, RecordRequest.emulatorWords(text) == nil {
+      throw ValidationError(
+        "--emulator needs a command, e.g. --emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'")
+    }
+  }
+}

@@ -120,11 +120,7 @@ struct RecordCommand: ParsableCommand {
       valueName: "auto|in-process|tracer"))
   var recorderMethod: NoRebuildMethod = .automatic
 
-  @Option(
-    help: ArgumentHelp(
-      "Run the program under this emulator, for a program of another machine (e.g. 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'); recorded in-process or with an instrumented build's runtime.",
-      valueName: "command"))
-  var emulator: String?
+  @OptionGroup var emulator: EmulatorOptions
 
   @Flag(
     help:
@@ -160,10 +156,6 @@ struct RecordCommand: ParsableCommand {
     if noRebuild && capacity != nil {
       throw ValidationError("--capacity is for --instrumented: without a rebuild every function is recorded")
     }
-    if let emulator, RecordRequest.emulatorWords(emulator) == nil {
-      throw ValidationError(
-        "--emulator needs a command, e.g. --emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'")
-    }
     if until.contains(where: \.isEmpty) { throw ValidationError("--until needs a function name") }
     if includeModules.contains(where: \.isEmpty) || excludeModules.contains(where: \.isEmpty) {
       throw ValidationError("--include-module and --exclude-module need a file name or a path")
@@ -178,7 +170,7 @@ struct RecordCommand: ParsableCommand {
         capacity: capacity, until: until, includeSystemLibraries: systemLibraries, recordsData: data,
         includeModules: includeModules,
         excludeModules: excludeModules,
-        recorderMethod: recorderMethod, quiet: quiet, emulator: emulator.flatMap(RecordRequest.emulatorWords),
+        recorderMethod: recorderMethod, quiet: quiet, emulator: emulator.words,
         waitForExit: waitForExit
       ).run()
     }

@@ -90,6 +90,11 @@ extern "C" {
                                        * clock: CLOCK_MONOTONIC minus the recorder's own time
                                        * (recorder_ns) spent before it, so that a recorder that stops
                                        * or interrupts the program does not count as the program */
+#define OFT_FLAG_EMULATED 0x20u       /* the program ran under a user-mode emulator (qemu-user; the
+                                       * recorder sets ORDERFILE_EMULATED=1): every time is the
+                                       * emulator's, its start-up in the loader's, not the program's
+                                       * on its machine. A reader that does not know it loses only
+                                       * that note, so it needs no new minor version */
 
 /* Why the launch window closed (header.window_reason). */
 #define OFT_WINDOW_OPEN 0u            /* still open when the trace ended */
