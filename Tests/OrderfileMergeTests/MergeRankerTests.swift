@@ -171,6 +171,21 @@ struct MergeRankerTests {
     #expect(anchored.map(\.name).joined(separator: " ") == "main a b c late")
   }
 
+  @Test("a previous order the runs reverse throughout is another program's: the merge starts afresh")
+  func previousReversed() {
+    // Two threads take turns: every pair across them would keep its reversed order, as
+    // thread timing, were the previous order weighed pair by pair.
+    let names = (0..<300).map { "f\($0)" }
+    let threads = names.indices.map { UInt32($0 % 2) }
+    let runs = [
+      RunOrder(label: "a", names: names, threads: threads),
+      RunOrder(label: "b", weight: 2, names: names, threads: threads),
+    ]
+    let anchored = MergeRanker.rank(runs, previous: names.reversed())
+    #expect(anchored == MergeRanker.rank(runs))
+    #expect(anchored.allSatisfy { $0.placement == $0.medianRank })
+  }
+
   @Test("with a previous order the result still does not depend on the order of the runs")
   func previousPermutationInvariance() {
     let runs = [

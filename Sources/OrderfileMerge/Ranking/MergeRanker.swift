@@ -34,7 +34,9 @@ import OrderfileSupport
 /// sort of the previous order, the earliest of a cycle of overrulings first). Functions of
 /// one thread keep their previous order unless the runs moved them, whatever the other
 /// threads interleaved, which ranks cannot tell: a function's rank counts the worker
-/// functions that happened to run before it.
+/// functions that happened to run before it. A previous order the runs reverse in more than
+/// 64 pairs per function on average is another program's (much changed code): the merge then
+/// starts afresh, by median.
 ///
 /// Ties are broken by the weighted median, the weighted mean, then the name (byte order), so
 /// the result does not depend on the order the runs are given in.
@@ -73,7 +75,18 @@ public enum MergeRanker {
     }
     .sorted(by: precedes)
     guard previous != nil else { return entries }
-    return overruled(entries, runs: zip(weightedRuns, calls).map { RankedRun(order: entries, run: $0, calls: $1) })
+    let index = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.name, $0) })
+    if let kept = overruled(
+      entries, runs: zip(weightedRuns, calls).map { RankedRun(index: index, count: entries.count, run: $0, calls: $1) })
+    {
+      return kept
+    }
+    // The runs reverse so much of the previous order that it is another program's: merged afresh.
+    return entries.map { entry in
+      var entry = entry
+      entry.placement = entry.medianRank
+      return entry
+    }.sorted(by: precedes)
   }
 
   /// One run as the positions (and threads) of the entries of an order.
@@ -86,12 +99,12 @@ public enum MergeRanker {
     /// Each entry's thread in the run, where known.
     var threads: [UInt32?]
 
-    init(order: [MergedEntry], run: RunOrder, calls: [(name: String, thread: UInt32?)]) {
-      let index = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1.name, $0) })
+    /// `index`: each entry's index in the order of `count` entries.
+    init(index: [String: Int], count: Int, run: RunOrder, calls: [(name: String, thread: UInt32?)]) {
       weight = run.weight
       sequence = calls.compactMap { index[$0.name] }
-      positions = [Int](repeating: -1, count: order.count)
-      threads = [UInt32?](repeating: nil, count: order.count)
+      positions = [Int](repeating: -1, count: count)
+      threads = [UInt32?](repeating: nil, count: count)
       for (position, call) in calls.enumerated() {
         guard let entry = index[call.name] else { continue }
         positions[entry] = position
@@ -100,9 +113,15 @@ public enum MergeRanker {
     }
   }
 
+  /// Pairs of the previous order, per entry, that the runs may reverse before it counts as
+  /// another program's order (code that changed much): the merge then starts afresh rather
+  /// than weigh every reversed pair, which would take time and memory quadratic in the entries.
+  static let reversalsPerEntry = 64
+
   /// `order` (sorted from the previous places) with every function the runs overrule moved
-  /// after the functions that must precede it.
-  static func overruled(_ order: [MergedEntry], runs: [RankedRun]) -> [MergedEntry] {
+  /// after the functions that must precede it; nil when the runs reverse more than
+  /// `reversalsPerEntry` pairs per entry.
+  static func overruled(_ order: [MergedEntry], runs: [RankedRun]) -> [MergedEntry]? {
     func sameGroup(_ a: Int, _ b: Int) -> Bool {
       order[a].inAllRuns == order[b].inAllRuns && (order[a].inAllRuns || order[a].presence == order[b].presence)
     }
@@ -119,6 +138,8 @@ public enum MergeRanker {
       witnessWeight += runs[run].weight
     }
     var candidates = Set<Pair>()
+    let budget = reversalsPerEntry * max(order.count, 1)
+    var examined = 0
     for (number, run) in runs.enumerated() {
       let sequence = witnesses.contains(number) ? run.sequence : run.sequence.filter { !order[$0].inAllRuns }
       // Entries this run already called, as sorted indices: those after `entry` came first
@@ -126,6 +147,8 @@ public enum MergeRanker {
       var seen: [Int] = []
       for entry in sequence {
         let later = seen.partitioningIndex { $0 > entry }
+        examined += seen.count - later
+        guard examined <= budget else { return nil }
         for other in seen[later...] where sameGroup(entry, other) {
           candidates.insert(Pair(earlier: entry, later: other))
         }
