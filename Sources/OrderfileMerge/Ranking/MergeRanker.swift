@@ -132,8 +132,13 @@ public enum MergeRanker {
     let total = WeightedStatistics.sum(runs.map(\.weight))
     var witnesses = Set<Int>()
     var witnessWeight = 0.0
-    for run in runs.indices.sorted(by: { runs[$0].weight > runs[$1].weight })
-    where witnessWeight <= keepingShare * total {
+    // Ties broken by the run's own order, so that the runs chosen, and the reversals counted
+    // against the budget, do not depend on the order the runs came in.
+    let heaviestFirst = runs.indices.sorted { a, b in
+      if runs[a].weight != runs[b].weight { return runs[a].weight > runs[b].weight }
+      return runs[a].sequence.lexicographicallyPrecedes(runs[b].sequence)
+    }
+    for run in heaviestFirst where witnessWeight <= keepingShare * total {
       witnesses.insert(run)
       witnessWeight += runs[run].weight
     }
