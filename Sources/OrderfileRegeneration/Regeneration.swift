@@ -98,8 +98,9 @@ public struct Regeneration {
 
     // 1. Build what ships, keep a copy of each binary (the relink replaces them), and the
     // instrumented build when that is what is recorded.
-    clock.start("building the release binaries (log: \(display(work.log("build"))))")
-    try runCommand(configuration.build, step: "build", log: work.log("build"), newDirectory: work.new)
+    let buildLog = try work.newLog("build")
+    clock.start("building the release binaries (log: \(display(buildLog)))")
+    try runCommand(configuration.build, step: "build", log: buildLog, newDirectory: work.new)
     var shipped: [String: String] = [:]
     for binary in configuration.binaries {
       guard FileManager.default.fileExists(atPath: binary.path) else {
@@ -179,8 +180,9 @@ public struct Regeneration {
     clock.finish()
 
     // 4. Relink with the regenerated orderfiles.
-    clock.start("relinking with the regenerated orderfiles (log: \(display(work.log("relink"))))")
-    try runCommand(configuration.relink, step: "relink", log: work.log("relink"), newDirectory: work.new)
+    let relinkLog = try work.newLog("relink")
+    clock.start("relinking with the regenerated orderfiles (log: \(display(relinkLog)))")
+    try runCommand(configuration.relink, step: "relink", log: relinkLog, newDirectory: work.new)
     clock.finish()
 
     // 5. Verify each relinked binary.
@@ -433,7 +435,8 @@ public struct Regeneration {
       method: method, gateThresholdPercent: limit.value)
   }
 
-  /// Runs a configured command with `/bin/sh` in the project directory; its output goes to `log`.
+  /// Runs a configured command with `/bin/sh` in the project directory; its output goes to
+  /// `log`, which exists from before the command starts (the progress line names it).
   func runCommand(_ command: String, step: String, log: String, newDirectory: String, extra: [String: String] = [:])
     throws
   {
@@ -442,8 +445,8 @@ public struct Regeneration {
     environment["ORDERFILE_WORK"] = configuration.workDirectory
     environment["ORDERFILE_ORDER_DIR"] = configuration.orderfileDirectory
     let result = try ProcessRunner.run(
-      "/bin/sh", ["-c", command], environment: environment, currentDirectory: configuration.projectDirectory)
-    try AtomicFile.write(Array((result.standardOutput + result.standardError).utf8), to: log)
+      "/bin/sh", ["-c", command], environment: environment, currentDirectory: configuration.projectDirectory,
+      log: log)
     guard result.succeeded else {
       throw RegenerationError.commandFailed(step: step, status: result.status, log: display(log))
     }
@@ -491,6 +494,13 @@ struct Work {
   var traces: String { root + "/traces" }
   var shipped: String { root + "/shipped" }
   func log(_ name: String) -> String { root + "/\(name).log" }
+
+  /// The log of a step, created empty so that it exists once a progress line names it.
+  func newLog(_ name: String) throws -> String {
+    let path = log(name)
+    try AtomicFile.write([], to: path)
+    return path
+  }
   func newOrderfile(_ module: String) -> String { new + "/" + module + "." + format.fileExtension }
   func committed(_ module: String, in directory: String) -> String {
     directory + "/" + module + "." + format.fileExtension

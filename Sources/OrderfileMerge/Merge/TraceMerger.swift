@@ -121,7 +121,9 @@ public struct TraceMerger {
     _ key: String, _ orders: [(run: Merge.Run, order: ModuleOrder)], fileName: String, previous: PreviousOrder?
   ) throws -> Merge.Module {
     let runOrders = orders.map {
-      RunOrder(label: $0.run.input.path, weight: $0.run.input.weight, names: $0.order.functions.map(\.symbol.name))
+      RunOrder(
+        label: $0.run.input.path, weight: $0.run.input.weight, names: $0.order.functions.map(\.symbol.name),
+        threads: $0.order.functions.map(\.threadID))
     }
     let entries = MergeRanker.rank(runOrders, previous: previous?.names)
     // The first run (in canonical order) that lists a name supplies its symbol.
