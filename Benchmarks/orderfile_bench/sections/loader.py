@@ -252,7 +252,8 @@ def render_markdown(res, report):
 
 SECTION = Section(
     name="loader",
-    help="cold major faults of Lua and SQLite by section (perf trace -F maj, loop device with 16 KiB read-ahead) "
+    help="cold major faults of Lua and SQLite by section, as orderfile estimate --measure-cold --cold-method perf "
+         "counts them (perf trace -F maj, loop device with 16 KiB read-ahead) "
          "for default, orderfile, and the orderfile plus each link option: RELR, hash styles, -z now, "
          "--gc-sections, --icf=all, -rdynamic, and the line flags --release prints (needs root, perf, loop devices; "
          "skipped otherwise)",
