@@ -3,8 +3,9 @@ import OrderfileRecording
 import OrderfileSupport
 import OrderfileTrace
 
-/// `estimate --measure-cold`: run the program once cold and count what it read of its files.
-public struct ColdLaunchRequest {
+/// `estimate --measure-cold` and `report --measure-cold`: run the program once cold and count
+/// what it read of its files.
+public struct ColdLaunchRequest: Sendable {
   /// The program and its arguments.
   public var command: [String]
   public var timeLimitMilliseconds: Int?
@@ -28,5 +29,17 @@ public struct ColdLaunchRequest {
     return try ColdLaunchReferee(method: method).measure(
       program: command[0], arguments: Array(command.dropFirst()), files: [binary] + libraries,
       timeLimitMilliseconds: timeLimitMilliseconds)
+  }
+
+  /// `measure(binary:)`, warning in `output` of each file another process kept cached (the
+  /// launch found those pages warm, so its counts are low).
+  func measure(binary: String, warningInto output: inout CommandOutput) throws -> ColdLaunch {
+    let cold = try measure(binary: binary)
+    for module in cold.modules where module.residentBefore > 0 {
+      output.warning(
+        "\(module.path): \(module.residentBefore) of its pages stayed cached (another process maps them): the launch found them warm"
+      )
+    }
+    return cold
   }
 }

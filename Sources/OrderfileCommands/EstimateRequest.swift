@@ -72,13 +72,7 @@ public struct EstimateRequest {
       estimate.measurement = measurement
     }
     if let measureCold {
-      let cold = try measureCold.measure(binary: estimation.binaryPath)
-      for module in cold.modules where module.residentBefore > 0 {
-        output.warning(
-          "\(module.path): \(module.residentBefore) of its pages stayed cached (another process maps them): the launch found them warm"
-        )
-      }
-      estimate.coldLaunch = cold
+      estimate.coldLaunch = try measureCold.measure(binary: estimation.binaryPath, warningInto: &output)
     }
     if let caution = estimate.reorderedBinary { output.warning(caution.message(binary: estimation.binaryPath)) }
     var files: [OutputFile] = []

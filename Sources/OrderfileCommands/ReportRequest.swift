@@ -24,10 +24,14 @@ public struct ReportRequest: Sendable {
   public var html: String?
   /// The release binary whose page strip the HTML report includes.
   public var pagesBinary: String?
+  /// Also run the program once cold and count what it read of its files (the executable,
+  /// `pagesBinary` and its own libraries), by section.
+  public var measureCold: ColdLaunchRequest?
 
   public init(
     traces: [String], searchPaths: [String] = [], reportFormat: ReportFormat = .text, chromeTrace: String? = nil,
-    folded: String? = nil, perThread: Bool = false, html: String? = nil, pagesBinary: String? = nil
+    folded: String? = nil, perThread: Bool = false, html: String? = nil, pagesBinary: String? = nil,
+    measureCold: ColdLaunchRequest? = nil
   ) {
     self.traces = traces
     self.searchPaths = searchPaths
@@ -37,6 +41,7 @@ public struct ReportRequest: Sendable {
     self.perThread = perThread
     self.html = html
     self.pagesBinary = pagesBinary
+    self.measureCold = measureCold
   }
 
   public func run() throws -> CommandOutput {
@@ -45,7 +50,11 @@ public struct ReportRequest: Sendable {
     let symbols = SymbolTable(trace: trace, binaries: BinaryResolver(searchPaths: searchPaths))
     var output = CommandOutput()
     for module in symbols.unavailable { output.warning("not symbolized: \(module.module): \(module.reason)") }
-    let profile = ProfileBuilder().build(trace: trace, symbols: symbols)
+    var profile = ProfileBuilder().build(trace: trace, symbols: symbols)
+    if let measureCold, let program = measureCold.command.first {
+      profile.coldLaunch = try measureCold.measure(
+        binary: pagesBinary ?? ProcessRunner.resolve(program), warningInto: &output)
+    }
 
     // Every export is rendered before any is written, and all are written as one set.
     var files: [OutputFile] = []

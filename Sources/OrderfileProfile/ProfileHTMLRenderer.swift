@@ -35,6 +35,7 @@ public struct ProfileHTMLRenderer: Renderer {
     if let pages {
       body += "<h2>Pages</h2>\n" + PageStripRenderer().render(pages)
     }
+    if let cold = profile.coldLaunch { body += cold.html() }
     if let slowest = profile.slowestFirstCalls, !slowest.isEmpty {
       body +=
         "<h2>Slowest first calls</h2>\n<table><tr><th>function</th><th>thread</th><th>start</th><th>inclusive</th></tr>\n"

@@ -69,6 +69,7 @@ public struct ProfileMarkdownRenderer: Renderer {
           "| \(TextFormatting.markdownCode(call.name)) | \(call.thread) | \(milliseconds(call.inclusiveNanoseconds)) |")
       }
     }
+    if let cold = profile.coldLaunch { lines += cold.markdownLines() }
     return lines.joined(separator: "\n") + "\n"
   }
 

@@ -81,6 +81,7 @@ public struct ProfileTextRenderer: Renderer {
           "warning: \(dropped) events were dropped because thread buffers were full (raise ORDERFILE_EVENTS)")
       }
     }
+    if let cold = profile.coldLaunch { lines += cold.textLines() }
     for module in profile.unsymbolizedModules { lines.append("note: not symbolized: \(module)") }
     return lines.joined(separator: "\n") + "\n"
   }

@@ -1,3 +1,4 @@
+import OrderfileLayout
 import OrderfileSymbolization
 import OrderfileTrace
 
@@ -193,6 +194,8 @@ public struct StartupProfile: Codable, Sendable, Equatable {
   public var droppedEvents: UInt64?
   /// Modules whose binaries were not found, with why.
   public var unsymbolizedModules: [String]
+  /// What a cold run of the program read of its files, by section (`report --measure-cold`).
+  public var coldLaunch: ColdLaunch? = nil
 }
 
 extension StartupProfile {

@@ -23,16 +23,25 @@ struct ReportCommand: ParsableCommand {
       from /proc to a clock tick; the report says which. Given several traces
       of one program, it prints each phase's median and spread instead.
 
+      With --measure-cold, the program after '--' also runs once cold and
+      what it read of its files (the executable, --pages-binary and its own
+      shared libraries) is shown by section kind and by section, as in
+      'orderfile estimate --measure-cold', in every format and on the HTML page.
+
       Examples:
         orderfile report launch.trace
         orderfile report launch.trace --chrome-trace launch.json  # Perfetto
         orderfile report launch.trace --folded launch.folded      # flamegraph.pl
         orderfile report launch.trace --html launch.html
         orderfile report launch-*.trace               # medians of several launches
+        orderfile report launch.trace --measure-cold -- ./app --version
       """
   )
 
-  @Argument(help: "The trace; several traces of one program print each phase's median and spread.")
+  @Argument(
+    help:
+      "The trace; several traces of one program print each phase's median and spread. With --measure-cold, then '--' and the program and its arguments."
+  )
   var traces: [String]
 
   @OptionGroup var search: BinarySearchOptions
@@ -54,13 +63,48 @@ struct ReportCommand: ParsableCommand {
 
   @OptionGroup var output: OutputFormatOptions<MarkdownOrJSONFlag>
 
+  @OptionGroup var cold: ColdLaunchOptions
+
+  @Option(
+    help: ArgumentHelp(
+      "With --measure-cold: count only pages read within this many milliseconds of the start.", valueName: "ms"))
+  var timeLimit: Int?
+
+  /// The words after the command line's first `--`. The traces are an array of positional
+  /// arguments, after which argument parser allows no second one, so the words after `--` end
+  /// up in `traces` and are told apart here.
+  var words: [String] {
+    let arguments = CommandLine.arguments
+    guard let terminator = arguments.firstIndex(of: "--") else { return [] }
+    return Array(arguments[(terminator + 1)...])
+  }
+
+  /// The traces given, without the program after `--`.
+  var traceFiles: [String] { Array(traces.dropLast(min(words.count, traces.count))) }
+
   func validate() throws {
     if pagesBinary != nil && html == nil { throw ValidationError("--pages-binary only applies to --html") }
+    let traces = traceFiles
     if traces.isEmpty { throw ValidationError("give a trace to report on") }
+    if cold.measureCold && words.isEmpty {
+      throw ValidationError(
+        "--measure-cold runs the program: give the command after '--', e.g. --measure-cold -- ./app --version")
+    }
+    if !cold.measureCold && !words.isEmpty {
+      throw ValidationError("a command after '--' is run only with --measure-cold")
+    }
+    if !cold.measureCold && cold.coldMethod != .automatic {
+      throw ValidationError("--cold-method needs --measure-cold")
+    }
+    if !cold.measureCold && timeLimit != nil { throw ValidationError("--time-limit needs --measure-cold") }
+    try validateTimeLimit(timeLimit)
     if traces.count > 1 {
       let exports = [("--chrome-trace", chromeTrace), ("--folded", folded), ("--html", html)].filter { $0.1 != nil }
       if let export = exports.first {
         throw ValidationError("\(export.0) exports one launch: give one trace, not \(traces.count)")
+      }
+      if cold.measureCold {
+        throw ValidationError("--measure-cold reports with one launch: give one trace, not \(traces.count)")
       }
     }
   }
@@ -68,8 +112,9 @@ struct ReportCommand: ParsableCommand {
   func run() throws {
     try Terminal.run {
       try ReportRequest(
-        traces: traces, searchPaths: search.binaries, reportFormat: output.format, chromeTrace: chromeTrace,
-        folded: folded, perThread: perThread, html: html, pagesBinary: pagesBinary
+        traces: traceFiles, searchPaths: search.binaries, reportFormat: output.format, chromeTrace: chromeTrace,
+        folded: folded, perThread: perThread, html: html, pagesBinary: pagesBinary,
+        measureCold: cold.method.map { ColdLaunchRequest(command: words, timeLimitMilliseconds: timeLimit, method: $0) }
       ).run()
     }
   }

@@ -37,6 +37,43 @@ struct ColdLaunchCLITests {
     #expect(refused.status == 64 && refused.standardError.contains("--cold-method needs --measure-cold"))
   }
 
+  @Test("report --measure-cold: the cold launch's tables by section in JSON, text, Markdown and on the HTML page")
+  func reportPageCache() throws {
+    let work = try TemporaryDirectory("cold-report")
+    defer { work.remove() }
+    let binary = try buildColdSectionsFixture(in: work)
+    let trace = work.file("launch.trace")
+    let recorded = try orderfile(["record", "-q", "-o", trace, "--", binary])
+    #expect(recorded.succeeded, "\(recorded.standardError)")
+    func report(_ options: [String]) throws -> ProcessResult {
+      try orderfile(["report", trace] + options + ["--measure-cold", "--cold-method", "page-cache", "--", binary])
+    }
+    let page = work.file("report.html")
+    let asJSON = try report(["--json", "--html", page])
+    #expect(asJSON.succeeded, "\(asJSON.standardError)")
+    let cold = try json(asJSON.standardOutput)["coldLaunch"] as? [String: Any] ?? [:]
+    #expect(cold["method"] as? String == "page-cache")
+    let module = (cold["modules"] as? [[String: Any]])?.first ?? [:]
+    #expect(module["path"] as? String == binary)
+    let sections = (module["sections"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+    #expect(sections.contains(".rodata") && sections.contains(".rela.dyn"), "\(sections)")
+    let html = try FileReading.text(atPath: page)
+    #expect(html.contains("<h2>Cold launch</h2>") && html.contains("<td>read-only data</td>"))
+    let text = try report([])
+    #expect(text.succeeded && text.standardOutput.contains("cold launch: \(binary)"), "\(text.standardOutput)")
+    #expect(text.standardOutput.contains("by section: "))
+    let markdown = try report(["--markdown"])
+    #expect(markdown.standardOutput.contains("Cold launch (counted to exit"), "\(markdown.standardOutput)")
+    #expect(markdown.standardOutput.contains("| read-only data |"))
+
+    let noCommand = try orderfile(["report", trace, "--measure-cold"])
+    #expect(noCommand.status == 64 && noCommand.standardError.contains("give the command after '--'"))
+    let several = try orderfile(["report", trace, trace, "--measure-cold", "--", binary])
+    #expect(several.status == 64 && several.standardError.contains("--measure-cold reports with one launch"))
+    let method = try orderfile(["report", trace, "--cold-method", "perf"])
+    #expect(method.status == 64 && method.standardError.contains("--cold-method needs --measure-cold"))
+  }
+
   @Test(
     "diff --measure-cold --fail-if-cold-faults-regress: a head that reads 3 more .rodata pages fails, the other way passes",
     .enabled(if: LoopFileSystem.unavailableWithPerf == nil, "\(LoopFileSystem.unavailableWithPerf ?? "")"))

@@ -9,29 +9,28 @@ option at a time, and the whole line `orderfile flags --release --ldflags` print
 that flags does not print are measured too, to show why not.
 
 Each layout is launched cold from a loop device with 16 KiB read-ahead (as the coldlaunch
-section) under `perf trace --no-syscalls -F maj`, which prints one line per major fault
-with its file offset; the offsets map to the binary's sections (`llvm-readelf -S`). The
-counts repeat run after run there; the median run is shown.
+section) and counted by the product's own referee, `orderfile estimate --measure-cold
+--cold-method perf --json`: it evicts the files, runs the launch under `perf trace
+--no-syscalls -F maj` (one line per major fault with its file offset) and maps each fault to
+the binary's section and kind of section, so the numbers shown are the ones the product
+reports. The counts repeat run after run there; the median run is shown.
 """
 
+import json
 import os
-import re
 import shutil
-import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import markdown as md
 from ..common import BenchError, note, verdict
 from ..model import json_name
-from ..process import evict_from_page_cache, run_checked, run_measured
+from ..process import run_checked, run_measured
 from ..realprograms import PROGRAMS
 from ..release_build import build_from_tree
 from ..section import Section
 from .coldlaunch import READ_AHEAD_KB, LoopDevice
 
 RUNS = 3
-KERNEL_LOAD = "(ELF load, kernel)"
-OUTSIDE = "(headers, padding)"
 # Steps besides default and orderfile: the orderfile plus these link flags. `flags` is the
 # line `orderfile flags --release --ldflags` prints, filled in per program.
 OPTION_STEPS = [
@@ -55,6 +54,8 @@ class Step:
     majors: int               # major faults in the program's file, median run
     by_section: dict[str, int]
     file_bytes: int
+    # By kind of section as the referee names them (code, relocations, readOnlyData, …).
+    by_kind: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -80,7 +81,7 @@ def _skip_reason(environ):
     path = environ.get("PATH")
     if os.geteuid() != 0:
         return "needs root (perf trace, loop devices)"
-    for tool, package in (("perf", "linux-perf"), ("llvm-readelf", "llvm"), ("losetup", "mount"),
+    for tool, package in (("perf", "linux-perf"), ("losetup", "mount"),
                           ("mkfs.ext4", "e2fsprogs")):
         if not shutil.which(tool, path=path):
             return f"needs {tool} (apt-get install {package})"
@@ -89,50 +90,38 @@ def _skip_reason(environ):
     return None
 
 
-def file_sections(path):
-    """(offset, size, name) of each section with contents in the file, from llvm-readelf -S."""
-    out = run_checked(["llvm-readelf", "-S", "-W", path], f"llvm-readelf -S {path}")
-    sections = []
-    for line in out.splitlines():
-        m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+(\S+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+([0-9a-f]+)", line)
-        if m and m.group(2) not in ("NOBITS", "NULL"):
-            sections.append((int(m.group(3), 16), int(m.group(4), 16), m.group(1)))
-    return sections
+def referee_counts(report, path):
+    """The major faults the product's referee counted in the file at `path`, from the JSON of
+    `orderfile estimate --measure-cold --cold-method perf --json`: (by section, by kind).
+
+    Faults the kernel takes while it maps the program name no file (`majorFaultsWithoutFile`)
+    and belong to no module, so they are in neither count."""
+    cold = report.get("coldLaunch") or {}
+    if cold.get("method") != "perf":
+        raise BenchError(f"the referee counted {path} with {cold.get('method')!r}, not perf's major faults")
+    module = next((m for m in cold.get("modules", []) if m.get("path") == path), None)
+    if module is None:
+        raise BenchError(f"the referee's cold launch counted no file {path}")
+    if module.get("residentBefore"):
+        raise BenchError(f"{module['residentBefore']} pages of {path} stayed cached: the launch was not cold")
+
+    def majors(entries, key):
+        return {e[key]: e["count"]["majorFaults"] for e in entries if e["count"].get("majorFaults")}
+    return majors(module.get("sections", []), "name"), majors(module.get("kinds", []), "kind")
 
 
-def majors_by_section(trace_text, path, sections):
-    """Counts the major faults `perf trace -F maj` printed in the file at `path`, by section.
-
-    A fault in the file reads `=> PATH@0xOFFSET`. The kernel's own faults while it maps the
-    program (`[elf_load+…]`, clearing the end of the data segment's last file page) name no
-    file yet and are counted apart."""
-    counts = {}
-    pattern = re.compile(re.escape(path) + r"@0x([0-9a-f]+)")
-    for line in trace_text.splitlines():
-        if "majfault" not in line:
-            continue
-        m = pattern.search(line)
-        if m:
-            offset = int(m.group(1), 16)
-            name = next((n for o, s, n in sections if o <= offset < o + s), OUTSIDE)
-        elif "[elf_load" in line:
-            name = KERNEL_LOAD
-        else:
-            continue
-        counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
-def cold_majors(exe, args, env, work):
-    """One cold launch under perf trace: the major faults in `exe`'s file, by section."""
-    evict_from_page_cache(exe)
-    log = os.path.join(work, "perf-trace.txt")
-    p = subprocess.run(["perf", "trace", "--no-syscalls", "-F", "maj", "-o", log, "--", exe] + args,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
-    if p.returncode != 0:
-        raise BenchError(f"perf trace of {exe} exited {p.returncode}: {p.stderr.strip()[-300:]}")
-    with open(log) as f:
-        return majors_by_section(f.read(), exe, file_sections(exe))
+def cold_majors(tool, trace, recorded, exe, args, env):
+    """One cold launch counted by the product's referee: the major faults in `exe`'s file, by
+    section and by kind of section. `recorded` is the module of the trace that `exe` is a
+    relink of (the estimate beside the count is not used)."""
+    out = run_checked([tool, "estimate", "--trace", trace, "--binary", exe, "--trace-module", recorded,
+                       "--measure-cold", "--cold-method", "perf", "--json", "--", exe] + args,
+                      f"orderfile estimate --measure-cold ({exe})", env=env)
+    try:
+        report = json.loads(out)
+    except json.JSONDecodeError as e:
+        raise BenchError(f"orderfile estimate --json printed no JSON for {exe}: {e}") from e
+    return referee_counts(report, exe)
 
 
 def _measure_program(ctx, program, loop):
@@ -165,11 +154,12 @@ def _measure_program(ctx, program, loop):
         run_checked(build["link"] + extra + build["objects"] + ["-o", exe] + build["libraries"],
                     f"linking {program.name} ({name})", env=ctx.env())
         outputs.add(run_measured([exe] + args, f"{program.name} ({name})", env=ctx.env())[2])
-        runs = [cold_majors(exe, args, ctx.env(), work) for _ in range(RUNS)]
-        runs.sort(key=lambda counts: sum(counts.values()))
-        median = runs[len(runs) // 2]
+        runs = [cold_majors(tool, trace, build["executable"], exe, args, ctx.env()) for _ in range(RUNS)]
+        runs.sort(key=lambda counts: sum(counts[0].values()))
+        median, kinds = runs[len(runs) // 2]
         results.append(Step(name=name, label=label, flags=[] if flags is None else flags,
-                            majors=sum(median.values()), by_section=median, file_bytes=os.path.getsize(exe)))
+                            majors=sum(median.values()), by_section=median, file_bytes=os.path.getsize(exe),
+                            by_kind=kinds))
     if len(outputs) != 1:
         raise BenchError(f"the layouts of {program.name} disagree on the launch's output")
     by_name = {s.name: s for s in results}
@@ -199,8 +189,9 @@ def columns(program, limit=5):
 
 
 def _row(step, shown):
+    """The code majors, then the shown sections', then the rest's."""
     other = sum(c for n, c in step.by_section.items() if n not in shown)
-    return [step.by_section.get(n, 0) for n in shown] + [other]
+    return [step.by_kind.get("code", 0)] + [step.by_section.get(n, 0) for n in shown] + [other]
 
 
 def _delta(step, steps):
@@ -216,18 +207,20 @@ def render_text(res):
     if res.skipped:
         return out + [f"skipped: {res.skipped}"]
     out.append(f"every layout linked by ld.lld from the same objects; launched cold from ext4 on a loop device "
-               f"(read_ahead_kb={res.read_ahead_kb}) under perf trace --no-syscalls -F maj, the binary evicted "
-               f"before each launch; median of {res.runs} runs; majors in the program's own file")
+               f"(read_ahead_kb={res.read_ahead_kb}) and counted by orderfile estimate --measure-cold --cold-method "
+               f"perf (perf trace -F maj), the files evicted before each launch; median of {res.runs} runs; majors "
+               "in the program's own file, all code sections together, then the sections most read")
     for p in res.programs:
         shown = columns(p)
         out.append("")
         out.append(f"{p.program}, launch `{p.launch}`; flags --release --ldflags: {' '.join(p.flags_release)}")
-        header = f"  {'step':<64} {'majors':>6} {'change':>6} " + " ".join(f"{n[:12]:>12}" for n in shown)
+        header = (f"  {'step':<64} {'majors':>6} {'change':>6} {'code':>6} "
+                  + " ".join(f"{n[:12]:>12}" for n in shown))
         out.append(header + f" {'other':>6} {'file KiB':>9}")
         for s in p.steps:
             cells = _row(s, shown)
-            out.append(f"  {s.label[:64]:<64} {s.majors:>6} {_delta(s, p.steps):>6} "
-                       + " ".join(f"{c:>12}" for c in cells[:-1]) + f" {cells[-1]:>6} {s.file_bytes / 1024:>9,.0f}")
+            out.append(f"  {s.label[:64]:<64} {s.majors:>6} {_delta(s, p.steps):>6} {cells[0]:>6} "
+                       + " ".join(f"{c:>12}" for c in cells[1:-1]) + f" {cells[-1]:>6} {s.file_bytes / 1024:>9,.0f}")
         out.append(f"  goal: {verdict(p.passed)}")
     return out
 
@@ -237,8 +230,9 @@ def render_markdown(res, report):
         return {"loader": f"{report.provenance()} Skipped: {res.skipped}."}
     body = [f"{report.provenance()} Every layout linked by ld.lld from one set of objects (clang -O2 -g "
             f"-ffunction-sections), launched cold from ext4 on a loop device (`read_ahead_kb={res.read_ahead_kb}`) "
-            "under `perf trace --no-syscalls -F maj`, the binary evicted before each launch; majors in the "
-            f"program's own file, by section (median of {res.runs} runs; the counts repeat). Each step after "
+            "and counted by `orderfile estimate --measure-cold --cold-method perf --json` (`perf trace -F maj`, "
+            "the files evicted before each launch); majors in the program's own file: all code sections, then by "
+            f"section (median of {res.runs} runs; the counts repeat). Each step after "
             "`orderfile` adds its flags to the orderfile (change: against the orderfile alone); `flags --release` is the "
             "line `orderfile flags --release --ldflags` printed, and the last step that line with both hash tables, "
             "lld's own default (change: against the line)."]
@@ -249,16 +243,17 @@ def render_markdown(res, report):
             mark = md.bold if s.name == "flags" else str
             rows.append([mark(s.label), mark(s.majors), _delta(s, p.steps)] + [str(c) for c in _row(s, shown)])
         body += ["", f"`{p.launch}`:", "",
-                 md.table(["step", "majors", "change"] + [f"`{n}`" if not n.startswith("(") else n
-                                                                for n in shown] + ["other"],
-                          ["l", "r", "r"] + ["r"] * (len(shown) + 1), rows)]
+                 md.table(["step", "majors", "change", "code"] + [f"`{n}`" if not n.startswith("(") else n
+                                                                        for n in shown] + ["other"],
+                          ["l", "r", "r", "r"] + ["r"] * (len(shown) + 1), rows)]
     body += ["", "Goal: " + "; ".join(f"{p.program} {verdict(p.passed)}" for p in res.programs) + "."]
     return {"loader": "\n".join(body)}
 
 
 SECTION = Section(
     name="loader",
-    help="cold major faults of Lua and SQLite by section (perf trace -F maj, loop device with 16 KiB read-ahead) "
+    help="cold major faults of Lua and SQLite by section, as orderfile estimate --measure-cold --cold-method perf "
+         "counts them (perf trace -F maj, loop device with 16 KiB read-ahead) "
          "for default, orderfile, and the orderfile plus each link option: RELR, hash styles, -z now, "
          "--gc-sections, --icf=all, -rdynamic, and the line flags --release prints (needs root, perf, loop devices; "
          "skipped otherwise)",

@@ -1,35 +1,45 @@
 """The loader section: perf trace's major-fault lines mapped to sections, and its report."""
 
+import copy
 import unittest
 
+from orderfile_bench.common import BenchError
 from orderfile_bench.model import from_json, to_json
-from orderfile_bench.sections.loader import (GOAL, KERNEL_LOAD, OUTSIDE, LoaderProgram, LoaderResult, Step,
-                                             columns, majors_by_section, render_text)
+from orderfile_bench.sections.loader import (GOAL, LoaderProgram, LoaderResult, Step, columns, referee_counts,
+                                             render_text)
 
-SECTIONS = [(0x0, 0x40, ".note"), (0x1140, 0x2e20, ".rela.dyn"), (0x11000, 0x30000, ".text"),
-            (0x43f28, 0x18, ".data")]
-TRACE = """\
-     0.000 ( 0.000 ms): lua/1 majfault [elf_load+0x28a] => 0x562ba8f93f28 (?k)
-     8.433 ( 0.000 ms): lua/1 majfault [_start+0x0] => /mnt/lua@0x11fe0 (d.)
-     8.544 ( 0.000 ms): lua/1 majfault [main+0x0] => /mnt/lua@0x38ec0 (d.)
-     9.000 ( 0.000 ms): lua/1 majfault [_dl_relocate_object+0x10] => /mnt/lua@0x2000 (d.)
-     9.100 ( 0.000 ms): lua/1 majfault [memcpy+0x0] => /usr/lib/libc.so.6@0x1000 (x.)
-     9.200 ( 0.000 ms): lua/1 majfault [foo+0x0] => /mnt/lua@0x10000 (d.)
-     9.300 ( 0.000 ms): lua/1 minfault [foo+0x0] => /mnt/lua@0x11000 (d.)
-"""
+REFEREE = {"coldLaunch": {"method": "perf", "modules": [
+    {"path": "/mnt/lua", "residentBefore": 0,
+     "kinds": [{"kind": "code", "count": {"pagesRead": 9, "majorFaults": 2}},
+               {"kind": "relocations", "count": {"pagesRead": 4, "majorFaults": 1}}],
+     "sections": [{"name": ".text", "kind": "code", "count": {"pagesRead": 9, "majorFaults": 2}},
+                  {"name": ".rela.dyn", "kind": "relocations", "count": {"pagesRead": 4, "majorFaults": 1}},
+                  {"name": ".rodata", "kind": "readOnlyData", "count": {"pagesRead": 3, "majorFaults": 0}}]},
+    {"path": "/usr/lib/libc.so.6", "residentBefore": 0, "kinds": [], "sections": []}]}}
 
 
-class MajorsBySectionTests(unittest.TestCase):
-    def test_faults_in_the_file_map_to_sections_others_are_left_out(self):
-        counts = majors_by_section(TRACE, "/mnt/lua", SECTIONS)
-        self.assertEqual(counts, {".text": 2, ".rela.dyn": 1, KERNEL_LOAD: 1, OUTSIDE: 1})
+class RefereeCountsTests(unittest.TestCase):
+    def test_the_files_majors_by_section_and_kind_without_sections_read_ahead_only(self):
+        by_section, by_kind = referee_counts(REFEREE, "/mnt/lua")
+        self.assertEqual(by_section, {".text": 2, ".rela.dyn": 1})
+        self.assertEqual(by_kind, {"code": 2, "relocations": 1})
 
-    def test_a_path_that_prefixes_another_is_matched_whole(self):
-        self.assertEqual(majors_by_section(TRACE, "/mnt/lu", SECTIONS), {KERNEL_LOAD: 1})
+    def test_a_file_the_referee_did_not_count_or_a_warm_one_or_no_perf_is_an_error(self):
+        with self.assertRaises(BenchError):
+            referee_counts(REFEREE, "/mnt/lu")
+        warm = copy.deepcopy(REFEREE)
+        warm["coldLaunch"]["modules"][0]["residentBefore"] = 3
+        with self.assertRaises(BenchError):
+            referee_counts(warm, "/mnt/lua")
+        pages = copy.deepcopy(REFEREE)
+        pages["coldLaunch"]["method"] = "page-cache"
+        with self.assertRaises(BenchError):
+            referee_counts(pages, "/mnt/lua")
 
 
 def step(name, majors, by_section):
-    return Step(name=name, label=name, flags=[], majors=majors, by_section=by_section, file_bytes=1024)
+    return Step(name=name, label=name, flags=[], majors=majors, by_section=by_section, file_bytes=1024,
+                by_kind={"code": by_section.get(".text", 0)})
 
 
 class ReportTests(unittest.TestCase):

@@ -1,7 +1,7 @@
 import OrderfileSupport
 
-/// The cold launch's tables, for the estimate's text and Markdown (one row per kind of
-/// section, then the sections most read).
+/// The cold launch's tables, for the estimate's and the report's text, Markdown and HTML (one
+/// row per kind of section, then the sections most read).
 extension ColdLaunch {
   /// How it was counted, in words.
   var methodText: String {
@@ -69,7 +69,7 @@ extension ColdLaunch {
     return lines
   }
 
-  /// A section of the estimate's HTML page: one table per file.
+  /// A section of the estimate's or the report's HTML page: one table per file.
   public func html() -> String {
     var text =
       "<h2>Cold launch</h2>\n<p>\(TextFormatting.html(endText)): \(TextFormatting.html(methodText)), \(pageSize >> 10) KiB pages.</p>\n"
