@@ -435,70 +435,6 @@ static void of_note_first_call(uintptr_t pc, bool stop, uint64_t trapped) {
   self->busy = 0;
 }
 
-/*
- * The wait the traps' unseen part caused. of_trap_cost_ns is a trap's time on a core; on a
- * busy machine the thread also waits for a core in proportion to the time it runs, and the
- * handler's stretches, on the wall clock, hold their share of that wait already, while the
- * unseen part does not. At most once a millisecond per thread the thread's run-queue wait
- * (/proc/thread-self/schedstat, its second field) is read, and the wait since the last
- * reading is shared out in proportion: the unseen part's time over the time the thread ran.
- */
-static __thread uint64_t of_wait_read_at;  /* wall clock of the last reading; 0: none yet */
-static __thread uint64_t of_wait_then;     /* the run-queue wait then */
-static __thread uint64_t of_wait_unseen;   /* unseen trap time on this thread since */
-
-static bool of_run_queue_wait(uint64_t *out) OF_NOINSTR;
-static bool of_run_queue_wait(uint64_t *out) {
-  int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return false;
-  }
-  char text[96];
-  ssize_t got = read(fd, text, sizeof text - 1);
-  close(fd);
-  if (got <= 0) {
-    return false;
-  }
-  text[got] = '\0';
-  const char *at = strchr(text, ' ');
-  if (at == NULL || at[1] < '0' || at[1] > '9') {
-    return false;
-  }
-  uint64_t value = 0;
-  for (at++; *at >= '0' && *at <= '9'; at++) {
-    value = value * 10u + (uint64_t)(*at - '0');
-  }
-  *out = value;
-  return true;
-}
-
-/* The unseen trap time `unseen` is added; returns the wait to count with it (see above). */
-static uint64_t of_wait_for_unseen(uint64_t now, uint64_t unseen) OF_NOINSTR;
-static uint64_t of_wait_for_unseen(uint64_t now, uint64_t unseen) {
-  of_wait_unseen += unseen;
-  if (of_wait_read_at != 0 && now - of_wait_read_at < 1000000u) {
-    return 0;
-  }
-  uint64_t wait;
-  if (!of_run_queue_wait(&wait)) {
-    of_wait_read_at = now; /* tried: not again for a millisecond */
-    return 0;
-  }
-  uint64_t share = 0;
-  if (of_wait_read_at != 0 && wait > of_wait_then && now > of_wait_read_at) {
-    uint64_t waited = wait - of_wait_then, elapsed = now - of_wait_read_at;
-    uint64_t ran = elapsed > waited ? elapsed - waited : 0;
-    if (ran != 0) {
-      uint64_t unseen_part = of_wait_unseen < ran ? of_wait_unseen : ran;
-      share = (uint64_t)((unsigned __int128)waited * unseen_part / ran);
-    }
-  }
-  of_wait_read_at = now;
-  of_wait_then = wait;
-  of_wait_unseen = 0;
-  return share;
-}
-
 /* Nesting of the recorder's own work on this thread (a trap, the runtime's start): only the
  * outermost stretch adds its time to of_clock (see "Clock" at the top of this file). */
 static __thread uint32_t of_recorder_depth __attribute__((tls_model("initial-exec")));
@@ -516,8 +452,7 @@ static void of_recorder_leave(uint64_t started, bool counted, uint64_t unseen) {
   if (--of_recorder_depth != 0 || !counted) {
     return;
   }
-  uint64_t now = of_wall_ns();
-  uint64_t spent = now - started + unseen + (unseen != 0 ? of_wait_for_unseen(now, unseen) : 0);
+  uint64_t spent = of_wall_ns() - started + unseen;
   uint64_t total = __atomic_add_fetch(&of_clock.recorder_ns, spent, __ATOMIC_RELAXED);
   if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_RECORDING && of_rt.header != NULL) {
     __atomic_store_n(&of_rt.header->recorder_ns, total, __ATOMIC_RELAXED);
