@@ -116,7 +116,7 @@ static uintptr_t of_loader_hook; /* r_debug.r_brk, trapped */
 static uint64_t of_trap_cost_ns;
 /* The trap of_measure_trap_cost raises, and the times its handler saw (entry, exit). */
 static uintptr_t of_probe_trap;
-static uint64_t of_probe_entered, of_probe_left;
+static volatile uint64_t of_probe_entered, of_probe_left; /* set in the signal handler */
 static of_code of_loader_hook_saved;
 static bool of_active;
 /* Nothing was armed when the constructor ran: the runtime starts once a module is. */
