@@ -1,4 +1,5 @@
 import Foundation
+import OrderfileProfile
 import OrderfileRecording
 import OrderfileSupport
 import OrderfileSymbolization
@@ -194,14 +195,7 @@ struct InProcessRecorderTests {
     let work = try TemporaryDirectory("orderfile-ip-trapcost")
     // Many first calls in a row, so that the per-call cost stands out of the run-to-run noise.
     let count = 2000
-    let source = work.file("calls.c")
-    try
-      ("volatile unsigned long sink;\n"
-      + (0..<count).map { "__attribute__((noinline)) void f\($0)(void) { sink += \($0); }\n" }.joined()
-      + "int main(void) {\n" + (0..<count).map { "  f\($0)();\n" }.joined() + "  return 0;\n}\n")
-      .write(toFile: source, atomically: true, encoding: .utf8)
-    let binary = work.file("calls")
-    try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+    let binary = try buildCallsProgram(count: count, in: work)
     // ORDERFILE_TRAP_COST=0 counts each trap by its handler only: what was counted before.
     func trapsPerCall(_ cost: String) throws -> Double {
       let trace = work.file("calls-\(cost).trace")
@@ -229,6 +223,51 @@ struct InProcessRecorderTests {
     #expect(
       counted - handlerOnly > 300,
       "traps: \(Int(counted)) ns a first call counted, \(Int(handlerOnly)) ns by the handler alone")
+  }
+
+  @Test("main → exit of 1,000 first calls within 1 ms or 10% of the plain launch the kernel timed (medians of 5)")
+  func phaseAgainstKernel() throws {
+    let work = try TemporaryDirectory("orderfile-ip-kernel")
+    let binary = try buildCallsProgram(count: 1000, in: work)
+    // The bench's kernel-timed probe (Benchmarks/orderfile_bench/launchprobe.py): fork to the
+    // uprobe on main, and to the exit of the last thread; each launch's times on one line.
+    let script = """
+      import json, os, sys
+      sys.path.insert(0, os.path.join(sys.argv[1], "Benchmarks"))
+      from orderfile_bench.launchprobe import LaunchProbe, ProbeUnavailable
+      try:
+          with LaunchProbe(sys.argv[2]) as probe:
+              events = {"main": probe.probe(sys.argv[3], "main")}
+              for _ in range(6):
+                  print(json.dumps(probe.launch([sys.argv[3]], "plain", dict(os.environ), events)[1]))
+      except ProbeUnavailable as e:
+          print("unavailable: " + str(e))
+      """
+    let probed = try ProcessRunner.run("python3", ["-c", script, PackagePaths.root, work.path, binary])
+    try #require(probed.succeeded, "launchprobe: \(probed.standardError)")
+    let lines = probed.standardOutput.split(separator: "\n").map(String.init)
+    if let unavailable = lines.first(where: { $0.hasPrefix("unavailable: ") }) {
+      print("skipped: \(unavailable) (needs root and uprobes)")
+      return
+    }
+    let plain = try lines.dropFirst().map { line -> Double in
+      let times = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Double])
+      return (try #require(times["exit"]) - (try #require(times["main"]))) / 1e6
+    }
+    var recorded: [Double] = []
+    for round in 0..<6 {
+      let trace = work.file("launch-\(round).trace")
+      _ = try recordInProcess(binary, output: trace)
+      let read = try TraceReader.read(path: trace)
+      let profile = ProfileBuilder().build(trace: read, symbols: SymbolTable(trace: read, binaries: BinaryResolver()))
+      let phase = try #require(profile.phases.first { $0.name == "main → exit" }, "\(profile.phases.map(\.name))")
+      if round > 0 { recorded.append(Double(phase.durationNanoseconds) / 1e6) }
+    }
+    let base = plain.sorted()[plain.count / 2]
+    let mine = recorded.sorted()[recorded.count / 2]
+    #expect(
+      abs(mine - base) <= max(1.0, 0.1 * base),
+      "main → exit: report \(mine) ms, kernel-timed plain launch \(base) ms (report \(recorded), kernel \(plain))")
   }
 
   @Test("--time-limit counts from the program's start without the recorder's arming")
@@ -282,4 +321,18 @@ struct InProcessRecorderTests {
     #expect(throws: RecordingError.self) { try recordInProcess(binary, output: work.file("t.trace")) }
     #expect(try NoRebuildMethod.automatic.resolve(for: binary, library: library).method == .tracer)
   }
+}
+
+/// A C program whose main calls `count` functions once each, one after the other: a first
+/// call each, and nothing else to take the time.
+private func buildCallsProgram(count: Int, in work: TemporaryDirectory) throws -> String {
+  let source = work.file("calls.c")
+  try
+    ("volatile unsigned long sink;\n"
+    + (0..<count).map { "__attribute__((noinline)) void f\($0)(void) { sink += \($0); }\n" }.joined()
+    + "int main(void) {\n" + (0..<count).map { "  f\($0)();\n" }.joined() + "  return 0;\n}\n")
+    .write(toFile: source, atomically: true, encoding: .utf8)
+  let binary = work.file("calls")
+  try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+  return binary
 }
