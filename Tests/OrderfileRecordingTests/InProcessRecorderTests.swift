@@ -225,7 +225,9 @@ struct InProcessRecorderTests {
       "traps: \(Int(counted)) ns a first call counted, \(Int(handlerOnly)) ns by the handler alone")
   }
 
-  @Test("main → exit of 1,000 first calls within 1 ms or 10% of the plain launch the kernel timed (medians of 5)")
+  @Test(
+    "main → exit of 1,000 first calls within 1 ms or 10% of the plain launch the kernel timed (medians of 5)",
+    .enabled(if: kernelProbeUnavailable == nil, "\(kernelProbeUnavailable ?? "")"))
   func phaseAgainstKernel() throws {
     let work = try TemporaryDirectory("orderfile-ip-kernel")
     let binary = try buildCallsProgram(count: 1000, in: work)
@@ -247,7 +249,8 @@ struct InProcessRecorderTests {
     try #require(probed.succeeded, "launchprobe: \(probed.standardError)")
     let lines = probed.standardOutput.split(separator: "\n").map(String.init)
     if let unavailable = lines.first(where: { $0.hasPrefix("unavailable: ") }) {
-      print("skipped: \(unavailable) (needs root and uprobes)")
+      // Root and tracefs, but no uprobes in this kernel: nothing to compare against.
+      print("skipped: \(unavailable)")
       return
     }
     let plain = try lines.dropFirst().map { line -> Double in
@@ -322,6 +325,14 @@ struct InProcessRecorderTests {
     #expect(try NoRebuildMethod.automatic.resolve(for: binary, library: library).method == .tracer)
   }
 }
+
+/// Why the bench's kernel-timed probe cannot run here, or nil: it needs root and tracefs
+/// (decided without starting a program, while the tests are discovered).
+private let kernelProbeUnavailable: String? = {
+  guard geteuid() == 0 else { return "needs root for the kernel-timed probe (tracefs, uprobes)" }
+  let filesystems = (try? FileReading.text(atPath: "/proc/filesystems")) ?? ""
+  return filesystems.contains("tracefs") ? nil : "needs tracefs for the kernel-timed probe"
+}()
 
 /// A C program whose main calls `count` functions once each, one after the other: a first
 /// call each, and nothing else to take the time.
