@@ -112,6 +112,13 @@ static uint32_t of_plan_count;
 static of_armed of_armed_modules[OF_ARMED_CAPACITY];
 static uint32_t of_armed_count;
 static uintptr_t of_loader_hook; /* r_debug.r_brk, trapped */
+/* What a trap costs outside its handler (the kernel raising the signal, sigreturn), which the
+ * handler's own clock cannot see: measured once at arming (of_measure_trap_cost), and added to
+ * the recorder's time for every trap it handles. */
+static uint64_t of_trap_cost_ns;
+/* The trap of_measure_trap_cost raises, and the times its handler saw (entry, exit). */
+static uintptr_t of_probe_trap;
+static volatile uint64_t of_probe_entered, of_probe_left; /* set in the signal handler */
 static of_code of_loader_hook_saved;
 static bool of_active;
 /* Nothing was armed when the constructor ran: the runtime starts once a module is. */
@@ -443,13 +450,13 @@ static uint64_t of_recorder_enter(void) {
 }
 
 /* Ends a stretch that began at `started`; `counted`: it was the recorder's work (a trap
- * that was the program's own is not). */
-static void of_recorder_leave(uint64_t started, bool counted) OF_NOINSTR;
-static void of_recorder_leave(uint64_t started, bool counted) {
+ * that was the program's own is not); `unseen`: its time outside the stretch (a trap's). */
+static void of_recorder_leave(uint64_t started, bool counted, uint64_t unseen) OF_NOINSTR;
+static void of_recorder_leave(uint64_t started, bool counted, uint64_t unseen) {
   if (--of_recorder_depth != 0 || !counted) {
     return;
   }
-  uint64_t spent = of_wall_ns() - started;
+  uint64_t spent = of_wall_ns() - started + unseen;
   uint64_t total = __atomic_add_fetch(&of_clock.recorder_ns, spent, __ATOMIC_RELAXED);
   if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_RECORDING && of_rt.header != NULL) {
     __atomic_store_n(&of_rt.header->recorder_ns, total, __ATOMIC_RELAXED);
@@ -461,6 +468,12 @@ static void of_take_over(void) OF_NOINSTR;
 /* Handles the trap at `address` if it is one of the recorder's; false: not ours. */
 static bool of_handle_trap_at(uintptr_t address, ucontext_t *context, uint64_t trapped) OF_NOINSTR;
 static bool of_handle_trap_at(uintptr_t address, ucontext_t *context, uint64_t trapped) {
+  if (address == of_probe_trap && of_probe_trap != 0) {
+    of_probe_entered = trapped;
+    of_trap_return(context);
+    of_probe_left = of_wall_ns();
+    return true;
+  }
   if (address == of_loader_hook && of_loader_hook != 0) {
     if (_r_debug.r_state == RT_CONSISTENT) {
       dl_iterate_phdr(of_arm_module, (void *)1);
@@ -505,7 +518,8 @@ bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
   uint64_t started = of_recorder_enter();
   int saved_errno = errno;
   bool handled = stepped ? of_data_handle_step(info, context) : of_handle_trap_at(address, context, started);
-  of_recorder_leave(started, handled);
+  // A data step's trap costs the kernel as much as a first call's.
+  of_recorder_leave(started, handled && address != of_probe_trap, of_trap_cost_ns);
   errno = saved_errno;
   return handled;
 }
@@ -517,7 +531,8 @@ bool of_inprocess_handle_fault(const siginfo_t *info, ucontext_t *context) {
   uint64_t started = of_recorder_enter();
   int saved_errno = errno;
   bool handled = of_data_handle_fault(info, context, started);
-  of_recorder_leave(started, handled);
+  // Raising SIGSEGV and returning from it costs the kernel about what a trap does.
+  of_recorder_leave(started, handled, of_trap_cost_ns);
   errno = saved_errno;
   return handled;
 }
@@ -580,8 +595,57 @@ static void of_take_over(void) {
     }
   }
   /* Starting the trace is the recorder's time too, not the program's. */
-  of_recorder_leave(started, true);
+  of_recorder_leave(started, true, 0);
   self->busy = busy;
+}
+
+/*
+ * Measures of_trap_cost_ns: raises a trap of its own a few times, on a page of its own
+ * holding a trap that returns, and takes the round trip less what the handler measured of
+ * it. At a few microseconds a trap, a program with tens of thousands of first calls spends
+ * tens of milliseconds in traps outside the handler, which the program without the recorder
+ * does not. The median, as another thread or process may take the core in one of them. The
+ * measuring is arming: its own time is counted there.
+ */
+static void of_measure_trap_cost(void) OF_NOINSTR;
+static void of_measure_trap_cost(void) {
+  enum { rounds = 15 };
+  long page = sysconf(_SC_PAGESIZE);
+  size_t size = page > 0 ? (size_t)page : 4096u;
+  void *code = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED) {
+    return;
+  }
+  of_code saved;
+  of_trap_plant((uintptr_t)code, &saved);
+  if (mprotect(code, size, PROT_READ | PROT_EXEC) != 0) {
+    munmap(code, size);
+    return;
+  }
+  of_probe_trap = (uintptr_t)code;
+  void (*probe)(void) = (void (*)(void))code;
+  uint64_t unseen[rounds];
+  uint32_t count = 0;
+  for (uint32_t i = 0; i < rounds; i++) {
+    of_probe_entered = of_probe_left = 0;
+    uint64_t before = of_wall_ns();
+    probe();
+    uint64_t after = of_wall_ns();
+    uint64_t inside = of_probe_left - of_probe_entered;
+    if (of_probe_entered != 0 && of_probe_left >= of_probe_entered && after - before >= inside) {
+      unseen[count++] = after - before - inside;
+    }
+  }
+  of_probe_trap = 0;
+  munmap(code, size);
+  for (uint32_t i = 1; i < count; i++) { /* insertion sort: 15 values */
+    for (uint32_t j = i; j > 0 && unseen[j - 1] > unseen[j]; j--) {
+      uint64_t t = unseen[j];
+      unseen[j] = unseen[j - 1];
+      unseen[j - 1] = t;
+    }
+  }
+  of_trap_cost_ns = count != 0 ? unseen[count / 2] : 0;
 }
 
 /*
@@ -607,6 +671,11 @@ static void of_arm_program(void) {
   }
   of_active = true;
   of_clock.enabled = true;
+  /* ORDERFILE_TRAP_COST=0: traps counted by their handler only, to measure what that leaves. */
+  char cost[4];
+  if (!of_early_getenv("ORDERFILE_TRAP_COST", cost, sizeof cost) || strcmp(cost, "0") != 0) {
+    of_measure_trap_cost();
+  }
   dl_iterate_phdr(of_arm_module, (void *)1);
   if (_r_debug.r_brk != 0) {
     long page = sysconf(_SC_PAGESIZE);

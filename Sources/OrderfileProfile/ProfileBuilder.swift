@@ -168,7 +168,7 @@ public struct ProfileBuilder {
       trace: trace.path, pid: trace.header.pid,
       processStartResolutionNanoseconds: trace.header.processStartResolutionNanoseconds,
       processStartSource: trace.header.processStartSource, preMain: preMain,
-      recorderOverhead: trace.header.recorderTime.map(StartupProfile.RecorderOverhead.init),
+      recorderOverhead: trace.header.recorderTime.map { .init($0, firstCalls: entries.count) },
       emulated: trace.header.isEmulated,
       boundaries: boundaries, phases: phases,
       threads: threads.values.sorted { ($0.firstCallNanoseconds, $0.thread) < ($1.firstCallNanoseconds, $1.thread) },

@@ -149,8 +149,11 @@ public struct StartupProfile: Codable, Sendable, Equatable {
   public struct RecorderOverhead: Codable, Sendable, Equatable {
     /// Before the program's first own call: breakpoints planted, libraries armed.
     public var armingNanoseconds: UInt64
-    /// The rest: traps handled while the program ran.
+    /// The rest: traps handled while the program ran, each with its time outside the
+    /// recorder's handler (the kernel raising the signal and returning from it).
     public var trapsNanoseconds: UInt64
+    /// The first calls those traps recorded; nil when not known.
+    public var firstCalls: Int? = nil
     public var totalNanoseconds: UInt64 { armingNanoseconds + trapsNanoseconds }
 
     public init(armingNanoseconds: UInt64, trapsNanoseconds: UInt64) {
@@ -158,10 +161,11 @@ public struct StartupProfile: Codable, Sendable, Equatable {
       self.trapsNanoseconds = trapsNanoseconds
     }
 
-    init(_ time: RecorderTime) {
+    init(_ time: RecorderTime, firstCalls: Int) {
       self.init(
         armingNanoseconds: time.armingNanoseconds,
         trapsNanoseconds: time.totalNanoseconds - min(time.armingNanoseconds, time.totalNanoseconds))
+      self.firstCalls = firstCalls
     }
   }
 
@@ -234,8 +238,13 @@ extension StartupProfile {
 extension StartupProfile.RecorderOverhead {
   /// One line, as every renderer says it.
   public var summary: String {
-    "recorder overhead, taken out of every time shown: \(milliseconds(totalNanoseconds)) "
-      + "(arming \(milliseconds(armingNanoseconds)), traps \(milliseconds(trapsNanoseconds)))"
+    // Per first call: what a reader holds against the handler's own cost and the kernel's.
+    let each = firstCalls.flatMap { $0 > 0 ? (count: $0, nanoseconds: trapsNanoseconds / UInt64($0)) : nil }
+    return "recorder overhead, taken out of every time shown: \(milliseconds(totalNanoseconds)) "
+      + "(arming \(milliseconds(armingNanoseconds)), traps \(milliseconds(trapsNanoseconds))"
+      + (each.map {
+        ": \($0.count) first calls, \(Double($0.nanoseconds / 10) / 100) µs each, the kernel's part included"
+      } ?? "") + ")"
   }
 }
 

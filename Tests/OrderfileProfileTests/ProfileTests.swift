@@ -93,6 +93,20 @@ struct ProfileTests {
     #expect(profile.phases.map(\.newPages) == [0, 1, 2, 2, 1, 1])
   }
 
+  @Test("the recorder's time is split into arming and traps, and report says what a first call cost")
+  func recorderOverheadSaid() {
+    var trace = launchTrace()
+    trace.header.recorderTime = RecorderTime(totalNanoseconds: 9 * ms, armingNanoseconds: 2 * ms)
+    let overhead = ProfileBuilder().build(trace: trace, symbols: SymbolTable(symbolizers: [0: table])).recorderOverhead
+    #expect(overhead?.armingNanoseconds == 2 * ms && overhead?.trapsNanoseconds == 7 * ms)
+    // 7 first calls (every record) in 7 ms of traps: 1 ms each.
+    #expect(overhead?.firstCalls == 7)
+    #expect(
+      overhead?.summary
+        == "recorder overhead, taken out of every time shown: 9.000 ms (arming 2.000 ms, traps 7.000 ms: "
+        + "7 first calls, 1000.0 µs each, the kernel's part included)", "\(overhead?.summary ?? "none")")
+  }
+
   @Test("the first-call mode has no slowest calls and no dropped-event count")
   func noFullMode() {
     #expect(profile.slowestFirstCalls == nil)

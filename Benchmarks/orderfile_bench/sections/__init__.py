@@ -7,7 +7,8 @@ report, --report and --update-readme pick it up from here. A section that builds
 records something another section could reuse puts it on the context (context.py).
 """
 
-from . import (arm64, coldlaunch, daily, inprocess, instrumentation, languages, largeorder, loader, measured, norebuild,
+from . import (arm64, coldlaunch, daily, inprocess, instrumentation, languages, largeorder, largephases, loader, measured,
+               norebuild,
                overhead,
                programs, scale,
                startup, symbolization)
@@ -19,6 +20,7 @@ SECTIONS = [
     instrumentation.SECTION,
     norebuild.SECTION,
     inprocess.SECTION,
+    largephases.SECTION,
     languages.SECTION,
     symbolization.SECTION,
     scale.SECTION,

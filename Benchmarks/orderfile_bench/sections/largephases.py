@@ -1,0 +1,145 @@
+"""largephases: report's phases of large programs against their kernel-timed plain launch.
+
+The inprocess section holds report's phases against the kernel-timed launch on small programs;
+here the programs have thousands of first calls, where a cost per first call that the recorder
+does not take out of its clock adds up to tens of milliseconds: a generated C program whose
+main calls GENERATED_FUNCTIONS functions, and the Swift toolchain's swift-frontend -version
+(about 250k functions, 210 MB) when the toolchain is on PATH. Each round records the program
+in-process and reads `orderfile report --json`, and launches the unmodified program under the
+kernel's timing (launchprobe.py, uprobes on main and on the first hook); medians. Without root
+or uprobes the section says why and compares nothing.
+"""
+
+import json
+import os
+import shutil
+import statistics
+from dataclasses import dataclass
+
+from ..common import note, verdict
+from ..launchprobe import LaunchProbe, ProbeUnavailable
+from ..model import json_name
+from ..process import run_checked
+from ..section import Section
+from .inprocess import PHASE_FLOOR_MS, PHASE_SHARE, PhaseCheck, _first_hook, _phase_checks
+
+GENERATED_FUNCTIONS = 20_000
+ROUNDS = 3
+
+
+@dataclass
+class LargePhases:
+    program: str
+    command: str
+    first_calls: int
+    overhead: str                # report's line on what it took out
+    phases: list[PhaseCheck]
+    first_hook: str
+
+
+@dataclass
+class LargePhasesResult:
+    goal: str
+    programs: list[LargePhases]
+    passed: bool = json_name("pass")
+    skipped: str | None = None
+
+
+def _generated(ctx, d):
+    """A C program whose main calls GENERATED_FUNCTIONS distinct functions once each."""
+    source, binary = os.path.join(d, "calls.c"), os.path.join(d, "calls")
+    with open(source, "w") as f:
+        f.write("volatile unsigned long sink;\n")
+        f.writelines(f"__attribute__((noinline)) void f{i}(void) {{ sink += {i}; }}\n"
+                     for i in range(GENERATED_FUNCTIONS))
+        f.write("int main(void) {\n")
+        f.writelines(f"  f{i}();\n" for i in range(GENERATED_FUNCTIONS))
+        f.write("  return 0;\n}\n")
+    run_checked([ctx.cc, "-O1", source, "-o", binary], "building the generated program")
+    return binary
+
+
+def _measure(ctx, probe, d, cmd, name):
+    tool, trace = ctx.orderfile, os.path.join(d, "large.trace")
+    reports = []
+    for i in range(ROUNDS + 1):  # the first of each: warm-up
+        run_checked([tool, "record", "--recorder", "in-process", "-q", "-o", trace, "--"] + cmd, f"record {name}",
+                    env=ctx.env())
+        report = json.loads(run_checked([tool, "report", trace, "--json"], "orderfile report", env=ctx.env()))
+        if i:
+            reports.append(report)
+    first = _first_hook(reports[-1])
+    hook = f"{first[0]} ({os.path.basename(first[1])})" if first else None
+    events = {"main": probe.probe(cmd[0], "main")}
+    if first:
+        events[hook] = probe.probe(first[1], first[0])
+    events = {label: event for label, event in events.items() if event}
+    probed = []
+    for i in range(ROUNDS + 1):
+        times = probe.launch(cmd, f"{name} (uninstrumented, kernel-timed)", ctx.env(), events)[1]
+        if i and times:
+            probed.append(times)
+    overhead = reports[-1].get("recorderOverhead") or {}
+    line = (f"arming {overhead.get('armingNanoseconds', 0) / 1e6:.2f} ms, traps "
+            f"{overhead.get('trapsNanoseconds', 0) / 1e6:.2f} ms") if overhead else "none"
+    return LargePhases(program=name, command=" ".join([os.path.basename(cmd[0])] + cmd[1:]),
+                       first_calls=int(statistics.median(len(r["firstCalls"]) for r in reports)), overhead=line,
+                       phases=_phase_checks({"in-process": reports, "tracer": []}, probed,
+                                            {"in-process": hook} if hook else {}),
+                       first_hook=hook or "")
+
+
+def run(ctx):
+    d = os.path.join(ctx.scratch, "largephases")
+    os.makedirs(d, exist_ok=True)
+    goal = (f"each of report's phases of a large program within {PHASE_SHARE:.0%} or {PHASE_FLOOR_MS:g} ms of the "
+            "kernel-timed uninstrumented launch's")
+    try:
+        probe = LaunchProbe(d)
+    except ProbeUnavailable as e:
+        note(f"largephases: {e}")
+        return LargePhasesResult(goal=goal, programs=[], passed=False, skipped=str(e))
+    subjects = [([_generated(ctx, d)], f"generated C, {GENERATED_FUNCTIONS:,} functions")]
+    frontend = shutil.which("swift-frontend", path=ctx.environ.get("PATH"))
+    if frontend:
+        subjects.append(([os.path.realpath(frontend), "-version"], "swift-frontend"))
+    else:
+        note("largephases: no swift-frontend on PATH; the generated program only")
+    with probe:
+        programs = [_measure(ctx, probe, d, cmd, name) for cmd, name in subjects]
+    passed = all(all(check.met.values()) for p in programs for check in p.phases)
+    return LargePhasesResult(goal=goal, programs=programs, passed=passed)
+
+
+def render_text(res):
+    out = [f"== largephases: report's phases on large programs (goal: {res.goal}) ==", ""]
+    if res.skipped:
+        out.append(f"not compared: {res.skipped}")
+    for p in res.programs:
+        out.append(f"{p.program} ({p.command}): {p.first_calls:,} first calls; taken out: {p.overhead}; "
+                   f"first hook {p.first_hook}; medians of {ROUNDS}")
+        for check in p.phases:
+            base, mine = check.baseline_ms.get("in-process"), check.recorder_ms.get("in-process")
+            if mine is None:
+                continue
+            delta = "–" if base is None else f"{mine - base:+.2f} ms"
+            based = "–" if base is None else f"{base:.2f} ms"
+            out.append(f"  {check.phase:32s} kernel {based:>11s}  report {mine:9.2f} ms  {delta:>11s}  "
+                       f"{'met' if check.met.get('in-process') else 'missed'}")
+    out.append(verdict(res.passed))
+    return out
+
+
+def render_markdown(res, report):
+    return {}
+
+
+SECTION = Section(
+    name="largephases",
+    help="report's phases of large programs (a generated C program with 20,000 first calls, swift-frontend "
+         "-version) against the kernel-timed uninstrumented launch; needs root and uprobes",
+    result_type=LargePhasesResult,
+    run=run,
+    render_text=render_text,
+    render_markdown=render_markdown,
+)
