@@ -85,7 +85,11 @@ public final class ELFSymbolizer: Symbolizer {
     self.session = session
     self.module = module
     self.bias = bias
-    let (symbols, untyped) = SymbolTableReader.symbols(of: module, bias: bias)
+    // The file's own table is read from the mapping; libdwfl finds the others (a debug
+    // file's, .dynsym with .gnu_debugdata).
+    let (symbols, untyped) =
+      (hasSymbolTable ? MappedSymbolTable.read(file) : nil)
+      ?? SymbolTableReader.symbols(of: module, bias: bias)
     let named = FunctionIndex(symbols)
     symbolSource = Self.source(of: module, hasSymbolTable: hasSymbolTable, found: !named.functions.isEmpty)
     let map = Self.readLinkMap(
