@@ -7,8 +7,8 @@ report, --report and --update-readme pick it up from here. A section that builds
 records something another section could reuse puts it on the context (context.py).
 """
 
-from . import (arm64, coldlaunch, daily, inprocess, instrumentation, languages, largeorder, measured, norebuild, overhead,
-               programs, scale,
+from . import (arm64, coldlaunch, daily, inprocess, instrumentation, languages, largeorder, largeprogram, measured,
+               norebuild, overhead, programs, scale,
                startup, symbolization)
 
 SECTIONS = [
@@ -21,6 +21,7 @@ SECTIONS = [
     languages.SECTION,
     symbolization.SECTION,
     scale.SECTION,
+    largeprogram.SECTION,
     coldlaunch.SECTION,
     largeorder.SECTION,
     daily.SECTION,
