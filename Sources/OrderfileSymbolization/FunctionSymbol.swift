@@ -107,10 +107,10 @@ extension Array where Element == FunctionSymbol {
     var found: [String: [Int]] = [:]
     for name in names { found[name] = [] }
     guard !found.isEmpty else { return [:] }
+    // Each name is read in place: copying a whole function would retain all its strings.
     for index in indices where include(index) {
-      let function = self[index]
-      found[function.name]?.append(index)
-      for alias in function.aliases { found[alias]?.append(index) }
+      found[self[index].name]?.append(index)
+      for alias in self[index].aliases { found[alias]?.append(index) }
     }
     return found.filter { !$0.value.isEmpty }
   }
