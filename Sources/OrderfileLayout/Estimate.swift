@@ -1,4 +1,5 @@
 import OrderfileOrdering
+import OrderfileSupport
 import OrderfileSymbolization
 
 /// Page counts of the launch at one page size.
@@ -124,11 +125,12 @@ public struct Estimator {
     orderPath: String?, measured: MeasuredFaults?, additional: [String] = [], launchAddresses: [UInt64]? = nil,
     fixedCode: ((_ launch: [Range<UInt64>]) throws -> FixedCode)? = nil
   ) rethrows -> Estimate {
-    var byName: [String: Int] = [:]
-    var byAddress: [UInt64: Int] = [:]
-    for (index, function) in functions.enumerated() {
-      for name in function.allNames where byName[name] == nil { byName[name] = index }
-      if byAddress[function.address] == nil { byAddress[function.address] = index }
+    let byName = functions.positions(named: launch + additional).compactMapValues(\.first)
+    let starts = functions.map(\.address)
+    /// The first function starting at `address`: `functions` is sorted by address.
+    func function(at address: UInt64) -> Int? {
+      let index = starts.partitioningIndex { $0 >= address }
+      return index < starts.count && starts[index] == address ? index : nil
     }
     let newAddresses = simulator.layout(functions, order: order ?? launch)
 
@@ -148,7 +150,7 @@ public struct Estimator {
     let matched = launch.count - missing.count
     if let launchAddresses {
       for address in launchAddresses {
-        if let index = byAddress[address] { count(index, as: functions[index].name) }
+        if let index = function(at: address) { count(index, as: functions[index].name) }
       }
     }
     for name in (launchAddresses == nil ? launch : []) + additional {

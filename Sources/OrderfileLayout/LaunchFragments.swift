@@ -45,9 +45,8 @@ public struct LaunchFragments: Codable, Sendable, Equatable {
   /// launch function has a cold part, as in a binary nothing split.
   public init?(launch: [String], functions: [FunctionSymbol], pageSizes: [UInt64]) {
     var coldParts: [String: [Int]] = [:]
-    var byName: [String: [Int]] = [:]
+    let byName = functions.positions(named: launch) { functions[$0].size > 0 }
     for (index, function) in functions.enumerated() where function.size > 0 {
-      for name in function.allNames { byName[name, default: []].append(index) }
       if let parent = CloneName.coldPartParent(of: function.name) { coldParts[parent, default: []].append(index) }
     }
     var hot = Set<Int>()

@@ -33,10 +33,7 @@ public struct LayoutSimulator {
     else {
       return functions.map(\.address)
     }
-    var byName: [String: [Int]] = [:]
-    for (index, function) in functions.enumerated() where movable[index] {
-      for name in function.allNames { byName[name, default: []].append(index) }
-    }
+    let byName = functions.positions(named: order) { movable[$0] }
     var placed = [Bool](repeating: false, count: functions.count)
     var sequence: [Int] = []
     for name in order {

@@ -57,7 +57,7 @@ public struct ReleaseLaunchCode: Codable, Sendable, Equatable {
     let bases = Set(launch.map { CloneName($0)?.base ?? $0 })
     var pieces: [Piece] = []
     var uncounted: [Piece] = []
-    for function in functions where function.size > 0 && !function.allNames.contains(where: recorded.contains) {
+    for function in functions where function.size > 0 && !function.isNamed(anyOf: recorded) {
       guard let clone = function.allNames.lazy.compactMap(CloneName.init).first(where: { bases.contains($0.base) })
       else { continue }
       let piece = Piece(name: function.name, of: clone.base, kinds: clone.kinds)

@@ -40,6 +40,12 @@ public struct CloneName: Equatable, Sendable {
 
   /// Parses `name`; nil when it carries no known clone suffix.
   public init?(_ name: String) {
+    // Most names have no dot at all; asked of every symbol of a large binary, splitting
+    // each one into components would cost far more than the answer.
+    let hasDot =
+      name.utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: ".")) }
+      ?? name.utf8.contains(UInt8(ascii: "."))
+    guard hasDot else { return nil }
     var components = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     guard components.count > 1, !components[0].isEmpty else { return nil }
     var kinds: [Kind] = []

@@ -87,7 +87,11 @@ public final class ELFSymbolizer: Symbolizer {
     self.session = session
     self.module = module
     self.bias = bias
-    let (symbols, untyped, objects) = SymbolTableReader.symbols(of: module, bias: bias)
+    // The file's own table is read from the mapping; libdwfl finds the others (a debug
+    // file's, .dynsym with .gnu_debugdata).
+    let (symbols, untyped, objects) =
+      (hasSymbolTable ? MappedSymbolTable.read(file) : nil)
+      ?? SymbolTableReader.symbols(of: module, bias: bias)
     dataObjects = objects.map {
       DataObject(name: $0.name, address: $0.address, size: $0.size, binding: $0.binding, sectionName: $0.sectionName)
     }.sorted { ($0.address, $0.name) < ($1.address, $1.name) }

@@ -21,6 +21,12 @@ struct FunctionIndex: Sendable {
   private(set) var functions: [FunctionSymbol]
   /// `functions[i].address`, kept apart so the search touches one dense array.
   private let starts: [UInt64]
+  /// Every `blockSize`th start: a search narrows to one block in this small array, which
+  /// stays in cache, before it touches `starts` at all.
+  private let blockStarts: [UInt64]
+  private static let blockSize = 64
+  /// `functions[i].size`, beside `starts`: a lookup tests each candidate without copying it.
+  private let sizes: [UInt64]
   /// The largest end address (exclusive) of `functions[0...i]`: how far back a lookup may
   /// have to walk before no earlier function can reach the address.
   private let reach: [UInt64]
@@ -52,6 +58,8 @@ struct FunctionIndex: Sendable {
     }
     functions = folded
     starts = folded.map(\.address)
+    sizes = folded.map(\.size)
+    blockStarts = stride(from: 0, to: folded.count, by: Self.blockSize).map { folded[$0].address }
     var running: UInt64 = 0
     reach = folded.map { function in
       running = max(running, Self.end(of: function))
@@ -61,15 +69,25 @@ struct FunctionIndex: Sendable {
 
   /// The innermost function holding `address`, if any.
   func function(containing address: UInt64) -> FunctionSymbol? {
-    // The last function that starts at or before `address`.
-    var index = starts.partitioningIndex { $0 > address } - 1
+    var index = lastStart(atOrBefore: address)
     while index >= 0 {
-      if functions[index].contains(address) { return functions[index] }
+      // As `FunctionSymbol.contains`, on the dense arrays.
+      let offset = address - starts[index]
+      if sizes[index] == 0 ? offset == 0 : offset < sizes[index] { return functions[index] }
       // Walk back only while an earlier function still reaches past `address`.
       guard index > 0, reach[index - 1] > address else { return nil }
       index -= 1
     }
     return nil
+  }
+
+  /// The position of the last function that starts at or before `address`; -1 when none does.
+  private func lastStart(atOrBefore address: UInt64) -> Int {
+    let block = blockStarts.partitioningIndex { $0 > address } - 1
+    guard block >= 0 else { return -1 }
+    let low = block * Self.blockSize
+    let high = min(low + Self.blockSize, starts.count)
+    return starts[low..<high].partitioningIndex { $0 > address } - 1
   }
 
   /// The last function with a symbol that starts before `address`.

@@ -52,6 +52,11 @@ public struct FunctionSymbol: Hashable, Sendable {
   /// The primary name followed by the aliases.
   public var allNames: [String] { [name] + aliases }
 
+  /// Whether its name or an alias is one of `names`; unlike `allNames`, without an array.
+  public func isNamed(anyOf names: Set<String>) -> Bool {
+    names.contains(name) || aliases.contains(where: names.contains)
+  }
+
   /// Whether `address` falls inside this function: within `[address, address + size)`,
   /// or exactly at `address` when the symbol has no size.
   public func contains(_ address: UInt64) -> Bool {
@@ -87,4 +92,26 @@ public enum SymbolSource: Hashable, Sendable {
   case dynamicSymbols
   /// No function symbols at all (a stripped executable).
   case none
+}
+
+extension Array where Element == FunctionSymbol {
+  /// For each of `names`, the positions of the functions that carry it as their name or an
+  /// alias, in address order, among those `include` accepts; a name no function carries is
+  /// left out.
+  ///
+  /// One pass over the functions with a lookup in a table of `names` alone: a large binary's
+  /// quarter of a million names are never all hashed into a table of their own.
+  public func positions(
+    named names: some Sequence<String>, where include: (Int) -> Bool = { _ in true }
+  ) -> [String: [Int]] {
+    var found: [String: [Int]] = [:]
+    for name in names { found[name] = [] }
+    guard !found.isEmpty else { return [:] }
+    // Each name is read in place: copying a whole function would retain all its strings.
+    for index in indices where include(index) {
+      found[self[index].name]?.append(index)
+      for alias in self[index].aliases { found[alias]?.append(index) }
+    }
+    return found.filter { !$0.value.isEmpty }
+  }
 }

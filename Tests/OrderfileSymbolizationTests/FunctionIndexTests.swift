@@ -87,6 +87,32 @@ struct FunctionIndexTests {
     let index = FunctionIndex([symbol("top", .max - 4, 100)])
     #expect(index.function(containing: .max)?.name == "top")
   }
+
+  @Test("lookups across many blocks of functions agree with a scan of every function")
+  func manyFunctionsAgreeWithScan() {
+    // Sizes and gaps that vary, a function nested in a larger one, and labels without a size,
+    // over several hundred functions: every block boundary of the index is crossed.
+    var symbols: [RawFunctionSymbol] = []
+    var address: UInt64 = 0x1000
+    for number in 0..<700 {
+      let size = UInt64(number % 5 == 0 ? 0 : 4 + number % 13)
+      symbols.append(symbol("f\(number)", address, size))
+      address += size + UInt64(number % 3) * 8 + 1
+    }
+    symbols.append(symbol("outer", address, 0x200))
+    symbols.append(symbol("inner", address + 0x40, 0x10))
+    let index = FunctionIndex(symbols)
+    // Sorted by address, the last function holding an address is the innermost.
+    func scan(_ target: UInt64) -> FunctionSymbol? { index.functions.last { $0.contains(target) } }
+    var probes: [UInt64] = [0, 0xfff, address + 0x300, .max]
+    for function in index.functions {
+      probes += [function.address, function.address &- 1, function.address + function.size / 2]
+      probes += [function.address + function.size, function.address + max(function.size, 1) - 1]
+    }
+    for probe in probes {
+      #expect(index.function(containing: probe)?.address == scan(probe)?.address, "at 0x\(String(probe, radix: 16))")
+    }
+  }
 }
 
 @Suite("BuildID")

@@ -7,10 +7,8 @@ report, --report and --update-readme pick it up from here. A section that builds
 records something another section could reuse puts it on the context (context.py).
 """
 
-from . import (arm64, coldlaunch, daily, inprocess, instrumentation, languages, largeorder, largephases, loader, measured,
-               norebuild,
-               overhead,
-               programs, scale,
+from . import (arm64, coldlaunch, daily, inprocess, instrumentation, languages, largeorder, largephases,
+               largeprogram, loader, measured, norebuild, overhead, programs, scale,
                startup, symbolization)
 
 SECTIONS = [
@@ -24,6 +22,7 @@ SECTIONS = [
     languages.SECTION,
     symbolization.SECTION,
     scale.SECTION,
+    largeprogram.SECTION,
     coldlaunch.SECTION,
     loader.SECTION,
     largeorder.SECTION,

@@ -59,7 +59,7 @@ enum SymbolTableReader {
     return (symbols, untyped, objects)
   }
 
-  private static func binding(_ value: UInt8) -> SymbolBinding {
+  static func binding(_ value: UInt8) -> SymbolBinding {
     switch Int32(value) {
     case STB_LOCAL: return .local
     case STB_WEAK: return .weak
