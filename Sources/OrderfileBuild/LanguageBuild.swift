@@ -222,9 +222,10 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
   /// Adds compiler-driver link flags (`-Wl,-z,pack-relative-relocs`) as this language's
   /// driver passes linker options on.
   public mutating func addDriverLinkFlags(_ flags: [String]) {
-    arguments += Self.linkerArguments(
-      language,
-      flags.flatMap { $0.hasPrefix("-Wl,") ? $0.dropFirst(4).split(separator: ",").map(String.init) : [$0] })
+    addLinkArguments(
+      Self.linkerArguments(
+        language,
+        flags.flatMap { $0.hasPrefix("-Wl,") ? $0.dropFirst(4).split(separator: ",").map(String.init) : [$0] }))
   }
 
   /// Adds the linker option that aligns segments for pages of `bytes`
@@ -235,14 +236,18 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
       language, language == .swift ? option.split(separator: ",").map(String.init) : [option])
   }
 
-  /// Adds the linker's `--emit-relocs`, which `orderfile bolt` needs: for Rust's ordered
-  /// build to the final crate's link alone, like the orderfile.
+  /// Adds the linker's `--emit-relocs`, which `orderfile bolt` needs.
   public mutating func keepRelocations() {
-    let relocations = Self.linkerArguments(language, ["--emit-relocs"])
+    addLinkArguments(Self.linkerArguments(language, ["--emit-relocs"]))
+  }
+
+  /// Link options of the ordered build only: for Rust's to the final crate's link alone,
+  /// like the orderfile, since any change to RUSTFLAGS rebuilds every dependency.
+  private mutating func addLinkArguments(_ link: [String]) {
     if language == .rust && !finalCrateArguments.isEmpty {
-      finalCrateArguments = relocations + finalCrateArguments
+      finalCrateArguments = link + finalCrateArguments
     } else {
-      arguments += relocations
+      arguments += link
     }
   }
 
