@@ -40,8 +40,9 @@ struct DiffCommand: ParsableCommand {
           --head-binary new/libapp.so.1 -- ./app --version
         orderfile diff app.order new/app.order --trace launch.trace \\
           --binary build/release/app --fail-if-pages-regress 2
-        orderfile diff app.order new/app.order --base-binary old/app \
-          --head-binary new/app --measure-cold --fail-if-cold-faults-regress 2 -- --version
+        orderfile diff app.order new/app.order --base-binary old/app \\
+          --head-binary new/app --measure-cold \\
+          --fail-if-cold-faults-regress 2 -- --version
         orderfile diff app.order new/app.order --csv > changes.csv
       """
   )

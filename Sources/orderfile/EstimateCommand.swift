@@ -46,7 +46,8 @@ struct EstimateCommand: ParsableCommand {
         orderfile estimate --trace launch.trace --binary app --order app.order \\
           --markdown > estimate.md
         orderfile estimate --trace launch.trace --binary app --svg pages.svg
-        orderfile estimate --trace launch.trace --binary app --measure-cold -- ./app --version
+        orderfile estimate --trace launch.trace --binary app \\
+          --measure-cold -- ./app --version
         orderfile estimate --trace launch.trace --binary arm64/app --measure \\
           --emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu' -- arm64/app
       """
