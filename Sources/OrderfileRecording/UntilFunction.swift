@@ -14,11 +14,11 @@ public enum UntilFunction {
     addresses: [UInt64], unmatched: [String]
   ) {
     guard !names.isEmpty else { return ([], []) }
-    let functions = try ELFSymbolizer.withSymbols(path: path).functions
+    let functions = FunctionNames(try ELFSymbolizer.withSymbols(path: path).functions)
     var addresses: [UInt64] = []
     var unmatched: [String] = []
     for name in names {
-      let found = functions.filter { matches($0, name) }.map(\.address)
+      let found = functions.addresses(matching: StopName(name))
       if found.isEmpty { unmatched.append(name) }
       addresses += found
     }

@@ -126,6 +126,12 @@ struct RecordCommand: ParsableCommand {
   )
   var waitForExit = false
 
+  @Flag(
+    help:
+      "Without a rebuild: plan from the program's files, not from the plans kept in the user's cache ($ORDERFILE_CACHE_DIR, else $XDG_CACHE_HOME/orderfile or ~/.cache/orderfile), and keep none."
+  )
+  var noPlanCache = false
+
   @Flag(name: .shortAndLong, help: "Print only warnings and errors, not the summary of what was recorded.")
   var quiet = false
 
@@ -146,6 +152,9 @@ struct RecordCommand: ParsableCommand {
       throw ValidationError(
         "--until, --system-libraries, --include-module and --exclude-module record without a rebuild; an instrumented program ends its window with orderfile_startup_complete()"
       )
+    }
+    if instrumented && noPlanCache {
+      throw ValidationError("--no-plan-cache is for recording without a rebuild: an instrumented build plans nothing")
     }
     if noRebuild && capacity != nil {
       throw ValidationError("--capacity is for --instrumented: without a rebuild every function is recorded")
@@ -168,7 +177,7 @@ struct RecordCommand: ParsableCommand {
         capacity: capacity, until: until, includeSystemLibraries: systemLibraries, includeModules: includeModules,
         excludeModules: excludeModules,
         recorderMethod: recorderMethod, quiet: quiet, emulator: emulator.flatMap(RecordRequest.emulatorWords),
-        waitForExit: waitForExit
+        waitForExit: waitForExit, usesPlanCache: !noPlanCache
       ).run()
     }
   }
