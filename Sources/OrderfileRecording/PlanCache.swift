@@ -21,6 +21,9 @@ import OrderfileSymbolization
 /// too, under the rest of the key. Modules read from `.dynsym` alone are not kept: a debug
 /// file installed later would give them a better plan.
 ///
+/// The cache keeps the `fileLimit` plans used last (a plan read is touched); older ones are
+/// removed when a new one is written, so binaries of scratch directories do not pile up.
+///
 /// Concurrent recordings are safe: a plan is written under a temporary name and renamed
 /// into place, so a reader sees a whole file or none; a file that is cut short, damaged
 /// (its checksum) or of another key is ignored and planned afresh.
@@ -49,6 +52,9 @@ public struct PlanCache: Sendable, Equatable {
     return .disabled
   }
 
+  /// The most plan files kept.
+  public var fileLimit = 256
+
   /// Raised whenever what a plan holds or how it is written changes.
   static let formatVersion: UInt32 = 1
   private static let magic = Array("OFPLANC\0".utf8)
@@ -59,6 +65,8 @@ public struct PlanCache: Sendable, Equatable {
       return nil
     }
     guard let module = Self.decode(bytes, key: key) else { return nil }
+    // Used: the last to be removed.
+    utimes(file, nil)
     // The debug file's stamp is known only once it was found; it must still be that file.
     if case .debugFile(let debugPath) = module.symbolSource, module.debugFile != FileStamp(path: debugPath) {
       return nil
@@ -76,6 +84,17 @@ public struct PlanCache: Sendable, Equatable {
     guard let directory, let file = file(for: path) else { return }
     try? AtomicFile.createDirectory(atPath: directory + "/plans")
     try? AtomicFile.write(Self.encode(module, key: key), to: file, durable: false)
+    removeLeastRecentlyUsed(in: directory + "/plans")
+  }
+
+  /// Removes the plan files used longest ago beyond `fileLimit`; temporaries of writers
+  /// (hidden names) are theirs to remove.
+  private func removeLeastRecentlyUsed(in plans: String) {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: plans) else { return }
+    let files = names.filter { $0.hasSuffix(".plan") && !$0.hasPrefix(".") }.map { plans + "/" + $0 }
+    guard files.count > fileLimit else { return }
+    let byUse = files.compactMap { file in FileStamp(path: file).map { (file, $0.modified) } }.sorted { $0.1 < $1.1 }
+    for (file, _) in byUse.prefix(byUse.count - fileLimit) { unlink(file) }
   }
 
   /// The file that holds the plan of the module file at `path`.

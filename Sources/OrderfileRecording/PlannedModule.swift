@@ -109,11 +109,13 @@ struct FunctionNames: Equatable {
     var bytes: [UInt8] = []
     var rows: [Row] = []
     rows.reserveCapacity(functions.count)
+    func add(_ name: String, _ address: UInt64) {
+      rows.append(Row(offset: UInt32(bytes.count), length: UInt32(name.utf8.count), address: address))
+      bytes.append(contentsOf: name.utf8)
+    }
     for function in functions {
-      for name in CollectionOfOne(function.name) + function.aliases {
-        rows.append(Row(offset: UInt32(bytes.count), length: UInt32(name.utf8.count), address: function.address))
-        bytes.append(contentsOf: name.utf8)
-      }
+      add(function.name, function.address)
+      for alias in function.aliases { add(alias, function.address) }
     }
     self.bytes = bytes
     self.rows = rows
