@@ -183,13 +183,17 @@ public struct LinkMap: Sendable {
   public func firstDisagreement(with functions: [FunctionSymbol]) -> (name: String, map: UInt64, binary: UInt64)? {
     // Nearly every symbol sits where the binary has it: walk both in address order, and look
     // names up only for the few that do not (labels the binary has no function for).
-    let named = functions.filter(\.hasSymbol).sorted { $0.address < $1.address }
+    // Positions, not copies: a function is a large value, and a binary has 250,000 of them.
+    var named = functions.indices.filter { functions[$0].hasSymbol }
+    if !zip(named, named.dropFirst()).allSatisfy({ functions[$0].address <= functions[$1].address }) {
+      named.sort { functions[$0].address < functions[$1].address }
+    }
     var unexplained = Set<String>()
     var index = 0
     for symbol in symbols {
-      while index < named.count && named[index].address < symbol.address { index += 1 }
-      if index < named.count, named[index].address == symbol.address,
-        named[index].name == symbol.name || named[index].aliases.contains(symbol.name)
+      while index < named.count && functions[named[index]].address < symbol.address { index += 1 }
+      if index < named.count, functions[named[index]].address == symbol.address,
+        functions[named[index]].name == symbol.name || functions[named[index]].aliases.contains(symbol.name)
       {
         continue
       }
@@ -200,7 +204,7 @@ public struct LinkMap: Sendable {
     for symbol in symbols where unexplained.contains(symbol.name) {
       mapped[symbol.name, default: []].append(symbol.address)
     }
-    for function in named {
+    for function in named.lazy.map({ functions[$0] }) {
       for name in CollectionOfOne(function.name) + function.aliases {
         if let addresses = mapped[name], let first = addresses.first, !addresses.contains(function.address) {
           return (name, first, function.address)
