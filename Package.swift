@@ -138,7 +138,7 @@ let package = Package(
     ),
     .testTarget(
       name: "OrderfileRegenerationTests",
-      dependencies: ["OrderfileRegeneration", "OrderfileDiff", "_OrderfileTestSupport"]
+      dependencies: ["OrderfileRegeneration", "OrderfileDiff", "OrderfileLayout", "OrderfileSymbolization", "_OrderfileTestSupport"]
     ),
     .testTarget(
       name: "OrderfileProfileTests",

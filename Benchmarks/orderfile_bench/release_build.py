@@ -42,6 +42,12 @@ def build(name, out, environ):
             tree = fetch_sources(cache, scratch, environ)[name].tree
         except BenchError as error:
             raise SourcesUnavailable(str(error)) from error
+    return build_from_tree(program, tree, out, environ, cc)
+
+
+def build_from_tree(program, tree, out, environ, cc):
+    """The release build of `program` from its unpacked source `tree` into `out`: the JSON
+    object `build` prints (the bench's loader section builds from its own fetched sources)."""
     os.makedirs(out, exist_ok=True)
     sources, cflags, libs = program.prepare(_Context(environ, cc), tree, out)
     objects = []
@@ -54,8 +60,8 @@ def build(name, out, environ):
                                                         env=environ))
     parallel(jobs, os.cpu_count() or 1)
     link = [cc, "-fuse-ld=lld", "-Wl,--build-id"]
-    exe = os.path.join(out, name)
-    run_checked(link + objects + ["-o", exe] + libs, f"linking {name}", env=environ)
+    exe = os.path.join(out, program.name)
+    run_checked(link + objects + ["-o", exe] + libs, f"linking {program.name}", env=environ)
     return {"executable": exe, "link": link, "objects": objects, "libraries": libs,
             "launch": program.launch_args}
 

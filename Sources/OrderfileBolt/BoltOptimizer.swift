@@ -28,6 +28,9 @@ public struct BoltOptimizer {
   /// Asks BOLT to put the new code in the old text's place (`-use-old-text`); BOLT falls
   /// back to a new segment when it does not fit, and the report says which happened.
   public var oldText: Bool
+  /// Asks BOLT to rewrite the debug info for the new layout (`-update-debug-sections`)
+  /// rather than drop it, which it does by default, with a warning.
+  public var keepDebugInfo: Bool
   /// Ends the profiled launch this many milliseconds after its start, for a program that
   /// never exits by itself (an app, a server): the instrumented copy then writes its profile
   /// every second, and the program is ended once a profile written after the limit is there.
@@ -51,10 +54,14 @@ public struct BoltOptimizer {
   /// than into a new segment after the rest of the file.
   public static let oldTextOption = "-use-old-text"
 
+  /// BOLT's option that rewrites the DWARF sections for the new layout instead of dropping them.
+  public static let keepDebugInfoOption = "-update-debug-sections"
+
   public init(
     binary: String, order: String, output: String, boltPath: String? = nil, command: [String] = [],
-    oldText: Bool = false, timeLimitMilliseconds: Int? = nil
+    oldText: Bool = false, keepDebugInfo: Bool = false, timeLimitMilliseconds: Int? = nil
   ) {
+    self.keepDebugInfo = keepDebugInfo
     self.timeLimitMilliseconds = timeLimitMilliseconds
     self.binary = binary
     self.order = order
@@ -65,7 +72,9 @@ public struct BoltOptimizer {
   }
 
   /// The options of the optimizing run besides the profile, the order and the output.
-  var layoutOptions: [String] { Self.splitOptions + (oldText ? [Self.oldTextOption] : []) }
+  var layoutOptions: [String] {
+    Self.splitOptions + (oldText ? [Self.oldTextOption] : []) + (keepDebugInfo ? [Self.keepDebugInfoOption] : [])
+  }
 
   public func run() throws -> BoltReport {
     if FileIdentity.same(binary, output) { throw BoltError.outputIsInput(path: output) }
@@ -139,6 +148,9 @@ public struct BoltOptimizer {
       coldPartsLeftToBolt: functionOrder.coldParts.count, profiledFunctions: summary.profiledFunctions,
       binaryFunctions: summary.binaryFunctions, hotBytes: summary.hotBytes, coldBytes: summary.coldBytes,
       inputBytes: Self.size(binary), outputBytes: Self.size(output),
+      debugInfoBytes: .init(
+        input: try BinaryLocator.debugInfoBytes(ofFileAt: binary),
+        output: try BinaryLocator.debugInfoBytes(ofFileAt: output)),
       seconds: .init(instrument: instrumentSeconds, launch: launchSeconds, optimize: optimizeSeconds),
       optimizeOptions: optimizeOptions, warnings: summary.warnings,
       textInOldPlace: oldText ? !summary.oldTextFailed : nil, leftInPlace: leftInPlace,

@@ -34,6 +34,9 @@ public struct BoltReport: Codable, Sendable, Equatable {
   public var coldBytes: UInt64?
   public var inputBytes: UInt64
   public var outputBytes: UInt64
+  /// DWARF bytes (`.debug_*`) in the binary and in the output: llvm-bolt carries debug info
+  /// over only when asked (`-update-debug-sections`), so most of a size drop can be this.
+  public var debugInfoBytes: DebugInfoBytes
   public var seconds: Seconds
   /// The optimizing options, to repeat the step by hand.
   public var optimizeOptions: [String]
@@ -47,6 +50,12 @@ public struct BoltReport: Codable, Sendable, Equatable {
   /// Functions of the binary the compiler had already split into cold parts (`foo.cold.1`):
   /// BOLT's support for them is limited, and it may leave them in place.
   public var compilerSplitFunctions: Int
+
+  public struct DebugInfoBytes: Codable, Sendable, Equatable {
+    public var input: UInt64
+    public var output: UInt64
+    public var dropped: Bool { output < input }
+  }
 
   /// The output's size over the binary's.
   public var growth: Double { inputBytes == 0 ? 0 : Double(outputBytes) / Double(inputBytes) }

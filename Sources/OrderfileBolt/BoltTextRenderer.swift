@@ -25,6 +25,12 @@ public struct BoltTextRenderer: Renderer {
     lines.append(
       "  size:     \(report.inputBytes) -> \(report.outputBytes) bytes (\(growth >= 0 ? "+" : "")\(growth), \(String(format: "%.2f", report.growth))x)"
     )
+    let debug = report.debugInfoBytes
+    if debug.dropped {
+      lines.append(
+        "  debug:    \(debug.input) -> \(debug.output) bytes of debug info: dropped (--keep-debug-info keeps it)"
+      )
+    }
     if let inPlace = report.textInOldPlace {
       lines.append(
         "  old text: "
@@ -37,11 +43,19 @@ public struct BoltTextRenderer: Renderer {
       "  time:     instrument \(format(seconds.instrument)) s, launch \(format(seconds.launch)) s, optimize \(format(seconds.optimize)) s"
     )
     if !report.warnings.isEmpty {
-      lines.append("  warnings: \(report.warnings.count) from llvm-bolt (--json lists them)")
+      lines.append("  warnings: \(report.warnings.count) from llvm-bolt")
+      let shown = report.warnings.prefix(Self.warningsShown)
+      lines += shown.map { "    " + $0 }
+      if report.warnings.count > shown.count {
+        lines.append("    and \(report.warnings.count - shown.count) more (--json lists them all)")
+      }
     }
     lines.append("  options:  \(report.optimizeOptions.joined(separator: " "))")
     return lines.joined(separator: "\n") + "\n"
   }
+
+  /// BOLT's warnings printed in full before the rest is left to `--json`.
+  static let warningsShown = 10
 
   private func format(_ seconds: Double) -> String {
     String(format: "%.2f", seconds)

@@ -59,7 +59,7 @@ public enum BuildError: LocalizedError, ExitStatusProviding, Equatable, Sendable
         "--target: no cross build for --language \(language) (it needs an SDK of the target); --target is for C and Rust"
     case .noLibraryForMachine(let library, let machine, let triple, let searched):
       return
-        "no \(library) built for \(machine) in \(searched.joined(separator: ", ")); install one beside the tool with 'Scripts/install --target \(triple)', or cross-build it with 'Scripts/build-runtime --target \(triple) DIR' and set ORDERFILE_RUNTIME_DIR=DIR"
+        "no \(library) built for \(machine) in \(searched.joined(separator: ", ")): this orderfile was installed without a cross compiler for \(triple); run Scripts/install of orderfile's sources again where one is (clang or \(triple)-gcc with the target's libc, e.g. Debian's gcc-aarch64-linux-gnu and libc6-dev-arm64-cross), or cross-build it there with 'Scripts/build-runtime --target \(triple) DIR' and set ORDERFILE_RUNTIME_DIR=DIR"
     }
   }
 

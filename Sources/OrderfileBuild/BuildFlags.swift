@@ -71,6 +71,18 @@ public struct BuildFlags: Sendable, Equatable, Codable {
     return flags
   }
 
+  /// The linker option that aligns every segment for pages of `bytes`, so that the binary
+  /// loads where pages are that large (`-z max-page-size`; a multiple of the smaller sizes,
+  /// so it loads on those too). Written as `-Wl,` takes it.
+  public static func segmentAlignment(pageSize bytes: UInt64) -> String { "-z,max-page-size=\(bytes)" }
+
+  /// These flags with their segments aligned for pages of `bytes` (`segmentAlignment`).
+  public func aligned(pageSize bytes: UInt64) -> BuildFlags {
+    var flags = self
+    flags.link += LanguageBuild.linkerArguments(.c, [Self.segmentAlignment(pageSize: bytes)])
+    return flags
+  }
+
   /// ld64 writes an LC_UUID of its own; ELF linkers write a build-id only when asked.
   static func buildID(_ format: OrderfileFormat) -> [String] { format == .ld64 ? [] : ["-Wl,--build-id"] }
 

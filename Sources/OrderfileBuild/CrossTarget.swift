@@ -93,6 +93,12 @@ public struct CrossTarget: Sendable, Equatable, Codable {
     }
   }
 
+  /// The page size the target's binaries must be linked for, when it is larger than the
+  /// linker's default: Android 15 runs 64-bit programs on 16 KiB pages, and the NDK's
+  /// build-system guide has them linked with `-Wl,-z,max-page-size=16384` (which loads on
+  /// 4 KiB devices too). Nil for GNU/Linux, whose linker defaults fit.
+  public var linkPageSize: UInt64? { system == .android ? 16384 : nil }
+
   /// Where Debian's cross packages put the target's libraries (`libc6-dev-arm64-cross`):
   /// clang and qemu-user find them there; nil for Android (the NDK's sysroot).
   public var sysroot: String? { system == .linuxGNU ? "/usr/" + triple : nil }

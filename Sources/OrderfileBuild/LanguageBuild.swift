@@ -26,11 +26,24 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
   /// folder of its own, so the release binary stays. The binary is then
   /// `<target-dir>/<target>/release/<name>`.
   public var cargoArguments: [String]
+  /// Rust's ordered build: the arguments of the final crate's rustc alone, which `cargo
+  /// rustc` passes after `--` (the orderfile and a `--cfg` name that follows its contents).
+  /// RUSTFLAGS stay the release build's, so no dependency's fingerprint changes and cargo
+  /// compiles only the crate it links; cargo fingerprints these arguments of the final
+  /// crate, so it builds that crate again when they change.
+  public var finalCrateArguments: [String]
+  /// What the flags leave out for the compiler found, and why, one line each.
+  public var notes: [String]
 
-  public init(language: Language, arguments: [String], cargoArguments: [String] = []) {
+  public init(
+    language: Language, arguments: [String], cargoArguments: [String] = [], finalCrateArguments: [String] = [],
+    notes: [String] = []
+  ) {
     self.language = language
     self.arguments = arguments
     self.cargoArguments = cargoArguments
+    self.finalCrateArguments = finalCrateArguments
+    self.notes = notes
   }
 
   /// The arguments for `build` in `language` (`.swift` or `.rust`). The instrumented build
@@ -40,14 +53,33 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
   /// With a `target` (Rust only), cargo builds for it (`--target aarch64-unknown-linux-gnu`,
   /// whose standard library `rustup target add` installs) and links with the target's C
   /// compiler; the instrumented build needs a runtime built for the target, which is checked.
+  ///
+  /// Rust's flags fit `rustc`, else the compiler cargo would run with `environment`
+  /// (`RustCompiler.find`): a lint it does not know is left out, with a note.
   public static func forBuild(
     _ build: Build, language: Language, target: CrossTarget? = nil,
     executablePath: String = RuntimeLocation.runningTool,
-    environment: [String: String] = [:]
+    environment: [String: String] = [:], rustc: RustCompiler? = nil
   ) throws -> LanguageBuild {
     if target != nil && language != .rust { throw BuildError.noCrossBuild(language: language.rawValue) }
     let rustTarget = target?.rustTriple ?? hostTriple
+    var notes: [String] = []
     var arguments = recordable(language)
+    if language == .rust {
+      let compiler = rustc ?? RustCompiler.find(environment: environment)
+      if let compiler, !compiler.hasLinkerMessagesLint {
+        notes.append(
+          "\(compiler.program) is rustc \(compiler.version), which has no linker_messages lint (rustc \(RustCompiler.linkerMessagesLint) and later): -W linker-messages left out, so cargo does not show lld's warnings; check the ordered binary with 'orderfile verify'"
+        )
+      } else {
+        arguments += linkerMessages
+        if compiler == nil {
+          notes.append(
+            "no rustc found (RUSTC, or rustc on PATH): these flags are for rustc \(RustCompiler.linkerMessagesLint) and later, which know -W linker-messages"
+          )
+        }
+      }
+    }
     if let target, target.system == .linuxGNU {
       arguments = ["-C", "linker=" + (try target.compilerCommand(.gcc))] + arguments
     } else if let target {
@@ -58,9 +90,18 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
       break
     case .release(let orders, _):
       let flags = try BuildFlags.forBuild(build, executablePath: executablePath, environment: environment)
-      guard let orderfile = flags.link.last, let path = orders.first?.orderfile else { break }
-      arguments += linkerArguments(language, [orderfile.replacingOccurrences(of: "-Wl,", with: "")])
-      if language == .rust { arguments += ["--cfg", try relinkKey(orderfile: path)] }
+      guard let orderfile = flags.link.last, let order = orders.first else { break }
+      let ordering = linkerArguments(language, [orderfile.replacingOccurrences(of: "-Wl,", with: "")])
+      guard language == .rust else {
+        arguments += ordering
+        break
+      }
+      // The final crate alone, by the module its orderfile orders: a library (cdylib) or
+      // the binary of that name.
+      let crate = order.libraryName != nil ? ["--lib"] : ["--bin", order.module]
+      return LanguageBuild(
+        language: language, arguments: arguments, cargoArguments: ["--target", rustTarget] + crate,
+        finalCrateArguments: ordering + ["--cfg", try relinkKey(orderfile: order.orderfile)], notes: notes)
     case .instrumented:
       guard
         let runtime = RuntimeLocation.find(
@@ -73,11 +114,12 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
       if language == .rust {
         return LanguageBuild(
           language: language, arguments: arguments,
-          cargoArguments: ["--target", rustTarget, "--target-dir", rustInstrumentedTargetDirectory])
+          cargoArguments: ["--target", rustTarget, "--target-dir", rustInstrumentedTargetDirectory], notes: notes)
       }
     }
     return LanguageBuild(
-      language: language, arguments: arguments, cargoArguments: language == .rust ? ["--target", rustTarget] : [])
+      language: language, arguments: arguments, cargoArguments: language == .rust ? ["--target", rustTarget] : [],
+      notes: notes)
   }
 
   /// The release build as it ships and is recorded: one section per function (rustc emits
@@ -95,16 +137,18 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
       ]
         + linkerArguments(.swift, ["--build-id"])
     case .rust:
-      // cargo shows the linker's output only with this lint on: lld's warnings about
-      // orderfile entries it cannot find would otherwise go unseen.
       return ["-C", "codegen-units=1", "-C", "link-arg=-fuse-ld=lld"] + linkerArguments(.rust, ["--build-id"])
-        + ["-W", "linker-messages"]
     }
   }
 
-  /// A `--cfg` name that changes with the orderfile's contents. cargo does not relink when
-  /// only the file a link argument names has changed; a changed RUSTFLAGS makes it build
-  /// again, and no code tests this name.
+  /// cargo shows the linker's output only with this lint on: lld's warnings about orderfile
+  /// entries it cannot find would otherwise go unseen. Older rustc refuses it
+  /// (`RustCompiler.hasLinkerMessagesLint`).
+  static let linkerMessages = ["-W", "linker-messages"]
+
+  /// A `--cfg` name that changes with the orderfile's contents. cargo does not build again
+  /// when only the file a link argument names has changed; changed arguments of the final
+  /// crate make it build that crate again, and no code tests this name.
   static func relinkKey(orderfile: String) throws -> String {
     guard let contents = FileManager.default.contents(atPath: orderfile) else {
       throw BuildError.noOrderfile(path: orderfile)
@@ -161,21 +205,45 @@ public struct LanguageBuild: Sendable, Equatable, Codable {
     }
   }
 
-  /// The command line a user types: `swift build -c release …`, or `RUSTFLAGS='…' cargo
-  /// build --release …`.
+  /// The command line a user types: `swift build -c release …`, `RUSTFLAGS='…' cargo build
+  /// --release …`, or for Rust's ordered build `RUSTFLAGS='…' cargo rustc --release … -- …`.
   public var commandLine: String {
     switch language {
     case .c: return BuildFlags.shellLine(arguments)
     case .swift: return "swift build -c release " + BuildFlags.shellLine(arguments)
     case .rust:
-      return "RUSTFLAGS=" + BuildFlags.shellQuote(arguments.joined(separator: " ")) + " cargo build --release"
+      return "RUSTFLAGS=" + BuildFlags.shellQuote(arguments.joined(separator: " "))
+        + (finalCrateArguments.isEmpty ? " cargo build --release" : " cargo rustc --release")
         + (cargoArguments.isEmpty ? "" : " " + BuildFlags.shellLine(cargoArguments))
+        + (finalCrateArguments.isEmpty ? "" : " -- " + BuildFlags.shellLine(finalCrateArguments))
     }
   }
 
-  /// Adds the linker's `--emit-relocs`, which `orderfile bolt` needs.
+  /// Adds compiler-driver link flags (`-Wl,-z,pack-relative-relocs`) as this language's
+  /// driver passes linker options on.
+  public mutating func addDriverLinkFlags(_ flags: [String]) {
+    arguments += Self.linkerArguments(
+      language,
+      flags.flatMap { $0.hasPrefix("-Wl,") ? $0.dropFirst(4).split(separator: ",").map(String.init) : [$0] })
+  }
+
+  /// Adds the linker option that aligns segments for pages of `bytes`
+  /// (`BuildFlags.segmentAlignment`): swiftc's `-Xlinker` passes one word at a time.
+  public mutating func align(pageSize bytes: UInt64) {
+    let option = BuildFlags.segmentAlignment(pageSize: bytes)
+    arguments += Self.linkerArguments(
+      language, language == .swift ? option.split(separator: ",").map(String.init) : [option])
+  }
+
+  /// Adds the linker's `--emit-relocs`, which `orderfile bolt` needs: for Rust's ordered
+  /// build to the final crate's link alone, like the orderfile.
   public mutating func keepRelocations() {
-    arguments += Self.linkerArguments(language, ["--emit-relocs"])
+    let relocations = Self.linkerArguments(language, ["--emit-relocs"])
+    if language == .rust && !finalCrateArguments.isEmpty {
+      finalCrateArguments = relocations + finalCrateArguments
+    } else {
+      arguments += relocations
+    }
   }
 
   /// The Rust target triple of this machine.

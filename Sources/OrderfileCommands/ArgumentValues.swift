@@ -1,4 +1,5 @@
 import OrderfileBuild
+import OrderfileLayout
 import OrderfileMerge
 import OrderfileOrdering
 import OrderfileRecording
@@ -19,6 +20,8 @@ public typealias CrossTarget = OrderfileBuild.CrossTarget
 public typealias Rate = OrderfileSupport.Rate
 public typealias Percentage = OrderfileSupport.Percentage
 public typealias ReportFormat = OrderfileSupport.ReportFormat
+/// `estimate --cold-method`: `auto`, `page-cache` or `perf`.
+public typealias ColdLaunchMethodChoice = OrderfileLayout.ColdLaunchReferee.MethodChoice
 public typealias WeightedTrace = OrderfileMerge.WeightedTrace
 public typealias RecordingMode = OrderfileRecording.RecordingMode
 public typealias NoRebuildMethod = OrderfileRecording.NoRebuildMethod

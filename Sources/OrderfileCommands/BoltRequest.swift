@@ -16,6 +16,8 @@ public struct BoltRequest {
   public var command: [String]
   /// Ask BOLT to put the new code where the old text was, when it fits.
   public var oldText: Bool
+  /// Carry the binary's debug info over into the output (BOLT drops it otherwise).
+  public var keepDebugInfo: Bool
   /// Text or JSON.
   public var reportFormat: ReportFormat
   /// End the profiled launch this many milliseconds after its start (a program that never exits).
@@ -23,8 +25,10 @@ public struct BoltRequest {
 
   public init(
     binary: String, order: String, output: String, boltPath: String? = nil, command: [String] = [],
-    oldText: Bool = false, reportFormat: ReportFormat = .text, timeLimitMilliseconds: Int? = nil
+    oldText: Bool = false, keepDebugInfo: Bool = false, reportFormat: ReportFormat = .text,
+    timeLimitMilliseconds: Int? = nil
   ) {
+    self.keepDebugInfo = keepDebugInfo
     self.timeLimitMilliseconds = timeLimitMilliseconds
     self.binary = binary
     self.order = order
@@ -39,7 +43,7 @@ public struct BoltRequest {
   var optimizer: BoltOptimizer {
     BoltOptimizer(
       binary: binary, order: order, output: output, boltPath: boltPath, command: command, oldText: oldText,
-      timeLimitMilliseconds: timeLimitMilliseconds)
+      keepDebugInfo: keepDebugInfo, timeLimitMilliseconds: timeLimitMilliseconds)
   }
 
   public func run() throws -> CommandOutput {

@@ -30,12 +30,21 @@ public struct DiffRequest {
     public var head: String
     public var arguments: [String]
     public var timeLimitMilliseconds: Int?
+    /// Also run each program once cold and count what it read of its file, by section kind.
+    public var cold: ColdLaunchMethodChoice?
+    /// Fail (exit 1) when the head's cold launch reads more than this many percent more of its file.
+    public var failIfColdFaultsRegress: Percentage?
 
-    public init(base: String, head: String, arguments: [String], timeLimitMilliseconds: Int? = nil) {
+    public init(
+      base: String, head: String, arguments: [String], timeLimitMilliseconds: Int? = nil,
+      cold: ColdLaunchMethodChoice? = nil, failIfColdFaultsRegress: Percentage? = nil
+    ) {
       self.base = base
       self.head = head
       self.arguments = arguments
       self.timeLimitMilliseconds = timeLimitMilliseconds
+      self.cold = cold
+      self.failIfColdFaultsRegress = failIfColdFaultsRegress
     }
   }
 
@@ -88,6 +97,24 @@ public struct DiffRequest {
       report.measured = MeasuredComparison(
         baseBinary: measure.base, base: try run(measure.base), headBinary: measure.head, head: try run(measure.head),
         arguments: measure.arguments)
+      if let method = measure.cold {
+        let referee = ColdLaunchReferee(method: method)
+        // Both sides are counted alike: the method is chosen once.
+        let chosen = ColdLaunchReferee(method: try referee.chosenMethod() == .perf ? .perf : .pageCache)
+        func cold(_ binary: String) throws -> ColdModule {
+          if (try? ELFSymbolizer(path: binary).moduleLoading().soname) ?? nil != nil {
+            throw LayoutError.coldLibrary(path: binary)
+          }
+          let launch = try chosen.measure(
+            program: binary, arguments: measure.arguments, timeLimitMilliseconds: measure.timeLimitMilliseconds)
+          guard let module = launch.module(for: binary) else { throw LayoutError.notMeasured(binary: binary) }
+          return module
+        }
+        report.cold = ColdLaunchComparison(
+          baseBinary: measure.base, base: try cold(measure.base), headBinary: measure.head,
+          head: try cold(measure.head), method: try chosen.chosenMethod(),
+          gateThresholdPercent: measure.failIfColdFaultsRegress?.value)
+      }
     }
     var output = CommandOutput()
     if let caution = report.pages?.reorderedBinary, let binary = pages?.binary {
@@ -101,6 +128,12 @@ public struct DiffRequest {
       let size = gate.worstPageSize.map { " at \(formatBytes($0)) pages" } ?? ""
       output.fail(
         "launch pages grow \(growth)\(size), more than --fail-if-pages-regress allows (\(TextFormatting.number(gate.thresholdPercent))%)",
+        status: .gateFailed)
+    }
+    if let gate = report.cold?.gate, !gate.passed {
+      let growth = gate.worstPercent.map { String(format: "%+.1f%%", $0) } ?? "from 0"
+      output.fail(
+        "a cold launch reads \(growth) more of the head binary, more than --fail-if-cold-faults-regress allows (\(TextFormatting.number(gate.thresholdPercent))%)",
         status: .gateFailed)
     }
     return output

@@ -21,11 +21,14 @@ public struct EstimateRequest {
   public var html: String?
   /// Also measure the binary's pages with the page probe.
   public var measure: MeasureRequest?
+  /// Also run the program once cold and count what it read of its files, by section.
+  public var measureCold: ColdLaunchRequest?
 
   public init(
     layout: LaunchLayoutInputs, order: String? = nil, faultAroundKiB: Int = 64, reportFormat: ReportFormat = .text,
-    svg: String? = nil, html: String? = nil, measure: MeasureRequest? = nil
+    svg: String? = nil, html: String? = nil, measure: MeasureRequest? = nil, measureCold: ColdLaunchRequest? = nil
   ) {
+    self.measureCold = measureCold
     self.layout = layout
     self.order = order
     self.faultAroundKiB = faultAroundKiB
@@ -50,8 +53,10 @@ public struct EstimateRequest {
       let (launch, unmatched) = try measure.measure(
         binary: estimation.binaryPath, pageSizes: estimation.estimator.pageSizes)
       for name in unmatched {
+        let nearest = UntilFunction.nearest(to: name, binary: estimation.binaryPath)
         output.warning(
-          "--until '\(name)' names no function of \(estimation.binaryPath); the pages were counted to exit")
+          "--until '\(name)' names no function of \(estimation.binaryPath); the pages were counted to exit"
+            + (nearest.isEmpty ? "" : " (nearest: " + nearest.map { "'\($0)'" }.joined(separator: ", ") + ")"))
       }
       if !measure.until.isEmpty && unmatched.count < measure.until.count && launch.end != .until {
         output.warning("the measured run never called an --until function; the pages were counted to its end")
@@ -65,6 +70,15 @@ public struct EstimateRequest {
             + (measurement.causes.first ?? ""))
       }
       estimate.measurement = measurement
+    }
+    if let measureCold {
+      let cold = try measureCold.measure(binary: estimation.binaryPath)
+      for module in cold.modules where module.residentBefore > 0 {
+        output.warning(
+          "\(module.path): \(module.residentBefore) of its pages stayed cached (another process maps them): the launch found them warm"
+        )
+      }
+      estimate.coldLaunch = cold
     }
     if let caution = estimate.reorderedBinary { output.warning(caution.message(binary: estimation.binaryPath)) }
     var files: [OutputFile] = []

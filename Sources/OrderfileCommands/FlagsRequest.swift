@@ -31,12 +31,20 @@ public struct FlagsRequest: Sendable {
   /// Cross-build for this machine (`--target`), with `compiler` for the release builds.
   public var target: CrossTarget?
   public var compiler: InstrumentingCompiler
+  /// The root of the system the program runs on, whose `libc.so.6` says which loader
+  /// options apply (nil: this machine's, or the cross target's sysroot).
+  public var sysroot: String?
+  /// Link for pages of this many bytes (`--page-size`); nil: the target's own
+  /// (`CrossTarget.linkPageSize`, Android's 16 KiB), else the linker's default.
+  public var pageSize: UInt64?
 
   public init(
     build: Build, shape: Shape = .both, language: Language = .c, keepRelocations: Bool = false,
-    target: CrossTarget? = nil, compiler: InstrumentingCompiler? = nil,
-    environment: [String: String] = ProcessInfo.processInfo.environment
+    target: CrossTarget? = nil, compiler: InstrumentingCompiler? = nil, sysroot: String? = nil,
+    pageSize: UInt64? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
   ) {
+    self.sysroot = sysroot
+    self.pageSize = pageSize
     self.build = build
     self.language = language
     self.shape = shape
@@ -78,6 +86,9 @@ public struct FlagsRequest: Sendable {
     }
     var flags = try BuildFlags.forBuild(common, target: target, compiler: compiler)
     if keepRelocations { flags.link.append("-Wl,--emit-relocs") }
+    let loader = loaderOptions(format: format)
+    flags.link += loader?.flags ?? []
+    if let linkPageSize { flags = flags.aligned(pageSize: linkPageSize) }
     // One link: several orderfiles are several links, which only a snippet or the
     // commented lines print.
     func oneLink() throws -> BuildFlags {
@@ -99,7 +110,11 @@ public struct FlagsRequest: Sendable {
     case .both:
       let what: String
       switch build {
-      case .recordable: what = "the release build, recorded as it is (orderfile record --no-rebuild)"
+      case .recordable:
+        // Android's release build is recorded on the device through its instrumented build.
+        what =
+          target.map { $0.emulator(host: CrossTarget.hostArchitecture) == nil } == true
+          ? "the release build" : "the release build, recorded as it is (orderfile record --no-rebuild)"
       case .instrumented: what = "the instrumented (recording) build"
       case .release: what = "the ordered release build"
       }
@@ -113,10 +128,20 @@ public struct FlagsRequest: Sendable {
         output.print(
           "# Link flags for \(what)\(module.map { " of " + $0 } ?? ""):\n\(BuildFlags.shellLine(linked.link))\n")
       }
+      if let loader { output.print(loader.notes) }
       if let target { output.print(CrossBuildNotes(target: target, flags: links[0].1, build: build).recording) }
     }
     return output
   }
+
+  /// The loader options of the ordered release build, checked against the linker and the
+  /// target's loader; nil for the other builds.
+  func loaderOptions(format: OrderfileFormat) -> LoaderOptions? {
+    guard case .release = build else { return nil }
+    return LoaderOptions.forRelease(format: format, target: target, sysroot: sysroot)
+  }
+  /// The page size to link for: the one asked for, else the target's.
+  var linkPageSize: UInt64? { pageSize ?? target?.linkPageSize }
 
   /// The packages installed beside the runtime the running tool finds.
   static func installedPackages(
@@ -132,11 +157,28 @@ public struct FlagsRequest: Sendable {
     return packages
   }
 
+  /// How a Rust release build for `target` is recorded: as it is, under qemu-user here, or for
+  /// Android (no emulator here runs its libraries) through its instrumented build on the device.
+  static func rustCrossRecording(_ target: CrossTarget) -> String {
+    let binary = "target/\(target.rustTriple)/release/app"
+    guard let emulator = target.emulator(host: CrossTarget.hostArchitecture) else {
+      return
+        "The release build for \(target.triple), recorded on the device through its instrumented build (--instrument --target \(target.triple))"
+    }
+    return
+      "The release build for \(target.triple), recorded as it is under qemu-user (orderfile record --emulator '\(BuildFlags.shellLine(emulator))' -o launch.trace -- \(binary))"
+  }
+
   /// Swift and Rust: the whole build command, or its arguments as JSON.
   private func runForLanguage() throws -> CommandOutput {
     var arguments = try LanguageBuild.forBuild(
       build, language: language, target: target, environment: ProcessInfo.processInfo.environment)
     if keepRelocations { arguments.keepRelocations() }
+    var format = OrderfileFormat.lld
+    if case .release(_, let releaseFormat) = build { format = releaseFormat }
+    let loader = loaderOptions(format: format)
+    arguments.addDriverLinkFlags(loader?.flags ?? [])
+    if let linkPageSize { arguments.align(pageSize: linkPageSize) }
     var output = CommandOutput()
     if shape == .json {
       output.print(try JSONRenderer().render(arguments))
@@ -147,14 +189,13 @@ public struct FlagsRequest: Sendable {
     case .recordable:
       what =
         language == .rust
-        ? (target.map {
-          "The release build for \($0.triple), recorded through its instrumented build (--instrument --target \($0.triple))"
-        } ?? "The release build, recorded as it is (orderfile record -- target/\(LanguageBuild.hostTriple)/release/app)")
+        ? (target.map { Self.rustCrossRecording($0) }
+          ?? "The release build, recorded as it is (orderfile record -- target/\(LanguageBuild.hostTriple)/release/app)")
         : "The release build, recorded as it is (orderfile record -- ./app)"
     case .release:
       what =
         language == .rust
-        ? "The release build with the order applied (the --cfg name follows the orderfile's contents, so cargo relinks when it changes: print this again after each generate)"
+        ? "The release build with the order applied to the final crate alone: RUSTFLAGS stay the release build's, so cargo compiles no dependency again; the --cfg name follows the orderfile's contents, so cargo builds the crate again when it changes (print this again after each generate)"
         : "The release build with the order applied"
     case .instrumented:
       what =
@@ -165,7 +206,9 @@ public struct FlagsRequest: Sendable {
     if let target {
       output.print("# Cross build for \(target.triple): once, 'rustup target add \(target.rustTriple)'\n")
     }
+    for note in arguments.notes { output.print("# Note: \(note)\n") }
     output.print("# \(what):\n\(arguments.commandLine)\n")
+    if let loader { output.print(loader.notes) }
     return output
   }
 }

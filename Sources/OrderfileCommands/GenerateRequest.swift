@@ -28,7 +28,7 @@ public struct GenerateRequest: Sendable {
     }
     let trace = try TraceReader.read(path: input.path)
     let release = orderfiles.release
-    try release?.checkMatched(modules: trace.modules, traces: [trace.path])
+    try release?.checkMatched(modules: trace.modules, traces: [trace.path], binaries: orderfiles.binaries)
     var generator = Generator(
       selection: orderfiles.selection, binaries: orderfiles.binaries,
       builder: OrderBuilder(
@@ -43,7 +43,7 @@ public struct GenerateRequest: Sendable {
     let files = generation.orders.map {
       ModuleOrderfile(
         modulePath: $0.module.path, moduleIndex: $0.module.index,
-        text: orderfiles.format.render($0.functions.map(\.symbol)))
+        text: orderfiles.format.render($0.functions.map(\.symbol), data: $0.data.pieces))
     }
     return try orderfiles.finish(
       files, reportFormat: reportFormat, text: GenerationTextRenderer(listFunctions: list),

@@ -36,7 +36,7 @@ public struct MergeRequest: Sendable {
         placeCodeWithoutSymbol: orderfiles.format.placesCodeWithoutSymbol), allowMixedBuilds: allowMixedBuilds,
       previousOrder: try previousOrders(), release: orderfiles.release)
     let merge = try merger.merge(traces)
-    return try orderfiles.finish(
+    var output = try orderfiles.finish(
       merge.modules.map { $0.orderfile(orderfiles.format) }, reportFormat: reportFormat,
       text: MergeTextRenderer(listFunctions: list),
       report: { written in
@@ -46,6 +46,12 @@ public struct MergeRequest: Sendable {
           merge, format: orderfiles.format, outputs: outputs, includeFunctions: list,
           releaseBinaries: orderfiles.releaseBinaries)
       }, matchRate: merge.matchRate, matchRateNote: " (the lowest of any run)")
+    if !merge.withoutLaunchRecords.isEmpty {
+      output.note(
+        "skipped \(TextFormatting.count(merge.withoutLaunchRecords.count, "trace")) without launch records (a process that ran none of the program's functions in its window, such as a system program the launch started): \(merge.withoutLaunchRecords.joined(separator: ", "))"
+      )
+    }
+    return output
   }
 
   /// The previous order of each module, by its orderfile name: the file itself, or

@@ -25,6 +25,8 @@ public struct RecordRequest {
   public var until: [String]
   /// Without a rebuild: record system libraries too.
   public var includeSystemLibraries: Bool
+  /// Without a rebuild, in-process: record the first touch of each read-only data page too.
+  public var recordsData: Bool
   /// Without a rebuild: libraries to record, or to leave alone, by file name or folder.
   public var includeModules: [String]
   public var excludeModules: [String]
@@ -47,7 +49,8 @@ public struct RecordRequest {
   public init(
     output: String, program: String, arguments: [String] = [], mode: RecordingMode? = nil,
     timeLimitMilliseconds: Int? = nil, capacity: Int? = nil, until: [String] = [],
-    includeSystemLibraries: Bool = false, includeModules: [String] = [], excludeModules: [String] = [],
+    includeSystemLibraries: Bool = false, recordsData: Bool = false, includeModules: [String] = [],
+    excludeModules: [String] = [],
     recorderMethod: NoRebuildMethod = .automatic, quiet: Bool = false, emulator: [String]? = nil,
     waitForExit: Bool = false, usesPlanCache: Bool = true
   ) {
@@ -62,6 +65,7 @@ public struct RecordRequest {
     self.capacity = capacity
     self.until = until
     self.includeSystemLibraries = includeSystemLibraries
+    self.recordsData = recordsData
     self.includeModules = includeModules
     self.excludeModules = excludeModules
     self.recorderMethod = recorderMethod
@@ -71,6 +75,7 @@ public struct RecordRequest {
   /// The options given that only recording without a rebuild understands, as flags.
   var noRebuildOptions: [String] {
     (until.isEmpty ? [] : ["--until"]) + (includeSystemLibraries ? ["--system-libraries"] : [])
+      + (recordsData ? ["--data"] : [])
       + (includeModules.isEmpty ? [] : ["--include-module"]) + (excludeModules.isEmpty ? [] : ["--exclude-module"])
   }
 
@@ -106,6 +111,7 @@ public struct RecordRequest {
       // The user's ^C, SIGTERM and SIGHUP end the recording and reach the program.
       recorder.passesTerminationSignals = true
       recorder.method = recorderMethod
+      recorder.recordsData = recordsData
       recorder.afterLaunch = afterLaunch
       recorder.planCache = usesPlanCache ? .userDefault() : .disabled
       if let emulator {

@@ -1,3 +1,4 @@
+import OrderfileBuild
 import OrderfileLayout
 import OrderfileOrdering
 import OrderfileSupport
@@ -11,8 +12,15 @@ public struct VerifyRequest: Sendable {
   public var threshold: Rate
   /// Text or JSON.
   public var reportFormat: ReportFormat
+  /// The root of the system the binary runs on, whose `libc.so.6` says which loader options
+  /// apply (nil: this machine's, or the Debian cross sysroot of the binary's machine).
+  public var sysroot: String?
 
-  public init(binary: String, order: String, threshold: Rate = Rate(0.95), reportFormat: ReportFormat = .text) {
+  public init(
+    binary: String, order: String, threshold: Rate = Rate(0.95), reportFormat: ReportFormat = .text,
+    sysroot: String? = nil
+  ) {
+    self.sysroot = sysroot
     self.binary = binary
     self.order = order
     self.threshold = threshold
@@ -23,9 +31,21 @@ public struct VerifyRequest: Sendable {
     let orderfile = try OrderfileNames.read(path: order)
     guard orderfile.entryLines > 0 else { throw LayoutError.emptyOrderfile(path: order) }
     let symbolizer = try ELFSymbolizer.withSymbols(path: binary)
+    let linker = try BinaryLocator.linker(ofFileAt: binary)
     var verification = LayoutVerifier(threshold: threshold.value).verify(
-      order: orderfile, symbolizer: symbolizer, linker: try BinaryLocator.linker(ofFileAt: binary))
+      order: orderfile, symbolizer: symbolizer, linker: linker)
     verification.fixedCode = try FixedCode.read(path: binary, launch: nil)
+    // The loader options `flags --release` adds, judged for the linker that wrote this binary
+    // (its .comment; GNU ld names none) and the loader it runs on.
+    let tables = try LoaderTables.read(path: binary)
+    let linkerVersion = linker.flatMap { LinkerVersion(versionOutput: $0) }
+    let loader = LoaderOptions(
+      linker: linkerVersion, loader: TargetLoader.of(binary: binary, interpreter: tables.interpreter, sysroot: sysroot),
+      anyLinker: linkerVersion == nil)
+    verification.loaderTables = tables
+    verification.missingLoaderOptions = loader.missing(in: tables).map {
+      Verification.MissingLoaderOption(option: $0.option.rawValue, flags: $0.flags, reason: $0.reason)
+    }
     var output = CommandOutput()
     if symbolizer.symbolSource == .dynamicSymbols {
       output.warning(

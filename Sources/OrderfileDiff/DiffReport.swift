@@ -10,6 +10,8 @@ public struct DiffReport: Codable, Sendable, Equatable {
   public var pages: PageComparison?
   /// Present with `--base-binary` and `--head-binary`: the pages each really touched.
   public var measured: MeasuredComparison? = nil
+  /// Present with `--measure-cold`: what a cold launch of each binary read of it, by section kind.
+  public var cold: ColdLaunchComparison? = nil
   /// Present with `--fail-if-pages-regress`.
   public var gate: PageGate?
   /// Every change, largest first. Renderers may fold the tail.

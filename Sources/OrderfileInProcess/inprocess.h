@@ -4,6 +4,7 @@
 #ifndef ORDERFILE_INPROCESS_H
 #define ORDERFILE_INPROCESS_H
 
+#include <link.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,6 +14,27 @@
 
 /* recorder.c: handles a SIGTRAP if one of the recorder's traps raised it; false: not ours. */
 bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) __attribute__((no_instrument_function));
+
+/* recorder.c: handles a SIGSEGV if it is a touch of a watched data page; false: not ours. */
+bool of_inprocess_handle_fault(const siginfo_t *info, ucontext_t *context) __attribute__((no_instrument_function));
+
+/* data_pages.c: protects the read-only data of the loaded module `info` (after relocation)
+ * so that the first touch of each page is recorded; `module_pc` is code of the module. The
+ * runtime must be recording. */
+void of_data_watch(const struct dl_phdr_info *info, uintptr_t module_pc) __attribute__((no_instrument_function));
+
+/* data_pages.c: the fault at info->si_addr, if on a watched page: the address recorded at
+ * `trapped` (wall clock) when new, the page readable for the faulting instruction at least;
+ * false: not a watched page. */
+bool of_data_handle_fault(const siginfo_t *info, ucontext_t *context, uint64_t trapped)
+    __attribute__((no_instrument_function));
+
+/* data_pages.c: the SIGTRAP after the one instruction a fault let read a watched page: the
+ * page is protected again; false: not such a trap. */
+bool of_data_handle_step(const siginfo_t *info, ucontext_t *context) __attribute__((no_instrument_function));
+
+/* signals.c: installs the recorder's SIGSEGV handler, keeping the program's for chaining. */
+bool of_install_fault_handler(void) __attribute__((no_instrument_function));
 
 /* signals.c: installs the recorder's SIGTRAP handler, keeping the program's for chaining. */
 bool of_install_trap_handler(void) __attribute__((no_instrument_function));

@@ -92,6 +92,7 @@ typedef struct of_plan_module {
 } of_plan_module;
 
 #define OF_PLAN_MAIN 1u
+#define OF_PLAN_DATA 2u /* record the first touch of each page of its read-only data */
 
 /* A loaded module with traps in it. Published by a release store of of_armed_count. */
 typedef struct of_armed {
@@ -103,6 +104,7 @@ typedef struct of_armed {
   uint8_t *taken;          /* 1 once a thread has claimed the entry's first call */
   const uint64_t *stops;
   uint64_t stop_count;
+  bool data;               /* its read-only data is to be watched (OF_PLAN_DATA) */
 } of_armed;
 
 static of_plan_module of_plan[OF_ARMED_CAPACITY];
@@ -244,9 +246,9 @@ static void *of_table(size_t size) {
 /* Makes the module's executable segments writable and plants a trap on every entry
  * that lies inside one. */
 static void of_arm(const struct dl_phdr_info *info, const uint64_t *entries, uint64_t count,
-                   const uint64_t *stops, uint64_t stop_count) OF_NOINSTR;
+                   const uint64_t *stops, uint64_t stop_count, bool data) OF_NOINSTR;
 static void of_arm(const struct dl_phdr_info *info, const uint64_t *entries, uint64_t count,
-                   const uint64_t *stops, uint64_t stop_count) {
+                   const uint64_t *stops, uint64_t stop_count, bool data) {
   uint32_t index = __atomic_load_n(&of_armed_count, __ATOMIC_RELAXED);
   if (index >= OF_ARMED_CAPACITY || count == 0) {
     return;
@@ -271,6 +273,7 @@ static void of_arm(const struct dl_phdr_info *info, const uint64_t *entries, uin
   module->count = count;
   module->stops = stops;
   module->stop_count = stop_count;
+  module->data = data;
   module->saved = of_table(count * sizeof(of_code));
   module->taken = of_table(count);
   if (module->saved == NULL || module->taken == NULL) {
@@ -345,7 +348,8 @@ static int of_arm_module(struct dl_phdr_info *info, size_t size, void *context) 
      * program the planned one executes is not in the plan: it is armed from its symbols. */
     bool match = known && planned->identified && planned->device == file.st_dev && planned->inode == file.st_ino;
     if (match) {
-      of_arm(info, planned->entries, planned->entry_count, planned->stops, planned->stop_count);
+      of_arm(info, planned->entries, planned->entry_count, planned->stops, planned->stop_count,
+             (planned->flags & OF_PLAN_DATA) != 0);
       return 0;
     }
   }
@@ -353,7 +357,7 @@ static int of_arm_module(struct dl_phdr_info *info, size_t size, void *context) 
     uint64_t count = 0;
     const uint64_t *entries = of_read_function_entries(path, &count);
     if (entries != NULL) {
-      of_arm(info, entries, count, NULL, 0);
+      of_arm(info, entries, count, NULL, 0, false);
     }
   }
   return 0;
@@ -494,15 +498,61 @@ static bool of_handle_trap_at(uintptr_t address, ucontext_t *context, uint64_t t
 
 bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
   uintptr_t address;
-  if (!of_active || !of_trap_hit(info, context, &address)) {
+  bool stepped = of_active && of_trap_stepped(info);
+  if (!of_active || (!stepped && !of_trap_hit(info, context, &address))) {
     return false;
   }
   uint64_t started = of_recorder_enter();
   int saved_errno = errno;
-  bool handled = of_handle_trap_at(address, context, started);
+  bool handled = stepped ? of_data_handle_step(info, context) : of_handle_trap_at(address, context, started);
   of_recorder_leave(started, handled);
   errno = saved_errno;
   return handled;
+}
+
+bool of_inprocess_handle_fault(const siginfo_t *info, ucontext_t *context) {
+  if (!of_active) {
+    return false;
+  }
+  uint64_t started = of_recorder_enter();
+  int saved_errno = errno;
+  bool handled = of_data_handle_fault(info, context, started);
+  of_recorder_leave(started, handled);
+  errno = saved_errno;
+  return handled;
+}
+
+/* Watches the read-only data of the armed module `info` is, if its plan asks for it. */
+static int of_watch_module(struct dl_phdr_info *info, size_t size, void *context) OF_NOINSTR;
+static int of_watch_module(struct dl_phdr_info *info, size_t size, void *context) {
+  (void)size;
+  (void)context;
+  uint32_t count = __atomic_load_n(&of_armed_count, __ATOMIC_ACQUIRE);
+  for (uint32_t i = 0; i < count; i++) {
+    const of_armed *module = &of_armed_modules[i];
+    if (module->base == info->dlpi_addr && module->data && module->count != 0) {
+      of_data_watch(info, module->low);
+    }
+  }
+  return 0;
+}
+
+/* Starts watching read-only data, once relocation is over: from the constructor. */
+static void of_watch_data(void) OF_NOINSTR;
+static void of_watch_data(void) {
+  uint32_t count = __atomic_load_n(&of_armed_count, __ATOMIC_ACQUIRE);
+  bool wanted = false;
+  for (uint32_t i = 0; i < count; i++) {
+    wanted = wanted || of_armed_modules[i].data;
+  }
+  if (!wanted) {
+    return;
+  }
+  if (!of_install_fault_handler()) {
+    of_say("cannot install the SIGSEGV handler; no data touch recorded", "");
+    return;
+  }
+  dl_iterate_phdr(of_watch_module, NULL);
 }
 
 /* Starts the runtime and hands it the calls buffered before: from the constructor, or
@@ -610,5 +660,9 @@ __attribute__((constructor)) static void of_inprocess_start(void) {
     of_deferred = true;
   } else if (of_active) {
     of_take_over();
+    /* Here, not in of_take_over: from the loader's hook, a new module is not relocated yet. */
+    if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_RECORDING) {
+      of_watch_data();
+    }
   }
 }

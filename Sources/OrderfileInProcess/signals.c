@@ -2,10 +2,11 @@
  * signals.c - the recorder's SIGTRAP handler, and the program's signal calls that would
  * otherwise defeat it.
  *
- * - sigaction and signal for SIGTRAP: the program's handler is kept here, not installed;
- *   the recorder's handler calls it for every trap that is not the recorder's (a crash
- *   reporter's, a debugger-style int3 of the program's own). SIGSEGV and SIGILL pass
- *   through untouched: the recorder raises neither.
+ * - sigaction and signal for SIGTRAP, and for SIGSEGV once read-only data is watched
+ *   (data_pages.c): the program's handler is kept here, not installed; the recorder's
+ *   handler calls it for every signal that is not the recorder's (a crash reporter's, a
+ *   debugger-style int3 of the program's own, a fault outside the watched pages). SIGILL
+ *   and the rest pass through untouched: the recorder raises none of them.
  * - sigprocmask and pthread_sigmask: SIGTRAP is taken out of every mask set, because a
  *   synchronous SIGTRAP raised while blocked kills the process (an allocator that blocks
  *   every signal in its threads would die at its first armed call). The mask a program
@@ -30,18 +31,25 @@
 /* libc's own sigaction, public under this name too; no dlsym needed before libc starts. */
 extern int __sigaction(int signal, const struct sigaction *action, struct sigaction *old);
 
-static bool of_installed;
-static struct sigaction of_program_action; /* what the program asked for SIGTRAP; zero = SIG_DFL */
+/* One signal the recorder handles itself. */
+typedef struct of_signal {
+  bool installed;
+  struct sigaction program; /* what the program asked for; zero = SIG_DFL */
+} of_signal;
+static of_signal of_trap_signal, of_fault_signal;
+/* The recorder's own: the trap signal, and the fault signal once installed. */
+static of_signal *of_signal_for(int number) OF_NOINSTR;
+static of_signal *of_signal_for(int number) {
+  of_signal *kept = number == SIGTRAP ? &of_trap_signal : number == SIGSEGV ? &of_fault_signal : NULL;
+  return kept != NULL && __atomic_load_n(&kept->installed, __ATOMIC_ACQUIRE) ? kept : NULL;
+}
 /* Thread-local blocked-ness of SIGTRAP as the program asked it, for reading masks back. */
 static __thread bool of_program_blocks_trap;
 
-static void of_on_trap(int number, siginfo_t *info, void *raw) OF_NOINSTR;
-static void of_on_trap(int number, siginfo_t *info, void *raw) {
-  ucontext_t *context = raw;
-  if (of_inprocess_handle_trap(info, context)) {
-    return;
-  }
-  struct sigaction program = of_program_action;
+/* Passes a signal the recorder did not raise to the program's handler, or its default. */
+static void of_pass_on(int number, siginfo_t *info, void *raw, const of_signal *kept) OF_NOINSTR;
+static void of_pass_on(int number, siginfo_t *info, void *raw, const of_signal *kept) {
+  struct sigaction program = kept->program;
   if (program.sa_flags & SA_SIGINFO) {
     if (program.sa_sigaction != NULL) {
       program.sa_sigaction(number, info, raw);
@@ -53,41 +61,68 @@ static void of_on_trap(int number, siginfo_t *info, void *raw) {
     program.sa_handler(number);
     return;
   }
-  /* The default action: die of SIGTRAP, as the program would have without the recorder. */
+  /* The default action: die of the signal, as the program would have without the recorder. */
   struct sigaction fallback;
   memset(&fallback, 0, sizeof fallback);
   fallback.sa_handler = SIG_DFL;
-  __sigaction(SIGTRAP, &fallback, NULL);
-  sigset_t trap;
-  sigemptyset(&trap);
-  sigaddset(&trap, SIGTRAP);
-  pthread_sigmask(SIG_UNBLOCK, &trap, NULL);
-  raise(SIGTRAP);
+  __sigaction(number, &fallback, NULL);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, number);
+  pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+  if (number == SIGSEGV && info->si_code > 0) {
+    return; /* a real fault: the access runs again and now kills the process, as it would have */
+  }
+  raise(number);
+}
+
+static void of_on_trap(int number, siginfo_t *info, void *raw) OF_NOINSTR;
+static void of_on_trap(int number, siginfo_t *info, void *raw) {
+  if (!of_inprocess_handle_trap(info, raw)) {
+    of_pass_on(number, info, raw, &of_trap_signal);
+  }
+}
+
+static void of_on_fault(int number, siginfo_t *info, void *raw) OF_NOINSTR;
+static void of_on_fault(int number, siginfo_t *info, void *raw) {
+  if (info->si_code != SEGV_ACCERR || !of_inprocess_handle_fault(info, raw)) {
+    of_pass_on(number, info, raw, &of_fault_signal);
+  }
+}
+
+static bool of_install(int number, void (*handler)(int, siginfo_t *, void *), of_signal *kept) OF_NOINSTR;
+static bool of_install(int number, void (*handler)(int, siginfo_t *, void *), of_signal *kept) {
+  struct sigaction action, old;
+  memset(&action, 0, sizeof action);
+  action.sa_sigaction = handler;
+  /* SA_NODEFER: a signal inside a handler that another one interrupted is still caught. */
+  action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  if (__sigaction(number, &action, &old) != 0) {
+    return false;
+  }
+  kept->program = old;
+  __atomic_store_n(&kept->installed, true, __ATOMIC_RELEASE);
+  return true;
 }
 
 bool of_install_trap_handler(void) {
-  struct sigaction action, old;
-  memset(&action, 0, sizeof action);
-  action.sa_sigaction = of_on_trap;
-  /* SA_NODEFER: a trap inside a handler that another trap interrupted is still caught. */
-  action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
-  sigemptyset(&action.sa_mask);
-  if (__sigaction(SIGTRAP, &action, &old) != 0) {
-    return false;
-  }
-  of_program_action = old;
-  __atomic_store_n(&of_installed, true, __ATOMIC_RELEASE);
-  return true;
+  return of_install(SIGTRAP, of_on_trap, &of_trap_signal);
+}
+
+bool of_install_fault_handler(void) {
+  return of_signal_for(SIGSEGV) != NULL || of_install(SIGSEGV, of_on_fault, &of_fault_signal);
 }
 
 int sigaction(int number, const struct sigaction *action, struct sigaction *old) OF_EXPORT;
 int sigaction(int number, const struct sigaction *action, struct sigaction *old) {
-  if (number != SIGTRAP || !__atomic_load_n(&of_installed, __ATOMIC_ACQUIRE)) {
+  of_signal *kept = of_signal_for(number);
+  if (kept == NULL) {
     return __sigaction(number, action, old);
   }
-  struct sigaction previous = of_program_action;
+  struct sigaction previous = kept->program;
   if (action != NULL) {
-    of_program_action = *action;
+    kept->program = *action;
   }
   if (old != NULL) {
     *old = previous;
@@ -122,7 +157,7 @@ static int of_mask(of_mask_function next, int how, const sigset_t *set, sigset_t
     errno = ENOSYS;
     return -1;
   }
-  if (!__atomic_load_n(&of_installed, __ATOMIC_ACQUIRE) || set == NULL || how == SIG_UNBLOCK) {
+  if (of_signal_for(SIGTRAP) == NULL || set == NULL || how == SIG_UNBLOCK) {
     bool blocked = of_program_blocks_trap;
     if (set != NULL && how == SIG_UNBLOCK && sigismember(set, SIGTRAP) == 1) {
       of_program_blocks_trap = false;

@@ -44,6 +44,13 @@ void of_trap_resume(ucontext_t *context, uintptr_t address) __attribute__((no_in
  * as if that function were empty (the loader's _dl_debug_state is). */
 void of_trap_return(ucontext_t *context) __attribute__((no_instrument_function));
 
+/* Makes the interrupted thread stop again with SIGTRAP after one more instruction (`on`),
+ * or run freely again; false: the machine cannot single-step a thread from its own handler. */
+bool of_trap_single_step(ucontext_t *context, bool on) __attribute__((no_instrument_function));
+
+/* Whether this SIGTRAP is the stop after a single step of_trap_single_step asked for. */
+bool of_trap_stepped(const siginfo_t *info) __attribute__((no_instrument_function));
+
 #pragma GCC visibility pop
 
 #endif

@@ -66,6 +66,17 @@ void of_trap_resume(ucontext_t *context, uintptr_t address) {
   context->uc_mcontext.pc = address;
 }
 
+/* User code cannot single-step itself on arm64 (only a debugger, through ptrace). */
+bool of_trap_single_step(ucontext_t *context, bool on) {
+  (void)context;
+  return !on;
+}
+
+bool of_trap_stepped(const siginfo_t *info) {
+  (void)info;
+  return false;
+}
+
 void of_trap_return(ucontext_t *context) {
   /* ret: branch to the link register (x30). */
   context->uc_mcontext.pc = context->uc_mcontext.regs[30];

@@ -44,6 +44,22 @@ void of_trap_resume(ucontext_t *context, uintptr_t address) {
   context->uc_mcontext.gregs[REG_RIP] = (greg_t)address;
 }
 
+/* The trap flag of RFLAGS: a debug exception (SIGTRAP, TRAP_TRACE) after the next instruction. */
+#define OF_TRAP_FLAG 0x100
+
+bool of_trap_single_step(ucontext_t *context, bool on) {
+  if (on) {
+    context->uc_mcontext.gregs[REG_EFL] |= OF_TRAP_FLAG;
+  } else {
+    context->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)OF_TRAP_FLAG;
+  }
+  return true;
+}
+
+bool of_trap_stepped(const siginfo_t *info) {
+  return info->si_code == TRAP_TRACE;
+}
+
 void of_trap_return(ucontext_t *context) {
   /* ret: pop the return address. */
   greg_t *registers = context->uc_mcontext.gregs;

@@ -64,14 +64,22 @@ public struct Estimate: Codable, Sendable, Equatable {
   /// Whether the trace was recorded from this very binary (same build-id): its launch is then
   /// counted at the recorded addresses; otherwise by name, one function per name.
   public var countedByAddress: Bool = false
+  /// Whether the trace came from an instrumented build (its runtime wrote it) rather than
+  /// from a release binary recorded as it is: what a trace of another build-id was.
+  public var tracedInstrumentedBuild: Bool = false
   /// Local names of launch functions that several functions of the binary carry: by name,
   /// only one of each is counted.
   public var sharedNames: Int = 0
   /// The pages the binary really touched, counted by the page probe (`--measure`).
   public var measurement: PageMeasurement? = nil
+  /// What a cold launch read of the program's files, by section (`--measure-cold`).
+  public var coldLaunch: ColdLaunch? = nil
   /// The binary's code outside `.text` and what the launch runs of it, counted in the pages
   /// above (not in `launchBytes`).
   public var fixedCode: FixedCode? = nil
+  /// The read-only data pages the launch touches, now and under the order, when the trace
+  /// recorded them (`record --data`) from this very binary.
+  public var dataPages: [DataPageCounts] = []
 
   public struct Placement: Codable, Sendable, Equatable {
     public var name: String

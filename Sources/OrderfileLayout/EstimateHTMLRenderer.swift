@@ -41,6 +41,7 @@ public struct EstimateHTMLRenderer: Renderer {
       <tr><th>page size</th><th>now</th><th>ordered</th><th>lower bound</th><th>change</th></tr>
       \(rows)</table>
       \(caution)\(strip.render(estimate))
+      \(estimate.coldLaunch?.html() ?? "")
       </body>
       </html>
 

@@ -44,6 +44,7 @@ public struct EstimateMarkdownRenderer: Renderer {
             + measurement.causes.map(TextFormatting.markdownCell).joined(separator: "; ") + ".")
       }
     }
+    if let cold = estimate.coldLaunch { lines += cold.markdownLines() }
     if !estimate.missingFunctions.isEmpty {
       lines.append("")
       lines.append(

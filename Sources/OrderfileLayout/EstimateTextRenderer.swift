@@ -42,8 +42,10 @@ public struct EstimateTextRenderer: Renderer {
     if let fixed = estimate.fixedCode, let first = estimate.pages.first {
       lines += fixed.estimateLines(first)
     }
+    if !estimate.dataPages.isEmpty { lines += dataLines(estimate.dataPages) }
     if let fragments = estimate.fragments { lines += fragmentLines(fragments) }
     if let measurement = estimate.measurement { lines += measurementLines(measurement) }
+    if let cold = estimate.coldLaunch { lines += cold.textLines() }
     lines.append("")
     if let worse = estimate.worseThanDefault { lines.append("warning: " + worse.message) }
     lines.append(
@@ -105,6 +107,22 @@ func endText(_ launch: MeasuredLaunch) -> String {
   case .timeLimit: end = "counted to --time-limit"
   }
   return end + (launch.endedByTool ? ", then ended" : ", exit status \(launch.exitStatus)")
+}
+
+/// The read-only data pages the trace saw touched (`record --data`), now and ordered.
+private func dataLines(_ counts: [DataPageCounts]) -> [String] {
+  var rows: [[String]] = [["page size", "data now", "data ordered", "change"]]
+  for count in counts {
+    rows.append([
+      formatBytes(count.pageSize), String(count.current), count.ordered.map(String.init) ?? "-",
+      count.ordered.map { signedPercent(from: count.current, to: $0) } ?? "-",
+    ])
+  }
+  var lines = ["", "read-only data pages the launch touched (recorded with --data):"] + TextFormatting.table(rows)
+  if counts.contains(where: { $0.ordered == nil }) {
+    lines.append("data ordered: no link map of the binary (-Wl,-Map=BINARY.map) says where its input sections lie")
+  }
+  return lines
 }
 
 /// The split functions' lines: what runs against what whole functions would take.

@@ -91,8 +91,26 @@ public struct LaunchEstimation {
       throw OrderingError.binaryMatchesNoModule(
         binary: binaryPath, trace: trace.path, modules: trace.modules.map(\.path))
     }
+    if binary.buildID != nil, !traceModule.buildID.isEmpty, !sameBuild,
+      !ModuleFile.isAnotherBuild(
+        functions: recorded.functions.map(\.name), otherFunctions: binary.functions.map(\.name))
+    {
+      // Paired by a name (or by --trace-module) only: no name in common makes another program the module.
+      throw OrderingError.anotherProgram(
+        binary: ModuleFile(path: binaryPath).described, module: traceModule.file.described, trace: trace.path)
+    }
     estimate.releaseOnly = releaseOnly
+    let touches = trace.dataTouches.filter { $0.module == moduleIndex }
+    if sameBuild && !touches.isEmpty {
+      // Without an orderfile, the data generate places by default, in a symbol orderfile.
+      let dataOrder =
+        order.map { ($0.format, $0.lines) }
+        ?? (.lld, launch.data.pieces.flatMap(OrderfileFormat.lld.lines(for:)))
+      estimate.dataPages = DataPages.count(
+        touches: touches, binary: binary, order: dataOrder, pageSizes: estimator.pageSizes)
+    }
     estimate.countedByAddress = exactAddresses != nil
+    estimate.tracedInstrumentedBuild = trace.header.isFromRuntime
     estimate.sharedNames = launch.ambiguousNames.count
     if order != nil {
       estimate.worseThanDefault = LayoutRegressionCheck.worseLayout(estimate.pages, binary: binaryPath)

@@ -13,6 +13,15 @@ public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendabl
   case notMeasured(binary: String)
   /// A line of the probe's output this version does not read.
   case badProbeOutput(program: String, line: String)
+  /// A page-cache call on a file failed (evicting it, reading which of its pages are cached).
+  case pageCache(path: String, call: String, reason: String)
+  /// `diff --measure-cold` was given a shared library: a cold launch is counted for programs.
+  case coldLibrary(path: String)
+  /// `perf trace` could not count the major faults of a cold launch.
+  case perfFailed(program: String, reason: String)
+  /// `--measure` of a program built for another machine (`machine`) than this one (`host`),
+  /// without `--emulator`; `emulator` is the one that would run it here, when one is known.
+  case otherMachine(program: String, machine: String, host: String, emulator: String?)
 
   public var errorDescription: String? {
     switch self {
@@ -27,13 +36,25 @@ public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendabl
       return "\(binary): the measured run never loaded it; give the binary itself, not a wrapper that starts it"
     case .badProbeOutput(let program, let line):
       return "\(program): unreadable page probe output: '\(line)'"
+    case .pageCache(let path, let call, let reason):
+      return "\(path): \(call) failed: \(reason.lowercased())"
+    case .coldLibrary(let path):
+      return
+        "\(path): a shared library; --measure-cold runs programs (measure the program with 'estimate --measure-cold', which counts its libraries too)"
+    case .perfFailed(let program, let reason):
+      return "\(program): cannot count major faults with perf: \(reason)"
+    case .otherMachine(let program, let machine, let host, let emulator):
+      return
+        "\(program) is an \(machine) program and this machine is \(host): measure it under an emulator with --measure --emulator '\(emulator ?? "COMMAND")'"
     }
   }
 
   public var exitStatus: ExitStatus {
     switch self {
-    case .emptyOrderfile, .probeWroteNothing, .notMeasured: return .dataError
+    case .emptyOrderfile, .probeWroteNothing, .notMeasured, .coldLibrary, .otherMachine: return .dataError
     case .noPageProbe, .badProbeOutput: return .internalError
+    case .pageCache: return .ioError
+    case .perfFailed: return .unavailable
     }
   }
 }

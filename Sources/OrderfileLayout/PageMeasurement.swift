@@ -60,9 +60,11 @@ public struct PageMeasurement: Codable, Sendable, Equatable {
   static func causes(estimate: Estimate, rows: [Row]) -> [String] {
     let tooFew = rows.contains { !$0.agrees && $0.estimated < $0.measured }
     var causes: [String] = []
-    if !estimate.countedByAddress {
+    // An instrumented build runs other code than the release: first. A release recorded before
+    // its relink names the same code, so the causes below are likelier: last.
+    if !estimate.countedByAddress && estimate.tracedInstrumentedBuild {
       causes.append(
-        "the trace was not recorded from this binary (another build-id, such as an instrumented build): it names what that build ran, not what this one runs; record this binary with 'orderfile record --no-rebuild'"
+        "the trace was recorded from an instrumented build: it names what that build ran, not what this one runs; record this binary with 'orderfile record --no-rebuild'"
       )
     }
     if tooFew {
@@ -96,6 +98,11 @@ public struct PageMeasurement: Codable, Sendable, Equatable {
         causes.insert(plt, at: explains ? causes.count - 1 : causes.count)
       }
       causes.append("the launch window differs: give --until or --time-limit as when recording")
+    }
+    if !estimate.countedByAddress && !estimate.tracedInstrumentedBuild {
+      causes.append(
+        "the trace was recorded from another build of this binary (before a relink, say): its launch is counted here by name, not at the recorded addresses"
+      )
     }
     return causes
   }

@@ -66,10 +66,19 @@ public struct PageProbe {
   /// `libOrderfilePageProbe.so`.
   public var library: String
   public var pageSizes: [UInt64]
+  /// Runs the program under another one (an emulator, for a program of another machine, whose
+  /// `library` is then built for that machine): given the program's path, its arguments and
+  /// the probe's variables, the command to start and its variables. Nil: the program itself.
+  public var launcher: Launcher?
 
-  public init(library: String, pageSizes: [UInt64] = [4096, 16384, 65536]) {
+  public typealias Launcher =
+    @Sendable (_ program: String, _ arguments: [String], _ environment: [String: String])
+    -> (command: [String], environment: [String: String])
+
+  public init(library: String, pageSizes: [UInt64] = [4096, 16384, 65536], launcher: Launcher? = nil) {
     self.library = library
     self.pageSizes = pageSizes
+    self.launcher = launcher
   }
 
   /// The probe beside the runtime: `Scripts/build-runtime` and `Scripts/install` put both in one directory.
@@ -118,11 +127,12 @@ public struct PageProbe {
       environment["ORDERFILE_PAGE_PROBE_UNTIL"] =
         realPath + "@" + until.addresses.map { String($0, radix: 16) }.joined(separator: ",")
     }
-    let path = ProcessRunner.resolve(program)
+    var command = [program] + arguments
+    if let launcher { (command, environment) = launcher(ProcessRunner.resolve(program), arguments, environment) }
     let start = MonotonicClock.nanoseconds()
     let deadline = timeLimitMilliseconds.map { start + UInt64($0) * 1_000_000 }
     let child = try ChildProcess.spawn(
-      path, arguments: [program] + arguments, environment: ChildProcess.environment(adding: environment),
+      ProcessRunner.resolve(command[0]), arguments: command, environment: ChildProcess.environment(adding: environment),
       program: program, standardOutput: standardOutput,
       lastVariable: deadline.map { value in { "ORDERFILE_PAGE_PROBE_DEADLINE=\(value)" } })
     let (status, endedByTool) = Self.wait(for: child, deadline: deadline, output: output)

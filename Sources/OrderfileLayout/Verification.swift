@@ -60,6 +60,27 @@ public struct Verification: Codable, Sendable, Equatable {
   /// The binary's code outside `.text` (`.init`, `.fini`, PLT stubs), which no orderfile
   /// moves: its pages are touched wherever the linker put them.
   public var fixedCode: FixedCode? = nil
+  /// The tables the dynamic loader reads from the binary at launch.
+  public var loaderTables: LoaderTables? = nil
+  /// Link options that cut those tables, which the binary's linker and loader support and
+  /// its link did not use.
+  public var missingLoaderOptions: [MissingLoaderOption]? = nil
+
+  /// A link option the ordered release build should have had.
+  public struct MissingLoaderOption: Codable, Sendable, Equatable {
+    /// Its name, as `flags` lists it (`relr`, `gnu-hash`).
+    public var option: String
+    /// The compiler driver's flags to add.
+    public var flags: [String]
+    /// Why it applies to this binary.
+    public var reason: String
+
+    public init(option: String, flags: [String], reason: String) {
+      self.option = option
+      self.flags = flags
+      self.reason = reason
+    }
+  }
 }
 
 /// Checks a binary's function layout against an orderfile.

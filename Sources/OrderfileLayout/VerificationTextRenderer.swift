@@ -33,6 +33,13 @@ public struct VerificationTextRenderer: Renderer {
     if let fixed = verification.fixedCode, !fixed.sections.isEmpty {
       lines.append("code no orderfile moves: \(fixed.sectionsSummary)")
     }
+    if let tables = verification.loaderTables {
+      lines.append("loader tables: " + Self.describe(tables))
+    }
+    for missing in verification.missingLoaderOptions ?? [] {
+      lines.append(
+        "loader option missing: \(missing.option): add \(missing.flags.joined(separator: " ")) (\(missing.reason))")
+    }
     let verdict = verification.passed ? "PASS" : "FAIL"
     lines.append("\(verdict) (threshold \(TextFormatting.percent(verification.threshold)) present and in order)")
     lines.append(
@@ -40,5 +47,15 @@ public struct VerificationTextRenderer: Renderer {
     )
     if let diagnosis = verification.diagnosis { lines.append("likely cause: \(diagnosis)") }
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// Relative relocations by how they are stored, and the hash tables.
+  static func describe(_ tables: LoaderTables) -> String {
+    let relocations =
+      tables.packedRelative
+      ? "RELR (\(tables.relativeInRELR) relative relocations packed, \(tables.relativeInRELA) left in RELA)"
+      : "no RELR (\(tables.relativeInRELA) relative relocations in RELA)"
+    let hashes = [tables.gnuHash ? "GNU" : nil, tables.sysvHash ? "System V" : nil].compactMap { $0 }
+    return relocations + "; hash tables: " + (hashes.isEmpty ? "none" : hashes.joined(separator: " and "))
   }
 }

@@ -17,6 +17,8 @@ public enum MergeError: LocalizedError, ExitStatusProviding, Equatable, Sendable
   case noSuchModule(name: String, available: [String])
   /// With one orderfile per module, `--previous` must name the directory of the previous ones.
   case previousNotDirectory(path: String)
+  /// None of the traces has a record in its launch window: there is nothing to order.
+  case noLaunchRecords(traces: [String])
 
   public var errorDescription: String? {
     switch self {
@@ -34,13 +36,16 @@ public enum MergeError: LocalizedError, ExitStatusProviding, Equatable, Sendable
       return "no trace has a module matching '\(name)'; the traces have: \(available.joined(separator: ", "))"
     case .previousNotDirectory(let path):
       return "--previous: with --output-dir give the directory of the previous orderfiles, not '\(path)'"
+    case .noLaunchRecords(let traces):
+      return
+        "none of the \(traces.count) traces has launch records (\(traces.joined(separator: ", "))): each recorded process ran none of its modules' functions in its launch window"
     }
   }
 
   public var exitStatus: ExitStatus {
     switch self {
     case .badWeight, .weightsOverflow, .noTraces, .previousNotDirectory: return .usage
-    case .mixedBuilds, .noSuchModule: return .dataError
+    case .mixedBuilds, .noSuchModule, .noLaunchRecords: return .dataError
     }
   }
 }

@@ -63,6 +63,29 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     }
   }
 
+  /// What an orderfile places of the launch's read-only data.
+  public struct DataSummary: Codable, Sendable, Equatable {
+    /// Pages of read-only data the launch touched.
+    public var touchedPages: Int
+    /// Pieces of data it touched: objects and input sections.
+    public var pieces: Int
+    /// Lines of the orderfile that place them: named objects in a symbol orderfile, input
+    /// sections in an lld script.
+    public var lines: Int
+    /// Pieces with no symbol, which only an lld script places.
+    public var withoutSymbol: Int
+    /// The linker's merged sections the launch touched (`.rodata.str1.1`).
+    public var mergedSections: [String]
+
+    public init(_ data: LaunchData, format: OrderfileFormat) {
+      touchedPages = data.touchedPages
+      pieces = data.pieces.filter { $0.size > 0 }.count
+      lines = Set(data.pieces.flatMap(format.lines(for:))).count
+      withoutSymbol = data.pieces.filter { $0.name == nil && $0.size > 0 }.count
+      mergedSections = data.mergedSections
+    }
+  }
+
   public struct Module: Codable, Sendable, Equatable {
     public var path: String
     public var binary: String
@@ -91,12 +114,17 @@ public struct GenerationReport: Codable, Sendable, Equatable {
     /// Recorded functions left out because lld would refuse them: their names resolve to a
     /// shared library's symbol (an entry for them would warn on every link).
     public var refusedByLinker: [String] = []
+    /// Entries lld warns about ("unable to order shared symbol") yet places: the binary's
+    /// own copy of a name a shared library also exports with a version.
+    public var warnedByLinker: [String] = []
     /// Launch code without a symbol that this format cannot name, and its bytes.
     public var withoutSymbol: [String]
     public var withoutSymbolBytes: UInt64
     /// Launch pages with that code where it is, and with it placed, per page size.
     public var withoutSymbolCost: [CodeWithoutSymbolCost]
     public var ambiguousNames: [AmbiguousName]
+    /// The launch's read-only data, when the trace recorded it (`record --data`).
+    public var data: DataSummary? = nil
     /// Against the release binary, when one was given; `matchRate` is then the release match rate.
     public var release: Release?
     public var functions: [Entry]?
@@ -128,10 +156,11 @@ public struct GenerationReport: Codable, Sendable, Equatable {
         foldedAliases: order.foldedAliases,
         unresolvedAddresses: order.unresolvedAddresses.map { "0x" + String($0, radix: 16) },
         coldParts: order.coldParts, placedColdParts: order.placedColdParts, unplaceable: order.unplaceable,
-        refusedByLinker: order.refusedByLinker,
+        refusedByLinker: order.refusedByLinker, warnedByLinker: order.warnedByLinker,
         withoutSymbol: order.withoutSymbol, withoutSymbolBytes: order.withoutSymbolBytes,
         withoutSymbolCost: order.withoutSymbolCost,
         ambiguousNames: order.ambiguousNames,
+        data: order.data.touchedPages == 0 ? nil : DataSummary(order.data, format: format),
         release: order.release.map { Release($0, present: order.matchedFunctions) },
         functions: includeFunctions
           ? order.functions.enumerated().map { rank, function in

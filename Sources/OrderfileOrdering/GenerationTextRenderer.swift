@@ -68,6 +68,11 @@ public struct GenerationTextRenderer: Renderer {
           "  \(module.refusedByLinker.count) left out that lld would refuse (they resolve to a shared library's symbol): \(TextFormatting.list(module.refusedByLinker.map(Demangler.demangle)))"
         )
       }
+      if !module.warnedByLinker.isEmpty {
+        lines.append(
+          "  \(TextFormatting.count(module.warnedByLinker.count, "entry", plural: "entries")) lld warns about but places ('unable to order shared symbol': a shared library exports the same name with a version; the binary's own copy is ordered): \(TextFormatting.list(module.warnedByLinker.map(Demangler.demangle)))"
+        )
+      }
       if !module.coldParts.isEmpty {
         lines.append(
           "  \(module.coldParts.count) cold split parts kept out of the order: \(TextFormatting.list(module.coldParts.map(Demangler.demangle)))"
@@ -77,6 +82,19 @@ public struct GenerationTextRenderer: Renderer {
         lines.append(
           "  \(module.placedColdParts.count) cold split parts ran and are placed after the launch functions: \(TextFormatting.list(module.placedColdParts.map(Demangler.demangle)))"
         )
+      }
+      if let data = module.data {
+        var line =
+          "  launch data: \(data.touchedPages) read-only pages touched, \(data.pieces) pieces, \(data.lines) lines place them"
+        if data.withoutSymbol > 0 {
+          line +=
+            "; \(data.withoutSymbol) have no symbol (jump tables, metadata), which only --format lld-script places"
+        }
+        if !data.mergedSections.isEmpty {
+          line +=
+            "; merged literals touched (\(data.mergedSections.joined(separator: ", "))): an lld script gathers those of the objects that ran"
+        }
+        lines.append(line)
       }
       if !module.withoutSymbol.isEmpty {
         let cost =

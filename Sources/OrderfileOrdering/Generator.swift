@@ -88,12 +88,19 @@ public struct Generator {
     try (binary as? ELFSymbolizer)?.staticInitializers() ?? []
   }
 
+  /// Whether `trace` has a record an order is built from: one in the launch window, or any
+  /// with `includePostWindow`. A trace without one (a system program the launch started, a
+  /// window closed before the first call) gives no order.
+  public func hasLaunchRecords(_ trace: Trace) -> Bool {
+    trace.records.contains { $0.phase == .launch || builder.includePostWindow }
+  }
+
   public func generate(_ trace: Trace) throws -> Generation {
     var launchRecords = [Int](repeating: 0, count: trace.modules.count)
     for record in trace.records where record.phase == .launch || builder.includePostWindow {
       launchRecords[record.module] += 1
     }
-    guard launchRecords.contains(where: { $0 > 0 }) else {
+    guard hasLaunchRecords(trace) else {
       throw OrderingError.emptyTrace(trace: trace.path, instrumented: trace.header.isFromRuntime)
     }
 
@@ -134,7 +141,10 @@ public struct Generator {
     guard linked is ELFSymbolizer, let shared = try? SharedLibrarySymbols(binary: linked.path) else { return order }
     var result = order
     result.functions = order.functions.filter { function in
-      guard function.symbol.allNames.contains(where: shared.resolvesToSharedLibrary) else { return true }
+      guard function.symbol.allNames.contains(where: shared.resolvesToSharedLibrary) else {
+        if shared.warnsButPlaces(function.symbol.name) { result.warnedByLinker.append(function.symbol.name) }
+        return true
+      }
       result.refusedByLinker.append(function.symbol.name)
       return false
     }

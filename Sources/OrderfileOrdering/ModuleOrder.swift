@@ -86,6 +86,11 @@ public struct ModuleOrder: Sendable {
   /// Recorded functions left out because lld would refuse their entries: names that resolve
   /// to a shared library's symbol when the binary is linked (see `SharedLibrarySymbols`).
   public var refusedByLinker: [String] = []
+  /// Entries lld warns about ("unable to order shared symbol") but places: the binary's own
+  /// copy of a name a library also exports with a version (see `SharedLibrarySymbols`).
+  public var warnedByLinker: [String] = []
+  /// The read-only data the launch touched, when the trace recorded it (`record --data`).
+  public var data = LaunchData()
 
   /// Distinct functions the trace recorded in this module: what the match rate is measured against.
   public var recordedFunctions: Int {

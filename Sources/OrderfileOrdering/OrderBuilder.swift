@@ -77,13 +77,27 @@ public struct OrderBuilder {
     }
     functions += cold
 
-    return ModuleOrder(
+    var order = ModuleOrder(
       module: module, binaryPath: symbolizer.path, functions: functions, recordCount: recordCount,
       duplicateRecords: duplicates, unresolvedAddresses: unresolved, coldParts: [],
       placedColdParts: cold.map(\.symbol.name), unplaceable: unplaceable, withoutSymbol: withoutSymbol.map(\.name),
       withoutSymbolBytes: withoutSymbol.reduce(0) { $0 + $1.size },
       ambiguousNames: Self.ambiguousNames(of: functions, in: symbolizer),
       foldedAliases: functions.reduce(0) { $0 + $1.symbol.aliases.count })
+    if trace.dataTouches.contains(where: { $0.module == moduleIndex }), let elf = symbolizer as? ELFSymbolizer {
+      // In link order (where each object's data first lies), as lld merged their literals
+      // before: the literals keep their places among one another.
+      var first: [String: UInt64] = [:]
+      for placement in (elf.linkMap?.dataPlacements ?? []) + (elf.linkMap?.placements ?? [])
+      where first[placement.input.object] == nil {
+        first[placement.input.object] = placement.address
+      }
+      let launchObjects = Set(functions.compactMap(\.symbol.inputSection?.object))
+        .sorted { (first[$0] ?? .max, $0) < (first[$1] ?? .max, $1) }
+      order.data = LaunchData.touched(
+        in: trace, module: moduleIndex, objects: elf.dataObjects, linkMap: elf.linkMap, launchObjects: launchObjects)
+    }
+    return order
   }
 
   /// Whether a linker can move the function by an orderfile entry: it has a size, and it sits

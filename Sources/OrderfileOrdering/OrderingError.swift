@@ -20,6 +20,9 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
   /// `--trace-module` says which one it is, and it lacks most of the main executable's launch
   /// functions: any figure would compare unrelated code.
   case binaryMatchesNoModule(binary: String, trace: String, modules: [String])
+  /// A binary paired with a recorded module by name, with another build-id, that is another
+  /// program: it shares (almost) none of the module's functions but the startup files'.
+  case anotherProgram(binary: String, module: String, trace: String)
   /// The `lld-script` format names input sections, which only a link map of the recorded
   /// binary gives: the binary, and why its map was not used (nil when there is none).
   case noLinkMap(binary: String, problem: String?)
@@ -31,6 +34,9 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
       return
         "\(binary): --format lld-script needs the link map of the recorded binary\(why); link it with -Wl,-Map=\(binary).map (swiftc: -Xlinker -Map=\(binary).map) and record it again"
 
+    case .anotherProgram(let binary, let module, let trace):
+      return
+        "\(binary) is another program than \(module) recorded in \(trace): another build-id, and almost none of its functions but the startup files' are the module's; record this binary, or give a build of the recorded one"
     case .noSuchModule(let name, let trace, let available):
       return "\(trace): no module matches '\(name)'; the trace has: \(available.joined(separator: ", "))"
     case .emptyTrace(let trace, let instrumented):
@@ -52,7 +58,7 @@ public enum OrderingError: LocalizedError, ExitStatusProviding, Equatable, Senda
   public var exitStatus: ExitStatus {
     switch self {
     case .noSuchModule, .emptyTrace, .severalModules, .releaseBinaryMatchesNoModule, .binaryMatchesNoModule,
-      .noLinkMap:
+      .noLinkMap, .anotherProgram:
       return .dataError
     }
   }

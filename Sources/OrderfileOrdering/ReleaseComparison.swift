@@ -69,16 +69,6 @@ public struct ReleaseComparison: Sendable, Equatable {
     }
   }
 
-  /// A Rust legacy-mangled name without its hash: `_ZN7rustapp4main17h0123456789abcdefE`
-  /// gives `_ZN7rustapp4main`; nil for any other name.
-  static func rustPathWithoutHash(_ name: String) -> Substring? {
-    let suffixLength = "17h".count + 16 + 1
-    guard name.hasPrefix("_ZN"), name.hasSuffix("E"), name.utf8.count > suffixLength + 3 else { return nil }
-    let suffix = name.suffix(suffixLength)
-    guard suffix.hasPrefix("17h"), suffix.dropFirst(3).dropLast().allSatisfy(\.isHexDigit) else { return nil }
-    return name.dropLast(suffixLength)
-  }
-
   /// Splits `order`'s functions into those the release binary has and those it lacks; the
   /// lacking ones leave the order unless `keepAbsent`. With `placeColdParts` (a trace of an
   /// instrumented build), the release binary's cold parts of the entries go last.
@@ -97,7 +87,7 @@ public struct ReleaseComparison: Sendable, Equatable {
       if placeColdParts, let parent = CloneName.coldPartParent(of: function.name), OrderBuilder.isPlaceable(function) {
         coldParts[parent, default: []].append(function)
       }
-      if let path = rustPathWithoutHash(function.name) { rustPaths[path, default: []].append(function) }
+      if let path = Demangler.rustPathWithoutHash(function.name) { rustPaths[path, default: []].append(function) }
       for name in function.allNames {
         names.insert(name)
         if let clone = CloneName(name), !clone.isCold, cloneBases[clone.base] == nil { cloneBases[clone.base] = name }
@@ -130,7 +120,7 @@ public struct ReleaseComparison: Sendable, Equatable {
         placeCopies(of: function)
         continue
       }
-      if let path = rustPathWithoutHash(function.symbol.name), let same = rustPaths[path], same.count == 1,
+      if let path = Demangler.rustPathWithoutHash(function.symbol.name), let same = rustPaths[path], same.count == 1,
         placed.insert(same[0].name).inserted
       {
         var renamed = function
@@ -212,11 +202,29 @@ public final class ReleaseBinaries {
 
   /// Refuses a release binary that is no recorded module: a typo would otherwise leave the
   /// match rate measured against the instrumented binary.
-  public func checkMatched(modules: [TraceModule], traces: [String]) throws {
+  /// A release binary that a module's name pairs it with but whose build-id differs must be a
+  /// build of that module (`ModuleFile.isAnotherBuild`), when the recorded binary can be read.
+  public func checkMatched(modules: [TraceModule], traces: [String], binaries: BinaryResolver = BinaryResolver())
+    throws
+  {
     let recorded = modules.map(\.file)
-    for (path, file) in zip(paths, files) where file.firmest(in: recorded).isEmpty {
-      throw OrderingError.releaseBinaryMatchesNoModule(
-        path: file.described, traces: traces, modules: Array(Set(modules.map(\.path))).sorted())
+    for (path, file) in zip(paths, files) {
+      let matched = file.firmest(in: recorded)
+      guard !matched.isEmpty else {
+        throw OrderingError.releaseBinaryMatchesNoModule(
+          path: file.described, traces: traces, modules: Array(Set(modules.map(\.path))).sorted())
+      }
+      for index in matched {
+        let module = modules[index]
+        guard let buildID = file.buildID, !module.buildID.isEmpty, buildID.bytes != module.buildID,
+          let release = try? resolver.symbolizer(at: path),
+          let recordedBinary = try? binaries.symbolizer(recordedPath: module.path, buildID: module.buildID),
+          !ModuleFile.isAnotherBuild(
+            functions: recordedBinary.functions.map(\.name), otherFunctions: release.functions.map(\.name))
+        else { continue }
+        throw OrderingError.anotherProgram(
+          binary: file.described, module: module.file.described, trace: traces.joined(separator: ", "))
+      }
     }
   }
 }

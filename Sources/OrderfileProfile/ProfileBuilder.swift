@@ -169,6 +169,7 @@ public struct ProfileBuilder {
       processStartResolutionNanoseconds: trace.header.processStartResolutionNanoseconds,
       processStartSource: trace.header.processStartSource, preMain: preMain,
       recorderOverhead: trace.header.recorderTime.map(StartupProfile.RecorderOverhead.init),
+      emulated: trace.header.isEmulated,
       boundaries: boundaries, phases: phases,
       threads: threads.values.sorted { ($0.firstCallNanoseconds, $0.thread) < ($1.firstCallNanoseconds, $1.thread) },
       modules: modules, mainToLaunchEnd: mainToLaunchEnd, firstCalls: entries,

@@ -17,6 +17,10 @@ public struct ProfileHTMLRenderer: Renderer {
     var body = "<h1>Launch of pid \(profile.pid)</h1>\n"
     body +=
       "<p>Times from process start (\(escape(ProfileTextRenderer.startDescription(profile)))). \(profile.firstCalls.count) functions first called by \(profile.threads.count) threads.</p>\n"
+    if let note = profile.emulatedTimesNote {
+      body +=
+        "<p class=\"emulated\"><strong>" + escape(note.prefix(1).uppercased() + note.dropFirst()) + ".</strong></p>\n"
+    }
     if let overhead = profile.recorderOverhead {
       body += "<p>" + escape(overhead.summary.prefix(1).uppercased() + overhead.summary.dropFirst()) + ".</p>\n"
     }

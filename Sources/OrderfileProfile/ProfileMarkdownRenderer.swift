@@ -9,6 +9,10 @@ public struct ProfileMarkdownRenderer: Renderer {
     var lines: [String] = []
     lines.append("### Launch phases of pid \(profile.pid)")
     lines.append("")
+    if let note = profile.emulatedTimesNote {
+      lines.append("**" + note.prefix(1).uppercased() + note.dropFirst() + ".**")
+      lines.append("")
+    }
     if let overhead = profile.recorderOverhead {
       lines.append(overhead.summary.prefix(1).uppercased() + overhead.summary.dropFirst() + ".")
       lines.append("")

@@ -20,6 +20,7 @@ public struct ProfileTextRenderer: Renderer {
     lines.append(
       "launch of pid \(profile.pid) (\(profile.trace)); times from process start, \(Self.startDescription(profile))"
     )
+    if let note = profile.emulatedTimesNote { lines.append(note) }
     if let overhead = profile.recorderOverhead { lines.append(overhead.summary) }
     lines.append("")
     lines.append("phases")

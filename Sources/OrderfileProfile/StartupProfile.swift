@@ -176,6 +176,9 @@ public struct StartupProfile: Codable, Sendable, Equatable {
   /// The recorder's own time, taken out of the times here; nil when the trace's times are
   /// the wall clock's (a runtime in the program, or a trace before format 1.3).
   public var recorderOverhead: RecorderOverhead? = nil
+  /// The program ran under a user-mode emulator (qemu-user): every time is the emulator's,
+  /// and the loader's share holds the emulator's own start-up.
+  public var emulated = false
   public var boundaries: [Boundary]
   public var phases: [Phase]
   public var threads: [ThreadSummary]
@@ -213,6 +216,15 @@ extension StartupProfile.Phase {
   public var foldedSummary: String {
     "\(Self.afterLaunchName): \(milliseconds(durationNanoseconds)), \(firstCalls) functions"
       + " (folded: not drawn to scale, not part of the launch)"
+  }
+}
+
+extension StartupProfile {
+  /// The line every renderer puts first when the times are an emulator's; nil for a native run.
+  public var emulatedTimesNote: String? {
+    emulated
+      ? "emulated times: the program ran under a user-mode emulator (qemu-user), so every time is the emulator's and the loader's share holds the emulator's start-up; the order and the pages hold, the times do not"
+      : nil
   }
 }
 

@@ -71,6 +71,9 @@ public struct BreakpointRecorder: Recorder {
   public var modules: ModuleSelection
   /// In-process or with the tracer (`--recorder`); `record(program:arguments:)` follows it.
   public var method: NoRebuildMethod = .tracer
+  /// Record the first touch of each page of the recorded modules' read-only data too: only
+  /// the in-process method can (a protected page faults in the program's own thread).
+  public var recordsData = false
   /// `libOrderfileInProcess.so`, for the in-process method; nil or a missing file: none.
   public var inProcessLibrary: String?
   /// Runs the program under this emulator, in-process (`inProcessLibrary` built for the
@@ -125,7 +128,8 @@ public struct BreakpointRecorder: Recorder {
         throw RecordingError.tracerUnderEmulator(reason: obstacle)
       }
     }
-    let (chosen, fallback) = try method.resolve(for: ProcessRunner.resolve(program), library: library)
+    let (chosen, fallback) = try (recordsData && method == .automatic ? .inProcess : method).resolve(
+      for: ProcessRunner.resolve(program), library: library)
     if chosen == .inProcess, let library {
       var recorder = InProcessRecorder(
         output: output, library: library, timeLimitMilliseconds: timeLimitMilliseconds, untilFunctions: untilFunctions,
@@ -133,6 +137,7 @@ public struct BreakpointRecorder: Recorder {
       recorder.emulator = emulator
       recorder.afterLaunch = afterLaunch
       recorder.planCache = planCache
+      recorder.recordsData = recordsData
       return try recorder.record(program: program, arguments: arguments)
     }
     var recording = try recordWithTracer(program: program, arguments: arguments)
@@ -315,7 +320,7 @@ public struct BreakpointRecorder: Recorder {
       let path: String
       if finished.pid == main.pid && finished.isFinalImage {
         path = output
-      } else if finished.trace.recordsNothingOfItsOwn {
+      } else if finished.trace.recordsNothingOfTheProgram(beside: main.trace) {
         continue  // as the in-process recorder: a child that ran none of the program's code
       } else if finished.isFinalImage {
         path = "\(output).\(finished.pid)"

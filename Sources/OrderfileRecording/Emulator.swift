@@ -72,7 +72,7 @@ public struct Emulator: Sendable, Equatable {
   /// The command line that runs `program` under the emulator, and the variables left for
   /// the emulator's own environment. The loader's variables (`LD_*`) reach only the
   /// emulated program: a dynamically linked emulator's own loader would read them too.
-  func invocation(program: String, arguments: [String], environment: [String: String]) -> (
+  public func invocation(program: String, arguments: [String], environment: [String: String]) -> (
     arguments: [String], environment: [String: String]
   ) {
     guard isQemu else { return (Array(command.dropFirst()) + [program] + arguments, environment) }

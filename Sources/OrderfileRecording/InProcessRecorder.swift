@@ -126,6 +126,9 @@ public struct InProcessRecorder: Recorder {
   public var afterLaunch: AfterLaunch = .end
   /// Where the plans of module files are kept between recordings.
   public var planCache: PlanCache = .userDefault()
+  /// Record the first touch of each page of the planned modules' read-only data too
+  /// (Sources/OrderfileInProcess/data_pages.c).
+  public var recordsData = false
 
   public static let libraryName = "libOrderfileInProcess.so"
 
@@ -151,7 +154,7 @@ public struct InProcessRecorder: Recorder {
       stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, program: path, selection: modules,
       cache: planCache, warn: { warnings.lines.append($0) })
     let started = MonotonicClock.nanoseconds()
-    let plan = Self.plan(executable: path, planner: planner, emulator: emulator)
+    let plan = Self.plan(executable: path, planner: planner, emulator: emulator, recordsData: recordsData)
     // Before the program runs, as the tracer's run does; every module is planned already.
     try BreakpointRecorder.checkUntilFunctions(
       untilFunctions, in: path, libraries: { [] }, program: program, planner: planner)
@@ -168,7 +171,9 @@ public struct InProcessRecorder: Recorder {
     runtime.emulator = emulator
     runtime.environment = [
       // The user's preloads stay, after this one: its signal calls must be the first found.
-      "LD_PRELOAD": library + (inherited.map { " " + $0 } ?? ""),
+      // Absolute (ORDERFILE_RUNTIME_DIR may be relative): a child that changes directory
+      // before it executes a program must still load it.
+      "LD_PRELOAD": PathName.absolute(library) + (inherited.map { " " + $0 } ?? ""),
       "ORDERFILE_TRAP_PLAN": planFile,
     ]
     runtime.passesTerminationSignals = true
@@ -204,6 +209,11 @@ public struct InProcessRecorder: Recorder {
       "recorded without a rebuild, in-process: \(plan.armed) entries planned in \(String(format: "%.1f", planning)) ms"
         + (recording.planning?.cacheNote ?? "") + (arming.map { ", armed in \(String(format: "%.1f", $0)) ms" } ?? "")
     ]
+    if recordsData, let main {
+      let pages = Set(main.dataTouches.map { [$0.module, Int($0.page.lowerBound / $0.pageSize)] }).count
+      recording.notes.append(
+        "read-only data: \(main.dataTouches.count) first touches on \(pages) pages inside the launch window")
+    }
     recording.notes += BreakpointRecorder.moduleNotes(
       skipped: planner.skippedSystemLibraries.sorted(), excluded: planner.excludedModules.sorted())
     for name in untilFunctions where !planner.matchedStopNames.contains(name) {
@@ -214,16 +224,20 @@ public struct InProcessRecorder: Recorder {
 
   /// The plan of the executable and the libraries the loader resolves for it (the emulated
   /// loader, under an emulator).
-  static func plan(executable path: String, planner: ModulePlanner, emulator: Emulator? = nil) -> (
-    bytes: [UInt8], armed: Int
-  ) {
+  static func plan(
+    executable path: String, planner: ModulePlanner, emulator: Emulator? = nil, recordsData: Bool = false
+  )
+    -> (
+      bytes: [UInt8], armed: Int
+    )
+  {
     planner.prepare(executable: path)
     var modules: [InProcessPlan.Module] = []
     // Under the name `prepare` gave it, links resolved: a program named `./app` would
     // otherwise lose the entries into its cold parts found there.
     let executable = ModulePlanner.resolved(path)
     let main = planner.plan(path: executable, isMainExecutable: true, isInterpreter: false)
-    modules.append(.init(path: executable, isMainExecutable: true, plan: main))
+    modules.append(.init(path: executable, isMainExecutable: true, plan: main, recordsData: recordsData))
     let libraries =
       emulator.map { $0.linkedLibraries(of: path) ?? [] }
       ?? (RuntimeRecorder.linkedLibraries(path) ?? []).map {
@@ -236,7 +250,7 @@ public struct InProcessRecorder: Recorder {
       let plan = planner.plan(path: library.hostPath, isMainExecutable: false, isInterpreter: false)
       // Every linked library is named, armed or not: one the plan leaves out on purpose (a
       // system library, --exclude-module) must not be armed from its symbols instead.
-      modules.append(.init(path: library.guestPath, isMainExecutable: false, plan: plan))
+      modules.append(.init(path: library.guestPath, isMainExecutable: false, plan: plan, recordsData: recordsData))
     }
     return (InProcessPlan.encode(modules), modules.reduce(0) { $0 + $1.entries.count })
   }
@@ -249,7 +263,7 @@ private final class WarningLines {
 
 /// The plan file `libOrderfileInProcess.so` reads (ORDERFILE_TRAP_PLAN), all integers
 /// little-endian: "OFPLAN1\0", u32 module count, u32 0; then per module u32 path length,
-/// u32 flags (1: the main executable), u64 entry count, u64 stop count, the path padded
+/// u32 flags (1: the main executable, 2: record its read-only data's first touches), u64 entry count, u64 stop count, the path padded
 /// with NULs to a multiple of 8 (at least one), the entries (ELF vaddrs, ascending, no
 /// repeats), the stops (entries whose first call ends the launch window).
 enum InProcessPlan {
@@ -258,10 +272,12 @@ enum InProcessPlan {
     var isMainExecutable: Bool
     var entries: [UInt64]
     var stops: [UInt64]
+    var recordsData: Bool
 
-    init(path: String, isMainExecutable: Bool, plan: ModulePlan) {
+    init(path: String, isMainExecutable: Bool, plan: ModulePlan, recordsData: Bool = false) {
       self.path = path
       self.isMainExecutable = isMainExecutable
+      self.recordsData = recordsData
       let planned = Array(plan.entries.prefix(plan.entryCount))
       // A planned module's entries are ascending already; sorting 250,000 again costs.
       entries = zip(planned, planned.dropFirst()).allSatisfy { $0 < $1 } ? planned : Array(Set(planned)).sorted()
@@ -279,7 +295,7 @@ enum InProcessPlan {
     for module in modules {
       let path = Array(module.path.utf8)
       append(UInt32(path.count))
-      append(UInt32(module.isMainExecutable ? 1 : 0))
+      append(UInt32(module.isMainExecutable ? 1 : 0) | UInt32(module.recordsData ? 2 : 0))
       append(UInt64(module.entries.count))
       append(UInt64(module.stops.count))
       bytes += path + [UInt8](repeating: 0, count: (path.count + 8) & ~7 - path.count)

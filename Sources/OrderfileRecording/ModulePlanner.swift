@@ -90,7 +90,7 @@ public struct ModuleSelection: Sendable, Equatable {
 final class ModulePlanner {
   /// Names (linkage or demangled) whose first call closes the launch window.
   let stopNames: [String]
-  /// `stopNames`, split for matching once rather than once per function.
+  /// `stopNames`, each read once rather than once per function.
   private let stops: [StopName]
   let cache: PlanCache
   /// What each module file holds, by the path it was asked for: read at most once.
@@ -253,9 +253,10 @@ final class ModulePlanner {
       )
     }
     var stopEntries: [UInt64] = []
-    for stop in stops {
+    // By the name as given: a legacy Rust hash is not part of `StopName.wanted`.
+    for (name, stop) in zip(stopNames, stops) {
       let found = module.names.addresses(matching: stop)
-      if !found.isEmpty { matchedStopNames.insert(stop.wanted) }
+      if !found.isEmpty { matchedStopNames.insert(name) }
       stopEntries = PlannedModule.merged(stopEntries, found)
     }
     return ModulePlan(entries: module.entries, stops: stopEntries, signalHook: module.signalHook)
@@ -264,7 +265,7 @@ final class ModulePlanner {
   /// Up to five names of the functions read so far nearest to the `--until` name `wanted`,
   /// for the error that says it named none.
   func nearestNames(to wanted: String) -> [String] {
-    StopName(wanted).nearest(in: surveys.values.flatMap(\.names.all))
+    StopName(wanted).nearest(amongNames: surveys.values.flatMap(\.names.all))
   }
 
   /// System libraries planned without a full symbol table, by what they have instead
@@ -317,46 +318,11 @@ final class ModulePlanner {
   /// parameters included (`swift::performTypeChecking(swift::SourceFile&)`,
   /// `App.serverIsUp(Swift.Int) -> ()`).
   static func name(of function: FunctionSymbol, matches wanted: String) -> Bool {
-    !FunctionNames([function]).addresses(matching: StopName(wanted)).isEmpty
-  }
-}
-
-/// A `--until` name, split for matching: the name before any parameter list, and its last
-/// word (the identifier a mangled name holds verbatim).
-struct StopName {
-  let wanted: String
-  /// `wanted` without its parameter list and what follows it (a Swift result type).
-  let base: String
-  let lastWord: String
-  var hasParameters: Bool { base != wanted }
-
-  init(_ wanted: String) {
-    self.wanted = wanted
-    base = wanted.firstIndex(of: "(").map { String(wanted[..<$0]) } ?? wanted
-    lastWord = base.split(whereSeparator: { ":.".contains($0) }).last.map(String.init) ?? base
+    name(of: function, matches: StopName(wanted))
   }
 
-  func matches(linkageName name: String, demangled readable: String) -> Bool {
-    if name == wanted || readable == wanted { return true }
-    if hasParameters {
-      // As printed, with its outer qualifiers left off.
-      return readable.hasSuffix("::" + wanted) || readable.hasSuffix("." + wanted)
-    }
-    if readable.hasPrefix(wanted + "(") { return true }
-    if readable.contains("::" + wanted + "(") || readable.contains("." + wanted + "(") { return true }
-    // Demangled Rust names have no parameter list: rustapp::handlers::editor_apply.
-    return readable.hasSuffix("::" + wanted)
-  }
-
-  /// Up to `limit` demangled names of `names` nearest to this one, for an error: those
-  /// that contain its last word (ignoring case), shortest first.
-  func nearest(in names: [String], limit: Int = 5) -> [String] {
-    let word = lastWord.lowercased()
-    guard word.count >= 3 else { return [] }
-    var found = Set<String>()
-    for name in names where name.lowercased().contains(word) {
-      found.insert(Demangler.demangle(name))
-    }
-    return found.sorted { ($0.count, $0) < ($1.count, $1) }.prefix(limit).map { $0 }
+  /// Whether `pattern`, a `--until` name read once for all functions, names this function.
+  static func name(of function: FunctionSymbol, matches pattern: StopName) -> Bool {
+    function.allNames.contains(where: pattern.names)
   }
 }

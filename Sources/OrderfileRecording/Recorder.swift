@@ -41,18 +41,19 @@ public struct Recording: Sendable {
     }
   }
 
-  /// Removes the trace at `path` of another process or image when that process made no
-  /// first call of its own and no runtime writes the file any more; returns whether it went.
+  /// Removes the trace at `path` of another process or image when that process ran none of
+  /// the program's code (`recordsNothingOfTheProgram`) and no runtime writes the file any
+  /// more; returns whether it went.
   /// A child that only runs another program (a helper it execs, `/bin/true`) leaves such a
   /// trace: at full size, since exec finishes nothing. A live runtime holds its trace's
   /// `flock` for as long as it records (Docs/Runtime.md), and exec drops it with the
   /// descriptor: a locked trace may still gain first calls, and stays.
-  static func removeIfNothingOfItsOwn(_ path: String) -> Bool {
+  static func removeIfNothingOfTheProgram(_ path: String, beside program: Trace?) -> Bool {
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
     guard fd >= 0 else { return false }
     defer { close(fd) }
     guard flock(fd, LOCK_EX | LOCK_NB) == 0, let trace = try? TraceReader.read(path: path),
-      trace.recordsNothingOfItsOwn
+      trace.recordsNothingOfTheProgram(beside: program)
     else { return false }
     return unlink(path) == 0
   }
@@ -137,8 +138,18 @@ public enum RecordingMode: String, Sendable, CaseIterable {
 }
 
 extension Trace {
-  /// Whether the process made no first call of its own: none at all, or, in a fork child,
-  /// none past those it inherited from its parent. Such a trace, beside the program's own,
-  /// says nothing the others do not, and is neither kept nor listed.
-  var recordsNothingOfItsOwn: Bool { records.count <= (header.forkRecordIndex ?? 0) }
+  /// Whether the process ran none of the program's code: it made no first call of its own
+  /// (none at all, or, in a fork child, none past those it inherited from its parent), or
+  /// made them only in system programs and libraries that `program`'s own trace does not
+  /// have (a shell, make or a compiler the launch ran). Such a trace, beside the program's
+  /// own, says nothing about the program, and is neither kept nor listed.
+  func recordsNothingOfTheProgram(beside program: Trace?) -> Bool {
+    let programPaths = Set(program?.modules.map(\.path) ?? [])
+    let own = records.dropFirst(header.forkRecordIndex ?? 0)
+    return !own.contains { record in
+      guard modules.indices.contains(record.module) else { return false }
+      let path = modules[record.module].path
+      return programPaths.contains(path) || !TraceModule.isSystemFile(path: path)
+    }
+  }
 }

@@ -55,6 +55,9 @@ public struct RuntimeRecorder: Recorder {
     environment["ORDERFILE_DISABLE"] = "0"
     if let timeLimitMilliseconds { environment["ORDERFILE_TIME_LIMIT_MS"] = String(timeLimitMilliseconds) }
     if let capacity { environment["ORDERFILE_CAPACITY"] = String(capacity) }
+    // The trace then says its times are the emulator's (OFT_FLAG_EMULATED), also when the
+    // program named is qemu-user itself with the program after it.
+    if emulator != nil || Emulator(command: [program]).isQemu { environment["ORDERFILE_EMULATED"] = "1" }
 
     let executable = ProcessRunner.resolve(program)
     let forwarding = passesTerminationSignals ? TerminationSignals.forward() : nil
@@ -99,11 +102,12 @@ public struct RuntimeRecorder: Recorder {
       try LiveTraceWindow.closeAtTimeLimit(path: own, limit: UInt64(timeLimitMilliseconds) * 1_000_000)
     }
     try moveIntoPlace(own, output)
+    let program = try? TraceReader.read(path: output)
     var children: [String] = []
     var images: [(number: Int, path: String)] = []
     let others = (try? FileManager.default.contentsOfDirectory(atPath: scratch)) ?? []
     for name in others.sorted() where name.hasPrefix("trace.") {
-      if Recording.removeIfNothingOfItsOwn(scratch + "/" + name) { continue }
+      if Recording.removeIfNothingOfTheProgram(scratch + "/" + name, beside: program) { continue }
       let destination = output + "." + name.dropFirst("trace.".count)
       try moveIntoPlace(scratch + "/" + name, destination)
       // The runtime names the trace of a process's later image "<its trace>.exec<n>".
@@ -112,6 +116,14 @@ public struct RuntimeRecorder: Recorder {
       } else {
         children.append(destination)
       }
+    }
+    // A launcher (a shell that runs something, then execs the program) recorded nothing in
+    // its own image: the process's last image, the program's, is the trace asked for, as
+    // the tracer writes it.
+    let ownImages = images.filter { $0.path.hasPrefix(output + ".\(pid).exec") }
+    if program?.records.isEmpty == true, let last = ownImages.max(by: { $0.number < $1.number }) {
+      try moveIntoPlace(last.path, output)
+      images.removeAll { $0.path == last.path }
     }
     Recording.removeEarlierSiblings(of: output, keeping: children + images.map(\.path))
     var recording = Recording(
@@ -171,7 +183,7 @@ public struct RuntimeRecorder: Recorder {
   /// found one, the loader with `LD_TRACE_LOADED_OBJECTS` set and ldd's other variables
   /// emptied, without ldd's shell and the four loader runs it makes to pick a loader: on a
   /// 2-core machine that is about 13 of ldd's 15 ms of CPU, paid before every recording.
-  static func linkedLibraries(_ path: String) -> [String]? {
+  public static func linkedLibraries(_ path: String) -> [String]? {
     let listed: ProcessResult?
     if case .loader(let loader) = ProgramInterpreter(path) {
       // As ldd: a name without a slash would be searched for as a library.

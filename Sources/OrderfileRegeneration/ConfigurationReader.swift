@@ -28,7 +28,7 @@ public struct ConfigurationReader: Sendable {
     "ignore-churn-below", "instrumented",
   ]
   static let scenarioKeys = ["name", "weight", "command", "environment", "until", "time-limit"]
-  static let gateKeys = ["min-match", "max-page-growth"]
+  static let gateKeys = ["min-match", "max-page-growth", "max-cold-growth"]
   static let instrumentedKeys = ["build", "binaries", "compiler"]
 
   public func read(path: String) throws -> RegenerationConfiguration {
@@ -143,6 +143,7 @@ public struct ConfigurationReader: Sendable {
         gates.minMatch = rate
       }
       if let growth = fields.optional("max-page-growth") { gates.maxPageGrowth = try growth.percentage() }
+      if let growth = fields.optional("max-cold-growth") { gates.maxColdGrowth = try growth.percentage() }
     }
     let formatField = top.optional("format")
     let format =
@@ -241,9 +242,11 @@ struct Fields {
     for (keyNode, _) in mapping {
       guard let name = keyNode.string else { throw error("keys must be text") }
       if let known, !known.contains(name) {
-        let nearest = known.min { editDistance($0, name) < editDistance($1, name) }
+        let nearest = known.min { TextFormatting.editDistance($0, name) < TextFormatting.editDistance($1, name) }
         let hint =
-          nearest.map { editDistance($0, name) <= max(2, name.count / 3) ? " (did you mean '\($0)'?)" : "" } ?? ""
+          nearest.map {
+            TextFormatting.editDistance($0, name) <= max(2, name.count / 3) ? " (did you mean '\($0)'?)" : ""
+          } ?? ""
         throw RegenerationError.configuration(
           file: file, line: keyNode.mark?.line ?? line, key: child(name),
           message: "unknown key\(hint); known keys: \(known.joined(separator: ", "))")
@@ -301,19 +304,4 @@ struct Fields {
     guard let value = Percentage(argument: text) else { throw error("'\(text)' is not a percentage: 2 or 2%") }
     return value
   }
-}
-
-/// Levenshtein distance, for "did you mean".
-func editDistance(_ a: String, _ b: String) -> Int {
-  let a = Array(a)
-  let b = Array(b)
-  var previous = Array(0...b.count)
-  for i in 1...max(a.count, 1) where !a.isEmpty {
-    var current = [i] + Array(repeating: 0, count: b.count)
-    for j in 1...max(b.count, 1) where !b.isEmpty {
-      current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-    }
-    previous = current
-  }
-  return previous[b.count]
 }

@@ -98,8 +98,9 @@ public struct Regeneration {
 
     // 1. Build what ships, keep a copy of each binary (the relink replaces them), and the
     // instrumented build when that is what is recorded.
-    clock.start("building the release binaries (log: \(display(work.log("build"))))")
-    try runCommand(configuration.build, step: "build", log: work.log("build"), newDirectory: work.new)
+    let buildLog = try work.newLog("build")
+    clock.start("building the release binaries (log: \(display(buildLog)))")
+    try runCommand(configuration.build, step: "build", log: buildLog, newDirectory: work.new)
     var shipped: [String: String] = [:]
     for binary in configuration.binaries {
       guard FileManager.default.fileExists(atPath: binary.path) else {
@@ -179,8 +180,9 @@ public struct Regeneration {
     clock.finish()
 
     // 4. Relink with the regenerated orderfiles.
-    clock.start("relinking with the regenerated orderfiles (log: \(display(work.log("relink"))))")
-    try runCommand(configuration.relink, step: "relink", log: work.log("relink"), newDirectory: work.new)
+    let relinkLog = try work.newLog("relink")
+    clock.start("relinking with the regenerated orderfiles (log: \(display(relinkLog)))")
+    try runCommand(configuration.relink, step: "relink", log: relinkLog, newDirectory: work.new)
     clock.finish()
 
     // 5. Verify each relinked binary.
@@ -221,6 +223,7 @@ public struct Regeneration {
         trace: firstTrace, module: module.path, shipped: shipped[name] ?? "", relinked: releasePath, work: work)
       let measured = try measuredPages(
         module: name, shipped: shipped, relinked: releasePath, simulated: pages, work: work)
+      let cold = try coldLaunch(module: name, shipped: shipped, relinked: releasePath, work: work)
       let verification = verifications[name]
       let verified = RegenerationReport.Verified(
         entries: verification?.entries ?? 0, present: verification?.present ?? 0, inOrder: verification?.inOrder ?? 0,
@@ -237,12 +240,12 @@ public struct Regeneration {
       // The page gate trusts what the binaries really touched where the probe measured it.
       failures += gateFailures(
         module: name, matchRate: module.matchRate, pages: measured ?? pages, pagesMeasured: measured != nil,
-        verification: verification)
+        cold: cold, verification: verification)
       results.append(
         RegenerationReport.Module(
           module: name, orderfile: display(committedPath), hadCommitted: hadCommitted, changed: changed && !kept,
           keptCommitted: kept, matchRate: module.matchRate, diff: diff, verified: verified, pages: pages,
-          measuredPages: measured, decay: decay))
+          measuredPages: measured, coldLaunch: cold, decay: decay))
     }
     clock.finish()
 
@@ -291,7 +294,7 @@ public struct Regeneration {
 
   func gateFailures(
     module: String, matchRate: Double, pages: [RegenerationReport.Pages], pagesMeasured: Bool = false,
-    verification: Verification?
+    cold: ColdLaunchComparison? = nil, verification: Verification?
   ) -> [RegenerationReport.GateFailure] {
     var failures: [RegenerationReport.GateFailure] = []
     if let minMatch = configuration.gates.minMatch, matchRate < minMatch.value {
@@ -314,6 +317,16 @@ public struct Regeneration {
           break
         }
       }
+    }
+    if let cold, let gate = cold.gate, !gate.passed {
+      let growth = gate.worstPercent.map { String(format: "%+.1f%%", $0) } ?? "from 0"
+      let unit = cold.method == .perf ? "major faults" : "pages read"
+      failures.append(
+        .init(
+          module: module, gate: .maxColdGrowth,
+          message:
+            "cold launch \(unit) grow \(growth) (\(cold.total.base) → \(cold.total.head)), more than max-cold-growth \(TextFormatting.number(gate.thresholdPercent))%"
+        ))
     }
     if let verification, !verification.passed {
       failures.append(
@@ -396,7 +409,34 @@ public struct Regeneration {
     }
   }
 
-  /// Runs a configured command with `/bin/sh` in the project directory; its output goes to `log`.
+  /// With `max-cold-growth`, a cold launch of the first scenario with the shipped copy of its
+  /// program and with the relinked one (`ColdLaunchReferee`, one method for both); nil for
+  /// a module that is not that program, or without the gate.
+  func coldLaunch(module: String, shipped: [String: String], relinked: String, work: Work) throws
+    -> ColdLaunchComparison?
+  {
+    guard let limit = configuration.gates.maxColdGrowth, let scenario = configuration.scenarios.first,
+      scenario.program == module, let shippedCopy = shipped[module]
+    else { return nil }
+    let method = try ColdLaunchReferee().chosenMethod()
+    let referee = ColdLaunchReferee(method: method == .perf ? .perf : .pageCache)
+    func measure(_ binary: String) throws -> ColdModule {
+      let launch = try ProgramSurroundings(
+        environment: scenario.environment, directory: configuration.projectDirectory, log: work.log("measure")
+      ).with {
+        try referee.measure(
+          program: binary, arguments: scenario.arguments, timeLimitMilliseconds: scenario.timeLimitMilliseconds)
+      }
+      guard let counted = launch.module(for: binary) else { throw LayoutError.notMeasured(binary: binary) }
+      return counted
+    }
+    return ColdLaunchComparison(
+      baseBinary: shippedCopy, base: try measure(shippedCopy), headBinary: relinked, head: try measure(relinked),
+      method: method, gateThresholdPercent: limit.value)
+  }
+
+  /// Runs a configured command with `/bin/sh` in the project directory; its output goes to
+  /// `log`, which exists from before the command starts (the progress line names it).
   func runCommand(_ command: String, step: String, log: String, newDirectory: String, extra: [String: String] = [:])
     throws
   {
@@ -405,8 +445,8 @@ public struct Regeneration {
     environment["ORDERFILE_WORK"] = configuration.workDirectory
     environment["ORDERFILE_ORDER_DIR"] = configuration.orderfileDirectory
     let result = try ProcessRunner.run(
-      "/bin/sh", ["-c", command], environment: environment, currentDirectory: configuration.projectDirectory)
-    try AtomicFile.write(Array((result.standardOutput + result.standardError).utf8), to: log)
+      "/bin/sh", ["-c", command], environment: environment, currentDirectory: configuration.projectDirectory,
+      log: log)
     guard result.succeeded else {
       throw RegenerationError.commandFailed(step: step, status: result.status, log: display(log))
     }
@@ -454,6 +494,13 @@ struct Work {
   var traces: String { root + "/traces" }
   var shipped: String { root + "/shipped" }
   func log(_ name: String) -> String { root + "/\(name).log" }
+
+  /// The log of a step, created empty so that it exists once a progress line names it.
+  func newLog(_ name: String) throws -> String {
+    let path = log(name)
+    try AtomicFile.write([], to: path)
+    return path
+  }
   func newOrderfile(_ module: String) -> String { new + "/" + module + "." + format.fileExtension }
   func committed(_ module: String, in directory: String) -> String {
     directory + "/" + module + "." + format.fileExtension

@@ -54,9 +54,13 @@ public struct RegenerationConfiguration: Sendable, Equatable {
     public var minMatch: Rate?
     /// Fail when a module's launch pages (4 KiB or 16 KiB) grow by more than this many percent.
     public var maxPageGrowth: Percentage?
-    public init(minMatch: Rate? = nil, maxPageGrowth: Percentage? = nil) {
+    /// Fail when what a cold launch of the first scenario reads of a program's file (majors
+    /// with perf, else pages read) grows by more than this many percent.
+    public var maxColdGrowth: Percentage?
+    public init(minMatch: Rate? = nil, maxPageGrowth: Percentage? = nil, maxColdGrowth: Percentage? = nil) {
       self.minMatch = minMatch
       self.maxPageGrowth = maxPageGrowth
+      self.maxColdGrowth = maxColdGrowth
     }
   }
 

@@ -78,6 +78,16 @@ public struct RegenerationMarkdownRenderer: Renderer {
         )
       }
     }
+    for module in report.modules {
+      guard let cold = module.coldLaunch else { continue }
+      let unit = cold.method.countName
+      let kinds = cold.rows.filter { $0.faults.delta != 0 }.map { "\($0.kind.title) \(Self.delta($0.faults))" }
+      lines += [
+        "",
+        "`\(module.module)`: a cold launch of the first scenario, shipped → relinked, \(unit): \(Self.delta(cold.total))"
+          + (kinds.isEmpty ? "." : " (\(kinds.joined(separator: ", ")))."),
+      ]
+    }
     for module in report.modules where module.keptCommitted {
       lines.append("")
       lines.append(

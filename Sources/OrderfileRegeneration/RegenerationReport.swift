@@ -74,6 +74,9 @@ public struct RegenerationReport: Codable, Sendable, Equatable {
     /// executable, counted by the page probe (nil without one, or for a shared library):
     /// see `RegenerationOptions.pageProbe`.
     public var measuredPages: [Pages]?
+    /// With the `max-cold-growth` gate, for the first scenario's program: what a cold launch
+    /// read of its shipped and of its relinked file, by section kind.
+    public var coldLaunch: ColdLaunchComparison? = nil
     /// Present when there was a committed orderfile.
     public var decay: Decay?
   }
@@ -83,6 +86,7 @@ public struct RegenerationReport: Codable, Sendable, Equatable {
     public enum Gate: String, Codable, Sendable {
       case minMatch = "min-match"
       case maxPageGrowth = "max-page-growth"
+      case maxColdGrowth = "max-cold-growth"
       case verify
     }
     public var module: String

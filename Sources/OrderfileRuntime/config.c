@@ -145,6 +145,47 @@ static void of_read_spawn(of_config *config) {
 }
 
 /*
+ * Makes a relative pattern absolute, in the directory the process is in now
+ * (its first call's): a process that changes directory later, and the fork
+ * children it starts from there, still write where the pattern meant. The
+ * directory's own '%' are written "%%", so that they stay themselves. With
+ * `exported`, ORDERFILE_OUTPUT is set to the absolute pattern too, so that a
+ * program executed from another directory writes there as well; the variable
+ * exists already, so glibc's setenv replaces its entry in place and keeps the
+ * old string (a getenv on another thread reads one or the other). A directory that
+ * cannot be read, or a pattern that would not fit, leaves it as it is.
+ */
+static void of_make_pattern_absolute(char *pattern, size_t capacity, bool exported) OF_NOINSTR;
+static void of_make_pattern_absolute(char *pattern, size_t capacity, bool exported) {
+  char directory[OF_PATH_CAPACITY];
+  if (pattern[0] == '/' || getcwd(directory, sizeof directory) == NULL || directory[0] != '/') {
+    return;
+  }
+  char absolute[OF_PATH_CAPACITY];
+  size_t length = 0;
+  for (const char *cursor = directory; *cursor != '\0'; cursor++) {
+    size_t width = *cursor == '%' ? 2u : 1u;
+    if (length + width >= sizeof absolute) {
+      return;
+    }
+    absolute[length++] = *cursor;
+    if (width == 2u) {
+      absolute[length++] = '%';
+    }
+  }
+  size_t rest = strlen(pattern);
+  if (length + 1 + rest >= sizeof absolute || length + 1 + rest >= capacity) {
+    return;
+  }
+  absolute[length++] = '/';
+  memcpy(absolute + length, pattern, rest + 1);
+  memcpy(pattern, absolute, length + rest + 1);
+  if (exported) {
+    setenv("ORDERFILE_OUTPUT", pattern, 1);
+  }
+}
+
+/*
  * Fills `config` from the environment, warning once per bad value.
  * Precondition: called once, at initialization (getenv is not thread-safe
  * against a concurrent setenv).
@@ -159,6 +200,7 @@ void of_read_config(of_config *config) {
 
   config->disabled = of_read_switch("ORDERFILE_DISABLE");
   config->verbose = of_read_switch("ORDERFILE_VERBOSE");
+  config->emulated = of_read_switch("ORDERFILE_EMULATED");
   of_read_spawn(config);
 
   const char *output = of_getenv("ORDERFILE_OUTPUT");
@@ -177,6 +219,10 @@ void of_read_config(of_config *config) {
     } else {
       strcpy(config->pattern, output);
     }
+  }
+  if (!config->disabled) {
+    of_make_pattern_absolute(config->pattern, sizeof config->pattern,
+                             output != NULL && strcmp(config->pattern, output) == 0);
   }
 
   const char *limit = of_getenv("ORDERFILE_TIME_LIMIT_MS");

@@ -73,11 +73,30 @@ void of_close_window(uint32_t reason, uint64_t now_ns) {
  * Implementation: the clock is read here, so this is also where the time
  * limit is checked. The thread id is cached per thread.
  */
+static void of_write_record(uintptr_t module_pc, uintptr_t address, uint64_t size, uint64_t now,
+                            uint32_t given_tid) OF_NOINSTR;
+
 void of_record_first_call(uintptr_t pc) {
   of_record_call(pc, of_now_ns(), 0);
 }
 
 void of_record_call(uintptr_t pc, uint64_t now, uint32_t given_tid) {
+  of_write_record(pc, pc, 0, now, given_tid);
+}
+
+/*
+ * Records the first touch of the read-only data page of `size` bytes that holds runtime
+ * address `page` (the byte touched), of the module whose code holds `module_pc`. Inside the launch window only: a page
+ * touched after it is no part of the launch, and is neither recorded nor counted dropped.
+ */
+void of_record_data_page(uintptr_t module_pc, uintptr_t page, uint64_t size, uint64_t now) {
+  of_write_record(module_pc, page, size, now, 0);
+}
+
+/* One record: `size` 0 is a first call of `address`, else the first touch of the data page
+ * at `address`; `module_pc` is code of the module it belongs to. */
+static void of_write_record(uintptr_t module_pc, uintptr_t address, uint64_t size, uint64_t now,
+                            uint32_t given_tid) {
   if (!of_writer_enter()) {
     return;
   }
@@ -86,12 +105,15 @@ void of_record_call(uintptr_t pc, uint64_t now, uint32_t given_tid) {
       __atomic_load_n(&of_rt.window_state, __ATOMIC_RELAXED) == OF_WINDOW_STATE_OPEN) {
     of_close_window(OFT_WINDOW_TIME_LIMIT, now);
   }
-  uint8_t kind = __atomic_load_n(&of_rt.window_state, __ATOMIC_ACQUIRE) == OF_WINDOW_STATE_OPEN
-                     ? OFT_KIND_LAUNCH
-                     : OFT_KIND_POST_WINDOW;
+  bool open = __atomic_load_n(&of_rt.window_state, __ATOMIC_ACQUIRE) == OF_WINDOW_STATE_OPEN;
+  if (size != 0 && !open) {
+    of_writer_leave();
+    return;
+  }
+  uint8_t kind = size != 0 ? OFT_KIND_DATA_PAGE : open ? OFT_KIND_LAUNCH : OFT_KIND_POST_WINDOW;
   uint16_t module;
   uintptr_t load_base;
-  if (__atomic_load_n(&of_rt.storage_full, __ATOMIC_RELAXED) || !of_module_for(pc, &module, &load_base)) {
+  if (__atomic_load_n(&of_rt.storage_full, __ATOMIC_RELAXED) || !of_module_for(module_pc, &module, &load_base)) {
     of_count_dropped();
     of_writer_leave();
     return;
@@ -105,8 +127,9 @@ void of_record_call(uintptr_t pc, uint64_t now, uint32_t given_tid) {
     return;
   }
   oft_record record = {
-      .address = (uint64_t)(pc - load_base),
+      .address = (uint64_t)(address - load_base),
       .time_ns = now,
+      .size = size,
       .tid = tid,
       .module = module,
       .kind = kind,

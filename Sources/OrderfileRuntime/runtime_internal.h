@@ -76,6 +76,7 @@ typedef struct of_config {
   bool full_mode;                 /* ORDERFILE_MODE=full */
   bool disabled;
   bool verbose;
+  bool emulated;                  /* ORDERFILE_EMULATED: run under a user-mode emulator */
   uint32_t spawner_pid;           /* ORDERFILE_SPAWN "<pid>:<ns>": the recorder that started us */
   uint64_t spawn_ns;              /* its CLOCK_MONOTONIC just before the spawn; 0 = not given */
 } of_config;
@@ -212,6 +213,7 @@ uint64_t of_page_ceil(uint64_t offset) OF_NOINSTR;
 void of_record_first_call(uintptr_t pc) OF_NOINSTR;
 /* The same, for a call seen earlier, at `time_ns` on thread `tid`. */
 void of_record_call(uintptr_t pc, uint64_t time_ns, uint32_t tid) OF_NOINSTR;
+void of_record_data_page(uintptr_t module_pc, uintptr_t page, uint64_t size, uint64_t now) OF_NOINSTR;
 void of_note_table_full(void) OF_NOINSTR;
 void of_close_window(uint32_t reason, uint64_t now_ns) OF_NOINSTR;
 

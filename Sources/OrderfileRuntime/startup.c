@@ -149,6 +149,9 @@ static uint64_t of_draft_header(oft_header *draft, const of_config *config, uint
     draft->process_start_source = OFT_START_TRACE;
   }
   draft->time_limit_ns = config->time_limit_ms * 1000000ull;
+  if (config->emulated) {
+    draft->flags |= OFT_FLAG_EMULATED;
+  }
   if (of_clock.enabled) {
     draft->flags |= OFT_FLAG_PROGRAM_CLOCK;
     draft->arming_ns = of_clock.arming_ns;

@@ -62,6 +62,26 @@ public enum ProcessRunner {
       standardError: String(decoding: standardError, as: UTF8.self))
   }
 
+  /// Runs `executable` with its stdout and stderr both appended to `log`, created (empty)
+  /// before the program starts: a log named while the program runs already exists, and
+  /// fills as the program writes. Returns the exit status; the output is in the file.
+  ///
+  /// - Throws: `SupportError.writing` naming `log` when it cannot be created, or the spawn's error.
+  public static func run(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+    currentDirectory: String? = nil, log: String
+  ) throws -> ProcessResult {
+    let file = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard file >= 0 else { throw SupportError.writing("open", path: log) }
+    defer { close(file) }
+    let path = resolve(executable)
+    let child = try ChildProcess.spawn(
+      path, arguments: [path] + arguments, environment: ChildProcess.environment(adding: environment),
+      program: executable, currentDirectory: currentDirectory, standardOutput: file, standardError: file)
+    let (status, signal) = child.wait()
+    return ProcessResult(status: status, signal: signal, standardOutput: "", standardError: "")
+  }
+
   /// The absolute path of `program`, searching `PATH` when it has no slash.
   public static func resolve(_ program: String) -> String {
     if program.contains("/") { return program }

@@ -91,4 +91,19 @@ public enum TextFormatting {
   public static func markdownCell(_ text: String) -> String {
     text.replacingOccurrences(of: "|", with: "&#124;")
   }
+
+  /// Levenshtein distance, for "did you mean" and the nearest names.
+  public static func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a)
+    let b = Array(b)
+    var previous = Array(0...b.count)
+    for i in 1...max(a.count, 1) where !a.isEmpty {
+      var current = [i] + Array(repeating: 0, count: b.count)
+      for j in 1...max(b.count, 1) where !b.isEmpty {
+        current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+      }
+      previous = current
+    }
+    return previous[b.count]
+  }
 }

@@ -69,6 +69,16 @@ public enum BinaryLocator {
     try ELFFile(path: path).sectionNames()
   }
 
+  /// The bytes of the ELF file's DWARF sections (`.debug_*`, `.zdebug_*`): what a rewrite that
+  /// does not carry debug info over drops.
+  public static func debugInfoBytes(ofFileAt path: String) throws -> UInt64 {
+    var bytes: UInt64 = 0
+    try ELFFile(path: path).forEachSection { header, _, name in
+      if name.hasPrefix(".debug_") || name.hasPrefix(".zdebug_") { bytes += header.sh_size }
+    }
+    return bytes
+  }
+
   /// Reads just the GNU build-id note of an ELF file (no symbols, no DWARF).
   ///
   /// - Returns: nil when the file has no build-id note.

@@ -63,7 +63,9 @@ public struct CompilerProducers: Sendable, Equatable {
     switch language {
     case .c: return "-Wl,--symbol-ordering-file=FILE"
     case .swift: return "-Xlinker --symbol-ordering-file=FILE"
-    case .rust: return "-C link-arg=-Wl,--symbol-ordering-file=FILE (cargo relinks only when RUSTFLAGS change)"
+    case .rust:
+      return
+        "-C link-arg=-Wl,--symbol-ordering-file=FILE after 'cargo rustc --release --bin NAME --' (orderfile flags --language rust --release FILE prints the line)"
     }
   }
 }

@@ -30,6 +30,25 @@ public enum Demangler {
     return demangled == name ? name : "\(name) (\(demangled))"
   }
 
+  /// A Rust legacy-mangled name without its hash: `_ZN7rustapp4main17h0123456789abcdefE`
+  /// gives `_ZN7rustapp4main`; nil for any other name. The hash covers the crate's build
+  /// settings: two builds of one function with other settings differ only there.
+  public static func rustPathWithoutHash(_ name: String) -> Substring? {
+    let suffixLength = "17h".count + 16 + 1
+    guard name.hasPrefix("_ZN"), name.hasSuffix("E"), name.utf8.count > suffixLength + 3 else { return nil }
+    let suffix = name.suffix(suffixLength)
+    guard suffix.hasPrefix("17h"), suffix.dropFirst(3).dropLast().allSatisfy(\.isHexDigit) else { return nil }
+    return name.dropLast(suffixLength)
+  }
+
+  /// A function's name as any build of it spells it: a Rust name without the hashes of its
+  /// crates' build settings (legacy: the `17h…E` suffix; v0: demangled, which leaves out
+  /// the crates' disambiguators), any other name as it is.
+  public static func buildIndependentName(_ name: String) -> String {
+    if let path = rustPathWithoutHash(name) { return String(path) }
+    return name.hasPrefix("_R") ? demangle(name) : name
+  }
+
   private static let swiftPrefixes = ["$s", "_$s", "$S", "_$S", "_T0"]
 
   /// `__cxa_demangle` from libstdc++.

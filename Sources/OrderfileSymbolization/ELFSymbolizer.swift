@@ -23,6 +23,8 @@ public final class ELFSymbolizer: Symbolizer {
   /// Where the function symbols came from.
   public let symbolSource: SymbolSource
   public var functions: [FunctionSymbol] { index.functions }
+  /// The sized data objects of the symbol table (`STT_OBJECT`), sorted by address.
+  public let dataObjects: [DataObject]
   /// The link map that names this binary's input sections, when one was found
   /// (`BINARY.map`, or the one given) and it describes this very link.
   public let linkMap: LinkMap?
@@ -85,7 +87,10 @@ public final class ELFSymbolizer: Symbolizer {
     self.session = session
     self.module = module
     self.bias = bias
-    let (symbols, untyped) = SymbolTableReader.symbols(of: module, bias: bias)
+    let (symbols, untyped, objects) = SymbolTableReader.symbols(of: module, bias: bias)
+    dataObjects = objects.map {
+      DataObject(name: $0.name, address: $0.address, size: $0.size, binding: $0.binding, sectionName: $0.sectionName)
+    }.sorted { ($0.address, $0.name) < ($1.address, $1.name) }
     let named = FunctionIndex(symbols)
     symbolSource = Self.source(of: module, hasSymbolTable: hasSymbolTable, found: !named.functions.isEmpty)
     let map = Self.readLinkMap(

@@ -29,6 +29,39 @@ public struct InputSection: Hashable, Sendable, Codable {
   }
 }
 
+/// The output sections of read-only data the launch's data is placed in: each names the
+/// output section an lld script fills with the launch's input sections first.
+public enum DataSection: Sendable, Equatable, Hashable {
+  /// `.rodata`: constants, literals, jump tables.
+  case readOnly
+  /// `.data.rel.ro`: data the loader relocates, then protects (RELRO).
+  case relocatedReadOnly
+  /// A Swift metadata section (`swift5_typeref`, `swift5_fieldmd`, …), by its name.
+  case swiftMetadata(String)
+
+  /// The kind of an output section by its name; nil for any other section.
+  public init?<S: StringProtocol>(outputSection name: S) {
+    if name == ".rodata" {
+      self = .readOnly
+    } else if name == ".data.rel.ro" {
+      self = .relocatedReadOnly
+    } else if name.hasPrefix("swift5_") {
+      self = .swiftMetadata(String(name))
+    } else {
+      return nil
+    }
+  }
+
+  /// The output section's name.
+  public var name: String {
+    switch self {
+    case .readOnly: ".rodata"
+    case .relocatedReadOnly: ".data.rel.ro"
+    case .swiftMetadata(let name): name
+    }
+  }
+}
+
 /// An lld link map (`-Wl,-Map=FILE`): for every address of the binary's code, the object
 /// file and the input section it came from.
 ///
@@ -45,11 +78,18 @@ public struct LinkMap: Sendable {
     public var address: UInt64
     public var size: UInt64
     public var input: InputSection
+    /// The output section that holds it (`.text`, `.rodata`, …).
+    public var outputSection = ""
+    /// Its alignment in the map (`Align`), 1 when none is given.
+    public var alignment: UInt64 = 1
   }
 
   public let path: String
   /// Input sections of executable output sections, sorted by address.
   public let placements: [Placement]
+  /// Input sections of the read-only data output sections (`DataSection`), sorted by
+  /// address; the linker's own merged ones (`<internal>`, literals and constants) included.
+  public let dataPlacements: [Placement]
   /// Where the map places each symbol of its code (local names can repeat), sorted by
   /// address, for checking that it describes a given binary.
   private let symbols: [(address: UInt64, name: String)]
@@ -70,12 +110,20 @@ public struct LinkMap: Sendable {
     try self.init(path: path, bytes: Array(text.utf8))
   }
 
+  /// An input section's line, its names still bytes of the map.
+  private typealias Raw = (
+    address: UInt64, size: UInt64, alignment: UInt64, file: Range<Int>, section: Range<Int>, output: String
+  )
+
   public init(path: String, bytes: [UInt8]) throws {
     self.path = path
-    var raw: [(address: UInt64, size: UInt64, file: Range<Int>, section: Range<Int>)] = []
+    var raw: [Raw] = []
+    var rawData: [Raw] = []
     var symbols: [(address: UInt64, name: String)] = []
     var header = true
     var inText = false
+    var inData = false
+    var output = ""
     var badText: Int?
     bytes.withUnsafeBufferPointer { buffer in
       var lineStart = 0
@@ -95,24 +143,31 @@ public struct LinkMap: Sendable {
         // Four numbers, then the rest after one space (an output section), nine (an input
         // section) or seventeen (a symbol).
         var cursor = lineStart
-        var numbers: (UInt64?, UInt64?) = (nil, nil)
+        var numbers: (UInt64?, UInt64?, UInt64?) = (nil, nil, nil)
         for field in 0..<4 {
           while cursor < lineEnd && buffer[cursor] == UInt8(ascii: " ") { cursor += 1 }
           let start = cursor
           while cursor < lineEnd && buffer[cursor] != UInt8(ascii: " ") { cursor += 1 }
           if field == 0 { numbers.0 = AddressLine.hex(buffer, start..<cursor) }
           if field == 2 { numbers.1 = AddressLine.hex(buffer, start..<cursor) }
+          if field == 3 { numbers.2 = Self.decimal(buffer, start..<cursor) }
         }
         guard let address = numbers.0, let size = numbers.1 else { continue }
+        let alignment = max(numbers.2 ?? 1, 1)
         var text = cursor
         while text < lineEnd && buffer[text] == UInt8(ascii: " ") { text += 1 }
         let indent = text - cursor
         if indent < 9 {
           // Code lives in the output sections named .text…; .init, .fini and .plt stay put.
           inText = buffer[text..<lineEnd].starts(with: ".text".utf8)
+          // Output section lines are few: their names are made into strings.
+          output = String(decoding: buffer[text..<lineEnd], as: UTF8.self)
+          inData = DataSection(outputSection: output) != nil
         } else if indent < 17 {
           // `file:(section)`; the file may hold `:(` itself, the section does not end in `)`.
-          guard inText, size > 0, lineEnd - text >= 3, buffer[lineEnd - 1] == UInt8(ascii: ")") else { continue }
+          guard inText || inData, size > 0, lineEnd - text >= 3, buffer[lineEnd - 1] == UInt8(ascii: ")") else {
+            continue
+          }
           var split = lineEnd - 2
           while split > text && !(buffer[split] == UInt8(ascii: ":") && buffer[split + 1] == UInt8(ascii: "(")) {
             split -= 1
@@ -120,7 +175,8 @@ public struct LinkMap: Sendable {
           guard split > text || (buffer[split] == UInt8(ascii: ":") && buffer[split + 1] == UInt8(ascii: "(")) else {
             continue
           }
-          raw.append((address, size, text..<split, split + 2..<lineEnd - 1))
+          let entry: Raw = (address, size, alignment, text..<split, split + 2..<lineEnd - 1, output)
+          if inText { raw.append(entry) } else { rawData.append(entry) }
         } else if inText, !buffer[text..<lineEnd].contains(UInt8(ascii: " ")) {
           symbols.append((address, String(decoding: buffer[text..<lineEnd], as: UTF8.self)))
         }
@@ -130,11 +186,29 @@ public struct LinkMap: Sendable {
       throw SymbolizationError.notALinkMap(
         path: path, reason: "its first line is not lld's 'VMA LMA Size Align Out In Symbol'")
     }
-    // Consecutive input sections mostly come from one object: its name is made once.
+    let files = (text: Self.fileNames(of: raw, in: bytes), data: Self.fileNames(of: rawData, in: bytes))
+    let objects = Self.shortNames(Set(files.text + files.data))
+    func placed(_ entries: [Raw], _ files: [String]) -> [Placement] {
+      zip(entries, files).map { entry, file in
+        Placement(
+          address: entry.address, size: entry.size,
+          input: InputSection(
+            object: objects[file] ?? file, section: String(decoding: bytes[entry.section], as: UTF8.self)),
+          outputSection: entry.output, alignment: entry.alignment)
+      }.sorted { $0.address < $1.address }
+    }
+    placements = placed(raw, files.text)
+    dataPlacements = placed(rawData, files.data)
+    self.symbols = symbols.sorted { $0.address < $1.address }
+  }
+
+  /// The script names of the files of `entries`, one each. Consecutive input sections mostly
+  /// come from one object: its name is made once.
+  private static func fileNames(of entries: [Raw], in bytes: [UInt8]) -> [String] {
     var files: [String] = []
-    files.reserveCapacity(raw.count)
+    files.reserveCapacity(entries.count)
     var last: (range: Range<Int>, name: String)?
-    for entry in raw {
+    for entry in entries {
       if let last, bytes[last.range].elementsEqual(bytes[entry.file]) {
         files.append(last.name)
         continue
@@ -143,14 +217,7 @@ public struct LinkMap: Sendable {
       last = (entry.file, name)
       files.append(name)
     }
-    let objects = Self.shortNames(Set(files))
-    placements = zip(raw, files).map { entry, file in
-      Placement(
-        address: entry.address, size: entry.size,
-        input: InputSection(
-          object: objects[file] ?? file, section: String(decoding: bytes[entry.section], as: UTF8.self)))
-    }.sorted { $0.address < $1.address }
-    self.symbols = symbols.sorted { $0.address < $1.address }
+    return files
   }
 
   /// Whether `line` is lld's header: `VMA LMA Size Align Out In Symbol`, however spaced.
@@ -160,9 +227,26 @@ public struct LinkMap: Sendable {
     ) { $0.elementsEqual($1) }
   }
 
+  /// The decimal number in `bytes[range]`; nil for anything else.
+  private static func decimal(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64? {
+    guard !range.isEmpty, range.count <= 19 else { return nil }
+    var value: UInt64 = 0
+    for index in range {
+      let byte = bytes[index]
+      guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+      value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
+    }
+    return value
+  }
+
   /// The addresses the map gives the symbol `name`, in address order.
   public func addresses(ofSymbol name: String) -> [UInt64] {
     symbols.filter { $0.name == name }.map(\.address)
+  }
+
+  /// The data input section that holds `address`, if the map places one there.
+  public func dataPlacement(containing address: UInt64) -> Placement? {
+    Self.placement(in: dataPlacements, containing: address)
   }
 
   /// The input section that holds `address`, if the map places one there.
@@ -172,6 +256,10 @@ public struct LinkMap: Sendable {
 
   /// The placement of the input section that holds `address`.
   public func placement(containing address: UInt64) -> Placement? {
+    Self.placement(in: placements, containing: address)
+  }
+
+  private static func placement(in placements: [Placement], containing address: UInt64) -> Placement? {
     let low = placements.partitioningIndex { $0.address > address }
     guard low > 0 else { return nil }
     let placement = placements[low - 1]

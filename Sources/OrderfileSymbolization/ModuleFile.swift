@@ -80,6 +80,28 @@ public struct ModuleFile: Sendable, Equatable {
     return matches.indices.filter { matches[$0] == best }
   }
 
+  /// Names that the startup files linked into every program define (crt1, crti, crtbegin),
+  /// and `main`: two unrelated programs share them all.
+  static let startupNames: Set<String> = [
+    "_start", "_init", "_fini", "main", "frame_dummy", "register_tm_clones", "deregister_tm_clones",
+    "__do_global_dtors_aux", "__libc_csu_init", "__libc_csu_fini", "_dl_relocate_static_pie",
+  ]
+
+  /// Whether two files this module's identity pairs by name (a file name or real file in
+  /// common) but whose build-ids differ are builds of one module: whether at least half of the
+  /// functions of the one with fewer are the other's too, those of the startup files aside
+  /// (and a Rust name's hashes of build settings: `Demangler.buildIndependentName`).
+  /// An instrumented and a release build, a rebuild and a relink in another order all are;
+  /// another program under the same name shares only the startup files' names. True when
+  /// neither defines a function of its own: nothing then tells them apart.
+  public static func isAnotherBuild(functions: [String], otherFunctions: [String]) -> Bool {
+    let own = Set(functions.map(Demangler.buildIndependentName)).subtracting(startupNames)
+    let other = Set(otherFunctions.map(Demangler.buildIndependentName)).subtracting(startupNames)
+    let smaller = min(own.count, other.count)
+    guard smaller > 0 else { return own.isEmpty && other.isEmpty }
+    return own.intersection(other).count * 2 >= smaller
+  }
+
   /// What names this module, for an error: `libapp.so.0 (libapp.so.0.0.0, build-id 1a2b…)`.
   public var described: String {
     var details: [String] = []

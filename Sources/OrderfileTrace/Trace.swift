@@ -19,10 +19,14 @@ public struct Trace: Sendable {
   public var marks: [Mark]
   /// Full mode: each thread's enter and exit events, when the trace has them.
   public var threads: [ThreadEvents]
+  /// Pages of read-only data first touched inside the launch window (format 1.4), in the
+  /// order their slots were reserved.
+  public var dataTouches: [DataTouch]
 
   public init(
     path: String, header: TraceHeader, modules: [TraceModule], records: [FirstCall],
-    uncommittedRecords: Int = 0, unknownRecords: Int = 0, marks: [Mark] = [], threads: [ThreadEvents] = []
+    uncommittedRecords: Int = 0, unknownRecords: Int = 0, marks: [Mark] = [], threads: [ThreadEvents] = [],
+    dataTouches: [DataTouch] = []
   ) {
     self.path = path
     self.header = header
@@ -32,6 +36,7 @@ public struct Trace: Sendable {
     self.unknownRecords = unknownRecords
     self.marks = marks
     self.threads = threads
+    self.dataTouches = dataTouches
   }
 
   /// The records inside the launch window.
@@ -139,6 +144,9 @@ public struct TraceHeader: Sendable, Equatable {
   /// out of every later time in the trace (version 1.3); nil when the trace's times are the
   /// wall clock's.
   public var recorderTime: RecorderTime?
+  /// The program ran under a user-mode emulator (`OFT_FLAG_EMULATED`): every time is the
+  /// emulator's, its start-up in the loader's share.
+  public var isEmulated = false
   /// The window's time limit, measured from process start, if one was set.
   public var timeLimitNanoseconds: UInt64?
   /// First calls the runtime could not record (capacity or table full).
@@ -269,6 +277,35 @@ public struct FirstCall: Sendable, Equatable {
     self.timeNanoseconds = timeNanoseconds
     self.threadID = threadID
     self.phase = phase
+  }
+}
+
+/// A first touch of a module's read-only data (`OFT_KIND_DATA_PAGE`): `.rodata`, the
+/// relocated read-only data (`.data.rel.ro`) and whatever else the loader maps read-only.
+public struct DataTouch: Sendable, Equatable {
+  /// Index into `Trace.modules`.
+  public var module: Int
+  /// ELF virtual address of the byte touched first, in its module.
+  public var address: UInt64
+  /// The size of the page the touch was seen at: every byte of it may have been read.
+  public var pageSize: UInt64
+  /// `CLOCK_MONOTONIC` nanoseconds of the first touch.
+  public var timeNanoseconds: UInt64
+  /// Kernel thread id of the thread that touched it.
+  public var threadID: UInt32
+
+  public init(module: Int, address: UInt64, pageSize: UInt64, timeNanoseconds: UInt64, threadID: UInt32) {
+    self.module = module
+    self.address = address
+    self.pageSize = pageSize
+    self.timeNanoseconds = timeNanoseconds
+    self.threadID = threadID
+  }
+
+  /// ELF virtual addresses of the page the touch was seen at.
+  public var page: Range<UInt64> {
+    let start = address - address % pageSize
+    return start..<(start + pageSize)
   }
 }
 

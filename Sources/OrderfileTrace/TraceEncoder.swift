@@ -9,7 +9,7 @@ public enum TraceEncoder {
   public static func encode(_ trace: Trace) -> [UInt8] {
     let header = trace.header
     let moduleCapacity = max(header.moduleCapacity, trace.modules.count)
-    let recordCapacity = max(header.recordCapacity, trace.records.count)
+    let recordCapacity = max(header.recordCapacity, trace.records.count + trace.dataTouches.count)
     // Marks and event buffers (format 1.1) sit between the module table and the records.
     let hasExtension = !trace.marks.isEmpty || !trace.threads.isEmpty
     let markCapacity = trace.marks.count
@@ -22,7 +22,7 @@ public enum TraceEncoder {
     let eventsOffset = Int(placement.events)
     let recordsOffset = Int(placement.records)
     let bufferSize = Int(TraceLayout.threadBufferSize(events: UInt64(eventCapacity)))
-    let used = recordsOffset + trace.records.count * TraceLayout.recordSize
+    let used = recordsOffset + (trace.records.count + trace.dataTouches.count) * TraceLayout.recordSize
     let size = header.isClosed ? used : Int(placement.size)
     var bytes = [UInt8](repeating: 0, count: size)
 
@@ -51,7 +51,7 @@ public enum TraceEncoder {
       put(header.timeLimitNanoseconds ?? 0, H.timeLimit)
       put(TraceLayout.checksum(UnsafeRawBufferPointer(rebasing: raw[0..<H.checksum])), H.checksum)
 
-      put(UInt64(trace.records.count + trace.uncommittedRecords), H.recordCount)
+      put(UInt64(trace.records.count + trace.dataTouches.count + trace.uncommittedRecords), H.recordCount)
       put(header.droppedCount, H.droppedCount)
       put(UInt32(trace.modules.count), H.moduleCount)
       var flags: UInt32 = 0
@@ -60,6 +60,7 @@ public enum TraceEncoder {
       if header.parentPID != nil { flags |= TraceLayout.Flag.forked }
       if header.minorFaults != nil || header.majorFaults != nil { flags |= TraceLayout.Flag.metrics }
       if header.versionMinor >= 3, header.recorderTime != nil { flags |= TraceLayout.Flag.programClock }
+      if header.isEmulated { flags |= TraceLayout.Flag.emulated }
       put(flags, H.flags)
       put(header.windowReason.rawValue, H.windowReason)
       put(header.windowEndNanoseconds ?? 0, H.windowEnd)
@@ -140,6 +141,19 @@ public enum TraceEncoder {
         put(record.threadID, base + R.tid)
         put(UInt16(record.module), base + R.module)
         put(record.phase.rawValue, base + R.kind)
+        put(
+          TraceLayout.recordCheck(UnsafeRawBufferPointer(rebasing: raw[base..<(base + TraceLayout.recordSize)])),
+          base + R.check)
+      }
+      for (index, touch) in trace.dataTouches.enumerated() {
+        typealias R = TraceLayout.Record
+        let base = recordsOffset + (trace.records.count + index) * TraceLayout.recordSize
+        put(touch.address, base + R.address)
+        put(touch.timeNanoseconds, base + R.time)
+        put(touch.pageSize, base + R.size)
+        put(touch.threadID, base + R.tid)
+        put(UInt16(touch.module), base + R.module)
+        put(TraceLayout.dataPageKind, base + R.kind)
         put(
           TraceLayout.recordCheck(UnsafeRawBufferPointer(rebasing: raw[base..<(base + TraceLayout.recordSize)])),
           base + R.check)

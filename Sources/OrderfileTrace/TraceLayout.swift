@@ -25,6 +25,10 @@ enum TraceLayout {
   static let eventSize = Int(OFT_EVENT_SIZE)
   /// Bit 63 of an event's pc word: the event is an exit.
   static let exitBit: UInt64 = OFT_EVENT_EXIT
+  /// The record kind of a data page's first touch (1.4); first calls are `Phase`'s kinds.
+  static let dataPageKind = UInt8(OFT_KIND_DATA_PAGE)
+  /// The largest data page a record may claim: 1 GiB, more than any page size of Linux.
+  static let largestDataPage: UInt64 = 1 << 30
 
   enum Header {
     static var magic: Int { offset(\oft_header.magic) }
@@ -111,6 +115,7 @@ enum TraceLayout {
   enum Record {
     static var address: Int { offset(\oft_record.address) }
     static var time: Int { offset(\oft_record.time_ns) }
+    static var size: Int { offset(\oft_record.size) }
     static var tid: Int { offset(\oft_record.tid) }
     static var module: Int { offset(\oft_record.module) }
     static var kind: Int { offset(\oft_record.kind) }
@@ -123,6 +128,7 @@ enum TraceLayout {
     static let forked: UInt32 = OFT_FLAG_FORKED
     static let metrics: UInt32 = OFT_FLAG_METRICS
     static let programClock: UInt32 = OFT_FLAG_PROGRAM_CLOCK
+    static let emulated: UInt32 = OFT_FLAG_EMULATED
   }
 
   enum ModuleFlag {

@@ -15,6 +15,16 @@ extension TraceModule {
     systemLibraryDirectories.contains { path.hasPrefix($0) } || toolchainLibraryFolders.contains { path.contains($0) }
   }
 
+  /// The directories of the system's programs (a shell, make, a compiler driver), which a
+  /// launch may run but the user does not build; a compiler's own passes lie in
+  /// `systemLibraryDirectories` (`/usr/lib/gcc/…/cc1`).
+  public static let systemProgramDirectories = ["/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/libexec/"]
+
+  /// Whether `path` is a system program or library (`isSystemLibrary(path:)`).
+  public static func isSystemFile(path: String) -> Bool {
+    isSystemLibrary(path: path) || systemProgramDirectories.contains { path.hasPrefix($0) }
+  }
+
   /// Whether this is a shared library installed in the system's library directories, which
   /// the user does not build (gcc records inlined members of libstdc++'s extern templates
   /// at addresses inside libstdc++.so).

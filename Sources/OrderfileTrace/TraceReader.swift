@@ -269,6 +269,7 @@ private struct Parser {
     }
 
     var records: [FirstCall] = []
+    var dataTouches: [DataTouch] = []
     var uncommitted = 0
     var unknown = 0
     try forEachChunk(first: Int(recordsOffset), count: recordCount, entrySize: TraceLayout.recordSize) {
@@ -277,6 +278,7 @@ private struct Parser {
         let offset = Int(recordsOffset) + index * TraceLayout.recordSize
         switch try record(index, at: offset, in: bytes, modules: modules, minor: minor) {
         case .committed(let call): records.append(call)
+        case .dataPage(let touch): dataTouches.append(touch)
         case .uncommitted: uncommitted += 1
         case .unknownKind: unknown += 1
         }
@@ -303,7 +305,7 @@ private struct Parser {
         regions, modules: modules, unbufferedEvents: unbufferedEvents, windowEnd: head.u64(H.windowEnd))
     }
 
-    let header = TraceHeader(
+    var header = TraceHeader(
       versionMajor: major, versionMinor: minor, pid: head.u32(H.pid),
       parentPID: forked ? head.u32(H.parentPID) : nil,
       forkRecordIndex: forked ? Int(forkRecordIndex) : nil,
@@ -320,9 +322,11 @@ private struct Parser {
       isClosed: closed, windowReason: windowReason,
       windowEndNanoseconds: nonzero(head.u64(H.windowEnd)), endNanoseconds: nonzero(head.u64(H.end)),
       minorFaults: metrics ? head.u64(H.minorFaults) : nil, majorFaults: metrics ? head.u64(H.majorFaults) : nil)
+    header.isEmulated = flags & TraceLayout.Flag.emulated != 0
     return Trace(
       path: path, header: header, modules: modules, records: records,
-      uncommittedRecords: uncommitted, unknownRecords: unknown, marks: marks, threads: threads)
+      uncommittedRecords: uncommitted, unknownRecords: unknown, marks: marks, threads: threads,
+      dataTouches: dataTouches)
   }
 
   /// Where the version 1.1 marks and event buffers are, when the header has them.
@@ -563,6 +567,7 @@ private struct Parser {
 
   enum RecordResult {
     case committed(FirstCall)
+    case dataPage(DataTouch)
     case uncommitted
     case unknownKind
   }
@@ -581,7 +586,8 @@ private struct Parser {
       throw fail(R.check, "check byte \(hex(check)) does not match the record's contents (\(hex(expected)))")
     }
     let kind = bytes.u8(base + R.kind)
-    guard let phase = Phase(rawValue: kind) else {
+    let phase = Phase(rawValue: kind)
+    guard phase != nil || kind == TraceLayout.dataPageKind else {
       if minor > TraceLayout.versionMinor { return .unknownKind }
       throw fail(R.kind, "unknown record kind \(kind)")
     }
@@ -590,14 +596,29 @@ private struct Parser {
       throw fail(R.module, "module index \(module) but the trace has \(modules.count) modules")
     }
     let address = bytes.u64(base + R.address)
+    let time = bytes.u64(base + R.time)
+    guard time <= TraceLimits.latestTime else { throw fail(R.time, timeReason(time)) }
+    guard let phase else {
+      // Read-only data lies outside the code: a page inside the text was never protected.
+      let size = bytes.u64(base + R.size)
+      guard size > 0, size <= TraceLayout.largestDataPage, size & (size - 1) == 0,
+        address <= UInt64.max - size
+      else {
+        throw fail(R.size, "data page size \(size) at \(hex(address)) is no page size")
+      }
+      let touch = DataTouch(
+        module: module, address: address, pageSize: size, timeNanoseconds: time, threadID: bytes.u32(base + R.tid))
+      guard !touch.page.overlaps(modules[module].textRange) else {
+        throw fail(R.address, "data page of \(hex(address)) lies inside module \(module)'s text")
+      }
+      return .dataPage(touch)
+    }
     guard modules[module].textRange.contains(address) else {
       throw fail(
         R.address,
         "address \(hex(address)) is outside module \(module)'s text \(hex(modules[module].textRange.lowerBound))..<\(hex(modules[module].textRange.upperBound))"
       )
     }
-    let time = bytes.u64(base + R.time)
-    guard time <= TraceLimits.latestTime else { throw fail(R.time, timeReason(time)) }
     return .committed(
       FirstCall(
         module: module, address: address, timeNanoseconds: time, threadID: bytes.u32(base + R.tid), phase: phase))

@@ -36,7 +36,10 @@ struct BoltCommand: ParsableCommand {
       6.3 MB). The report gives both sizes and warns when the output is more
       than 1.5 times the binary. --old-text asks BOLT to write the new code
       where the old text was (-use-old-text); it does so only when the code
-      fits there, and the report says whether it did.
+      fits there, and the report says whether it did. BOLT drops the binary's
+      debug info unless --keep-debug-info asks it to rewrite it
+      (-update-debug-sections); the report says when it was dropped, since
+      that, not the code, is most of a size drop.
 
       Examples:
         orderfile bolt --binary app --order app.order -o app.bolt -- ./app --version
@@ -65,6 +68,11 @@ struct BoltCommand: ParsableCommand {
     help: "Ask BOLT to put the new code where the old text was (-use-old-text), when it fits.")
   var oldText = false
 
+  @Flag(
+    name: .customLong("keep-debug-info"),
+    help: "Rewrite the binary's debug info for the new layout (-update-debug-sections); BOLT drops it otherwise.")
+  var keepDebugInfo = false
+
   @Option(
     help: ArgumentHelp(
       "End the profiled launch this many milliseconds after its start, for a program that never exits by itself.",
@@ -89,7 +97,7 @@ struct BoltCommand: ParsableCommand {
     try Terminal.run {
       try BoltRequest(
         binary: binary, order: order, output: output, boltPath: boltPath, command: words, oldText: oldText,
-        reportFormat: format.format, timeLimitMilliseconds: timeLimit
+        keepDebugInfo: keepDebugInfo, reportFormat: format.format, timeLimitMilliseconds: timeLimit
       ).run()
     }
   }

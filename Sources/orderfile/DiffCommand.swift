@@ -26,14 +26,22 @@ struct DiffCommand: ParsableCommand {
       app's own libapp.so) are measured in a run of the program after '--',
       the loader pointed at each copy in turn (LD_LIBRARY_PATH).
 
+      With --measure-cold as well, each program also runs once cold, as
+      'estimate --measure-cold' runs it, and what it read of its own file is
+      compared by section kind (major faults with perf, else pages read).
+      --fail-if-cold-faults-regress exits 1 when the head's total grows by
+      more than that many percent of the base's.
+
       Examples:
         orderfile diff app.order new/app.order > report.md
-        orderfile diff app.order new/app.order --base-binary old/app \
+        orderfile diff app.order new/app.order --base-binary old/app \\
           --head-binary new/app -- --version
         orderfile diff libapp.order new/libapp.order --base-binary old/libapp.so.1 \\
           --head-binary new/libapp.so.1 -- ./app --version
         orderfile diff app.order new/app.order --trace launch.trace \\
           --binary build/release/app --fail-if-pages-regress 2
+        orderfile diff app.order new/app.order --base-binary old/app \
+          --head-binary new/app --measure-cold --fail-if-cold-faults-regress 2 -- --version
         orderfile diff app.order new/app.order --csv > changes.csv
       """
   )
@@ -93,6 +101,14 @@ struct DiffCommand: ParsableCommand {
       valueName: "ms"))
   var timeLimit: Int?
 
+  @OptionGroup var cold: ColdLaunchOptions
+
+  @Option(
+    help: ArgumentHelp(
+      "With --measure-cold: exit 1 when the head's cold launch reads more than this many percent more of its file (majors with perf, else pages read): 2 or 2%.",
+      valueName: "pct"))
+  var failIfColdFaultsRegress: Percentage?
+
   @Argument(
     parsing: .postTerminator, help: "With --base-binary and --head-binary: the arguments both run with, after '--'.")
   var arguments: [String] = []
@@ -111,6 +127,12 @@ struct DiffCommand: ParsableCommand {
     if failIfPagesRegress != nil && trace == nil {
       throw ValidationError("--fail-if-pages-regress needs --trace and --binary to estimate pages")
     }
+    if cold.measureCold && baseBinary == nil {
+      throw ValidationError("--measure-cold needs --base-binary and --head-binary: the programs to run cold")
+    }
+    if !cold.measureCold && (cold.coldMethod != .automatic || failIfColdFaultsRegress != nil) {
+      throw ValidationError("--cold-method and --fail-if-cold-faults-regress need --measure-cold")
+    }
     if limit < 1 { throw ValidationError("--limit must be at least 1") }
   }
 
@@ -123,7 +145,9 @@ struct DiffCommand: ParsableCommand {
         failIfPagesRegress: failIfPagesRegress, reportFormat: output.format, limit: limit,
         measure: baseBinary.flatMap { base in
           headBinary.map {
-            DiffRequest.MeasuredBinaries(base: base, head: $0, arguments: words, timeLimitMilliseconds: timeLimit)
+            DiffRequest.MeasuredBinaries(
+              base: base, head: $0, arguments: words, timeLimitMilliseconds: timeLimit,
+              cold: cold.method, failIfColdFaultsRegress: failIfColdFaultsRegress)
           }
         }
       ).run()

@@ -24,14 +24,31 @@ struct EstimateCommand: ParsableCommand {
       are printed beside the estimate's "now"; a difference of more than 3
       pages and 3% is a warning that names the likely cause. --until and
       --time-limit end the count as they end a recording. The program's
-      stdout goes to stderr, so the report stays alone on stdout.
+      stdout goes to stderr, so the report stays alone on stdout. A program
+      of another machine runs under --emulator, as 'record' runs it, with the
+      page probe built for that machine (lib/<triple>/ beside the tool's
+      libraries, where Scripts/install puts it when a cross compiler is there).
+
+      With --measure-cold, the program runs once cold instead (or as well):
+      the executable, --binary and the program's own shared libraries are
+      dropped from the page cache, and what the launch read of each is
+      counted by section kind (code, relocations, symbols, unwind, metadata,
+      read-only and writable data) and by section: major faults with
+      'perf trace -F maj' where perf is installed and permitted (root), and
+      pages read (mincore: read-ahead included) always. --cold-method forces
+      one. The counts depend on the device's read-ahead, which the report
+      names; see Docs/Reference.md for a loop device with 16 KiB read-ahead.
 
       Examples:
         orderfile estimate --trace launch.trace --binary build/release/app
-        orderfile estimate --trace launch.trace --binary app --measure -- ./app --version
+        orderfile estimate --trace launch.trace --binary app \\
+          --measure -- ./app --version
         orderfile estimate --trace launch.trace --binary app --order app.order \\
           --markdown > estimate.md
         orderfile estimate --trace launch.trace --binary app --svg pages.svg
+        orderfile estimate --trace launch.trace --binary app --measure-cold -- ./app --version
+        orderfile estimate --trace launch.trace --binary arm64/app --measure \\
+          --emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu' -- arm64/app
       """
   )
 
@@ -66,6 +83,8 @@ struct EstimateCommand: ParsableCommand {
   @Flag(help: "Also run the binary once (the command after '--') and count the pages it really touches.")
   var measure = false
 
+  @OptionGroup var cold: ColdLaunchOptions
+
   @Option(
     help: ArgumentHelp(
       "With --measure: end the count at the first call of this function (linkage or demangled name; repeatable).",
@@ -74,22 +93,36 @@ struct EstimateCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "With --measure: count only pages first touched within this many milliseconds of the start.", valueName: "ms"))
+      "With --measure or --measure-cold: count only pages touched within this many milliseconds of the start.",
+      valueName: "ms"))
   var timeLimit: Int?
 
-  @Argument(parsing: .postTerminator, help: "With --measure: the program and its arguments, after '--'.")
+  @OptionGroup var emulator: EmulatorOptions
+
+  @Argument(
+    parsing: .postTerminator, help: "With --measure or --measure-cold: the program and its arguments, after '--'.")
   var command: [String] = []
 
   /// The program and its arguments, without the `--` that separates them from the options.
   var words: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
 
   func validate() throws {
-    if measure && words.isEmpty {
-      throw ValidationError("--measure runs the binary: give the command after '--', e.g. --measure -- ./app --version")
+    if (measure || cold.measureCold) && words.isEmpty {
+      let flag = measure ? "--measure" : "--measure-cold"
+      throw ValidationError("\(flag) runs the binary: give the command after '--', e.g. \(flag) -- ./app --version")
     }
-    if !measure && !words.isEmpty { throw ValidationError("a command after '--' is run only with --measure") }
-    if !measure && (!until.isEmpty || timeLimit != nil) {
-      throw ValidationError("--until and --time-limit need --measure")
+    if !measure && !cold.measureCold && !words.isEmpty {
+      throw ValidationError("a command after '--' is run only with --measure or --measure-cold")
+    }
+    if !measure && !until.isEmpty {
+      throw ValidationError("--until needs --measure (a cold run ends at exit or --time-limit)")
+    }
+    if !measure && emulator.text != nil { throw ValidationError("--emulator needs --measure") }
+    if !measure && !cold.measureCold && timeLimit != nil {
+      throw ValidationError("--time-limit needs --measure or --measure-cold")
+    }
+    if !cold.measureCold && cold.coldMethod != .automatic {
+      throw ValidationError("--cold-method needs --measure-cold")
     }
     try validateTimeLimit(timeLimit)
     if until.contains(where: \.isEmpty) { throw ValidationError("--until needs a function name") }
@@ -103,7 +136,10 @@ struct EstimateCommand: ParsableCommand {
       try EstimateRequest(
         layout: traceModule.layout(trace: trace, binary: binary), order: order, faultAroundKiB: faultAround,
         reportFormat: output.format, svg: svg, html: html,
-        measure: measure ? MeasureRequest(command: words, until: until, timeLimitMilliseconds: timeLimit) : nil
+        measure: measure
+          ? MeasureRequest(command: words, until: until, timeLimitMilliseconds: timeLimit, emulator: emulator.words)
+          : nil,
+        measureCold: cold.method.map { ColdLaunchRequest(command: words, timeLimitMilliseconds: timeLimit, method: $0) }
       ).run()
     }
   }

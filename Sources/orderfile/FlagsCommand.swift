@@ -21,6 +21,15 @@ struct FlagsCommand: ParsableCommand {
         orderfile flags --release app.order
         orderfile flags --release app.order --format gold --ldflags
 
+      The release build's link flags also cut what the dynamic loader reads
+      at launch, each only where the linker and the target's loader support
+      it (read from the linker's --version and the target's libc.so.6, or the
+      Android API level): -Wl,-z,pack-relative-relocs (RELR: lld 15, GNU ld
+      2.38, glibc 2.36; Android API 28 with its own tags, 30 without) and
+      -Wl,--hash-style=gnu. The lines under the flags say which were left out
+      and why; --sysroot reads another system's libc.so.6:
+        orderfile flags --release app.order --sysroot /srv/target-rootfs
+
       --build-system prints a snippet for Make, CMake, Meson or SwiftPM (C
       targets) instead, for C and C++, executables and shared libraries. With
       --release, each module's orderfile goes to its own target's link alone
@@ -44,15 +53,25 @@ struct FlagsCommand: ParsableCommand {
         orderfile flags --instrument --packages --build-system cmake
 
       Cross builds (--target, e.g. aarch64-linux-gnu) print the target's
-      compiler and flags, and how to record the launch on the device or
-      under qemu-user; the trace is then read on this machine:
-        orderfile flags --instrument --compiler gcc --target aarch64-linux-gnu
+      compiler and flags, and how to record the launch: the release build as
+      it is under qemu-user here (record --emulator), or an instrumented build
+      on the device; the trace is then read on this machine:
+        orderfile flags --target aarch64-linux-gnu
         orderfile flags --release app.order --target aarch64-linux-gnu --ldflags
-        orderfile flags --language rust --instrument --target aarch64-linux-gnu
+        orderfile flags --language rust --target aarch64-linux-gnu
+        orderfile flags --instrument --compiler gcc --target aarch64-linux-gnu
+
+      Android's 64-bit programs are linked for 16 KiB pages
+      (-Wl,-z,max-page-size=16384, as the NDK does); --page-size links for
+      other pages, e.g. --page-size 64 for arm64 servers with 64 KiB pages.
 
       Swift and Rust (--language swift|rust) print the whole build command:
       'swift build' arguments, or RUSTFLAGS for cargo. Their instrumented
-      builds use SanitizerCoverage's trace-pc-guard hooks:
+      builds use SanitizerCoverage's trace-pc-guard hooks. Rust's flags fit
+      the rustc cargo runs ($RUSTC, else rustc on PATH; a note says what is
+      left out), and its ordered build is 'cargo rustc ... -- ...', which
+      gives the orderfile to the final crate alone: no dependency is
+      compiled again.
         orderfile flags --language rust
         orderfile flags --language swift --release swiftapp.order
         orderfile flags --language rust --instrument
@@ -115,9 +134,31 @@ struct FlagsCommand: ParsableCommand {
       valueName: "triple"))
   var target: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "With --release: the root of the system the program runs on, whose libc.so.6 decides which loader options apply (default: this machine's, or the --target's cross sysroot).",
+      valueName: "dir"))
+  var sysroot: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Link for pages of this many KiB (-Wl,-z,max-page-size): 16 for 16 KiB pages (the default for an Android --target), 64 for 64 KiB.",
+      valueName: "KiB"))
+  var pageSize: Int?
+
   @OptionGroup var output: OutputFormatOptions<JSONFlag>
 
   func validate() throws {
+    if sysroot != nil && release.isEmpty {
+      throw ValidationError("--sysroot decides the ordered release build's loader options: give it with --release")
+    }
+    if let pageSize {
+      guard pageSize >= 4, pageSize <= 64, pageSize & (pageSize - 1) == 0 else {
+        throw ValidationError(
+          "--page-size is in KiB, a power of two from 4 to 64 (16 for 16 KiB pages), not \(pageSize)")
+      }
+      if format == .ld64 { throw ValidationError("--page-size aligns an ELF link: give it with --format lld or gold") }
+    }
     if packages && (!instrument || cflags || ldflags || language != .c || output.format == .json) {
       throw ValidationError(
         "--packages prints how to link the installed runtime: give it with --instrument (and --build-system make or cmake) alone"
@@ -173,7 +214,8 @@ struct FlagsCommand: ParsableCommand {
       try FlagsRequest(
         build: try FlagsRequest.build(release: release, instrument: instrument, compiler: compiler, format: format),
         shape: shape, language: language, keepRelocations: emitRelocs,
-        target: try target.map { try CrossTarget(triple: $0) }, compiler: compiler
+        target: try target.map { try CrossTarget(triple: $0) }, compiler: compiler, sysroot: sysroot,
+        pageSize: pageSize.map { UInt64($0) * 1024 }
       ).run()
     }
   }

@@ -19,10 +19,13 @@ struct MergeCommand: ParsableCommand {
       meet them, e.g. cold launches 3, launches from a notification 1.
 
       --previous names the orderfile the merge replaces (or, with --output-dir,
-      the directory of them). A function then keeps its previous place when
-      that lies within the middle 80% of its runs' ranks (or one place of it),
-      so functions whose runs disagree do not move back and forth from one
-      day's merge to the next.
+      the directory of them). Two functions then keep their previous order
+      unless runs with over 90% of the weight reverse it, none of the runs that
+      keep it called them on different threads, and one run reversed it on one
+      thread: an order that differs only by thread timing (a worker that starts
+      early in some launches, late in others) is kept, so unchanged code gives
+      the same orderfile from one day's merge to the next. A function the runs
+      move goes just after the functions that must precede it.
 
       Modules are matched across runs by file name (or by build-id or real
       file where runs named one library by its SONAME link and by its real

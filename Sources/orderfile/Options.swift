@@ -8,6 +8,7 @@ extension BuildSystem: ExpressibleByArgument {}
 extension Language: ExpressibleByArgument {}
 extension Rate: ExpressibleByArgument {}
 extension Percentage: ExpressibleByArgument {}
+extension ColdLaunchMethodChoice: ExpressibleByArgument {}
 
 /// Where the binaries a trace recorded are found when they moved: `generate`, `merge`,
 /// `report`, `estimate` and `diff` (one name everywhere).
@@ -101,6 +102,24 @@ struct OrderfileOptionGroup: ParsableArguments {
 
 /// Which trace module a layout binary corresponds to, and where the binary the trace
 /// recorded is: `estimate` and `diff`.
+/// `--measure-cold` and `--cold-method`: one cold launch counted by section (`estimate`, `diff`).
+struct ColdLaunchOptions: ParsableArguments {
+  @Flag(
+    help:
+      "Also run the program once cold (after '--', or --base-binary and --head-binary) and count what it reads of its files, by section."
+  )
+  var measureCold = false
+
+  @Option(
+    help: ArgumentHelp(
+      "With --measure-cold: count major faults with perf trace, or pages read with the page cache alone (auto: perf where permitted).",
+      valueName: "method"))
+  var coldMethod: ColdLaunchMethodChoice = .automatic
+
+  /// The method asked for, when a cold launch is.
+  var method: ColdLaunchMethodChoice? { measureCold ? coldMethod : nil }
+}
+
 struct TraceModuleOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
@@ -191,5 +210,26 @@ enum JSONOrCSVFlag: String, OutputFormatFlag {
 func validateTimeLimit(_ milliseconds: Int?) throws {
   if let milliseconds, milliseconds <= 0 {
     throw ValidationError("--time-limit must be a positive number of milliseconds")
+  }
+}
+
+/// `--emulator` in `record` and `estimate --measure`: the emulator that runs a program of
+/// another machine here, one command line split into words.
+struct EmulatorOptions: ParsableArguments {
+  @Option(
+    name: .customLong("emulator"),
+    help: ArgumentHelp(
+      "Run the program under this emulator, for a program of another machine (e.g. 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'), with the recorder or page probe built for that machine.",
+      valueName: "command"))
+  var text: String?
+
+  /// The emulator's words (split at blanks, quotes kept), nil without `--emulator`.
+  var words: [String]? { text.flatMap(RecordRequest.emulatorWords) }
+
+  func validate() throws {
+    if let text, RecordRequest.emulatorWords(text) == nil {
+      throw ValidationError(
+        "--emulator needs a command, e.g. --emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'")
+    }
   }
 }

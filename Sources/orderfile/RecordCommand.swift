@@ -93,6 +93,12 @@ struct RecordCommand: ParsableCommand {
   )
   var systemLibraries = false
 
+  @Flag(
+    help:
+      "Without a rebuild, in-process: also record the first touch of each page of the program's read-only data (.rodata, .data.rel.ro), for 'generate' to place the launch's data."
+  )
+  var data = false
+
   @Option(
     name: .customLong("include-module"),
     help: ArgumentHelp(
@@ -114,11 +120,7 @@ struct RecordCommand: ParsableCommand {
       valueName: "auto|in-process|tracer"))
   var recorderMethod: NoRebuildMethod = .automatic
 
-  @Option(
-    help: ArgumentHelp(
-      "Run the program under this emulator, for a program of another machine (e.g. 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'); recorded in-process or with an instrumented build's runtime.",
-      valueName: "command"))
-  var emulator: String?
+  @OptionGroup var emulator: EmulatorOptions
 
   @Flag(
     help:
@@ -148,20 +150,20 @@ struct RecordCommand: ParsableCommand {
       throw ValidationError("give the program to run after '--', e.g. orderfile record -o launch.trace -- ./app")
     }
     if noRebuild && instrumented { throw ValidationError("give at most one of --no-rebuild and --instrumented") }
-    if instrumented && (!until.isEmpty || systemLibraries || !includeModules.isEmpty || !excludeModules.isEmpty) {
+    if instrumented && (!until.isEmpty || systemLibraries || data || !includeModules.isEmpty || !excludeModules.isEmpty)
+    {
       throw ValidationError(
-        "--until, --system-libraries, --include-module and --exclude-module record without a rebuild; an instrumented program ends its window with orderfile_startup_complete()"
+        "--until, --system-libraries, --data, --include-module and --exclude-module record without a rebuild; an instrumented program ends its window with orderfile_startup_complete()"
       )
     }
     if instrumented && noPlanCache {
       throw ValidationError("--no-plan-cache is for recording without a rebuild: an instrumented build plans nothing")
     }
+    if data && recorderMethod == .tracer {
+      throw ValidationError("--data records in-process: give --recorder in-process or auto")
+    }
     if noRebuild && capacity != nil {
       throw ValidationError("--capacity is for --instrumented: without a rebuild every function is recorded")
-    }
-    if let emulator, RecordRequest.emulatorWords(emulator) == nil {
-      throw ValidationError(
-        "--emulator needs a command, e.g. --emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'")
     }
     if until.contains(where: \.isEmpty) { throw ValidationError("--until needs a function name") }
     if includeModules.contains(where: \.isEmpty) || excludeModules.contains(where: \.isEmpty) {
@@ -174,9 +176,10 @@ struct RecordCommand: ParsableCommand {
       try RecordRequest(
         output: output, program: words[0], arguments: Array(words.dropFirst()),
         mode: noRebuild ? .noRebuild : instrumented ? .instrumented : nil, timeLimitMilliseconds: timeLimit,
-        capacity: capacity, until: until, includeSystemLibraries: systemLibraries, includeModules: includeModules,
+        capacity: capacity, until: until, includeSystemLibraries: systemLibraries, recordsData: data,
+        includeModules: includeModules,
         excludeModules: excludeModules,
-        recorderMethod: recorderMethod, quiet: quiet, emulator: emulator.flatMap(RecordRequest.emulatorWords),
+        recorderMethod: recorderMethod, quiet: quiet, emulator: emulator.words,
         waitForExit: waitForExit, usesPlanCache: !noPlanCache
       ).run()
     }

@@ -25,10 +25,10 @@ struct ReportCommand: ParsableCommand {
 
       Examples:
         orderfile report launch.trace
-        orderfile report launch.trace --chrome-trace launch.json   # Perfetto
-        orderfile report launch.trace --folded launch.folded       # flamegraph.pl
+        orderfile report launch.trace --chrome-trace launch.json  # Perfetto
+        orderfile report launch.trace --folded launch.folded      # flamegraph.pl
         orderfile report launch.trace --html launch.html
-        orderfile report launch-*.trace                            # medians of 10 launches
+        orderfile report launch-*.trace               # medians of several launches
       """
   )
 

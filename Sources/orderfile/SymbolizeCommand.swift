@@ -18,8 +18,10 @@ struct SymbolizeCommand: ParsableCommand {
       other line that is not an address is an error (exit 65).
 
       Examples:
-        nm --defined-only app | awk '$2 ~ /^[tT]$/ {print $1}' | orderfile symbolize --binary app
-        echo 0x1140 | orderfile symbolize --binary app --lines --no-demangle
+        nm --defined-only app | awk '$2 ~ /^[tT]$/ {print $1}' \\
+          | orderfile symbolize --binary app
+        echo 0x1140 | orderfile symbolize --binary app --lines \\
+          --no-demangle
       """
   )
 

@@ -13,6 +13,13 @@ struct VerifyCommand: ParsableCommand {
       linker, functions renamed between the instrumented and release builds, or
       functions the release build inlined.
 
+      It also reads the tables the dynamic loader reads at launch and names
+      each loader option 'flags --release' adds that the link lacks, with the
+      flag to add: -Wl,-z,pack-relative-relocs when relative relocations sit
+      in RELA and the linker and the target's glibc support RELR,
+      -Wl,--hash-style=gnu when a System V hash table is there. These lines
+      do not change the exit status.
+
       Examples:
         orderfile verify --binary build/release/app --order app.order
         orderfile verify --binary app --order app.order --threshold 0.9 --json
@@ -30,11 +37,19 @@ struct VerifyCommand: ParsableCommand {
   )
   var threshold = Rate(0.95)
 
+  @Option(
+    help: ArgumentHelp(
+      "The root of the system the binary runs on, whose libc.so.6 decides which loader options it should have (default: this machine's, or the cross sysroot of the binary's machine).",
+      valueName: "dir"))
+  var sysroot: String?
+
   @OptionGroup var output: OutputFormatOptions<JSONFlag>
 
   func run() throws {
     try Terminal.run {
-      try VerifyRequest(binary: binary, order: order, threshold: threshold, reportFormat: output.format).run()
+      try VerifyRequest(
+        binary: binary, order: order, threshold: threshold, reportFormat: output.format, sysroot: sysroot
+      ).run()
     }
   }
 }

@@ -81,6 +81,34 @@ struct CLITests {
     #expect(!record.contains("--instrumented"), "\(record)")
   }
 
+  @Test("every command's help examples fit 80 columns: each line is a command or the continuation of one")
+  func helpExamplesDoNotWrap() throws {
+    let top = try orderfile(["--help"]).standardOutput.split(separator: "\n").map(String.init)
+    let commandsStart = try #require(top.firstIndex { $0.hasPrefix("SUBCOMMANDS:") })
+    let commands = top[(commandsStart + 1)...].prefix { !$0.isEmpty }.compactMap { line -> String? in
+      let word = line.split(separator: " ").first.map(String.init)
+      return line.hasPrefix("  ") && !line.hasPrefix("   ") ? word : nil
+    }
+    try #require(commands.count > 10, "\(commands)")
+    var examples = 0
+    for command in commands {
+      let help = try orderfile([command, "--help"]).standardOutput.split(
+        separator: "\n", omittingEmptySubsequences: false)
+      guard let start = help.firstIndex(of: "Examples:") else { continue }
+      var continued = false
+      for line in help[(start + 1)...].prefix(while: { !$0.hasPrefix("USAGE:") }) where !line.isEmpty {
+        let words = line.split(separator: " ")
+        // A command begins with the tool, or is a pipeline into it; anything else was wrapped.
+        let isCommand = words.first == "orderfile" || line.contains(" | ")
+        #expect(continued || isCommand, "\(command) --help: a wrapped example line: '\(line)'")
+        #expect(line.count <= 80, "\(command) --help: an example longer than 80 columns: '\(line)'")
+        continued = line.hasSuffix("\\")
+        examples += 1
+      }
+    }
+    #expect(examples > 20)
+  }
+
   @Test("generate writes the orderfile in first-call order and is byte-identical on a second run")
   func generateIsDeterministic() throws {
     let fixture = try TracedBinary(called: ["main", "gamma_", "alpha"])
@@ -239,12 +267,16 @@ struct CLITests {
     let directory = try TemporaryDirectory()
     let order = directory.file("app.order")
     try "main\n".write(toFile: order, atomically: true, encoding: .utf8)
-    let lld = try orderfile(["flags", "--release", order, "--ldflags"])
+    // A root without libc.so.6 (the order's folder): no loader option applies.
+    let lld = try orderfile(["flags", "--release", order, "--ldflags", "--sysroot", directory.path])
     #expect(lld.standardOutput == "-fuse-ld=lld -Wl,--build-id -Wl,--symbol-ordering-file=\(order)\n")
-    let gold = try orderfile(["flags", "--release", order, "--format", "gold", "--ldflags"])
+    let gold = try orderfile([
+      "flags", "--release", order, "--format", "gold", "--ldflags", "--sysroot", directory.path,
+    ])
     #expect(gold.standardOutput == "-fuse-ld=gold -Wl,--build-id -Wl,--section-ordering-file=\(order)\n")
     let cflags = try orderfile(["flags", "--release", order, "--cflags"])
-    #expect(cflags.standardOutput == "-ffunction-sections\n")
+    // One section per data object too: the launch's data is placed by it (record --data).
+    #expect(cflags.standardOutput == "-ffunction-sections -fdata-sections\n")
   }
 
   @Test(

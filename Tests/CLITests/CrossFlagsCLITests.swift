@@ -48,6 +48,57 @@ struct CrossFlagsCLITests {
       "\(result.standardOutput)")
   }
 
+  @Test("the cross recipes lead with recording the release build under qemu-user, C and Rust; Android's on the device")
+  func releaseFirst() throws {
+    for arguments in [["--target", "aarch64-linux-gnu"], ["--language", "rust", "--target", "aarch64-linux-gnu"]] {
+      let result = try orderfile(["flags"] + arguments)
+      #expect(result.status == 0, "\(result.standardError)")
+      let output = result.standardOutput
+      let record = try #require(
+        output.range(of: "orderfile record --emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu' -o launch.trace"),
+        "\(arguments): \(output)")
+      #expect(!output[..<record.lowerBound].contains("instrument"), "\(arguments): \(output)")
+    }
+    let rust = try orderfile(["flags", "--language", "rust", "--target", "aarch64-linux-gnu"]).standardOutput
+    #expect(rust.contains("-- target/aarch64-unknown-linux-gnu/release/app)"), "\(rust)")
+    let android = try orderfile(["flags", "--target", "aarch64-linux-android34"]).standardOutput
+    #expect(android.contains("recorded on the device, through its instrumented build"), "\(android)")
+    #expect(!android.contains("--no-rebuild"), "\(android)")
+  }
+
+  @Test(
+    "Android links for 16 KiB pages, C and Rust; --page-size links for the pages given, and a size in bytes is refused")
+  func pageSize() throws {
+    let android = try orderfile(["flags", "--target", "aarch64-linux-android34", "--ldflags"]).standardOutput
+    #expect(android.contains("-Wl,-z,max-page-size=16384"), "\(android)")
+    let rust = try orderfile(["flags", "--language", "rust", "--target", "aarch64-linux-android34"]).standardOutput
+    #expect(rust.contains("-C link-arg=-Wl,-z,max-page-size=16384"), "\(rust)")
+    let gnu = try orderfile(["flags", "--target", "aarch64-linux-gnu", "--ldflags"]).standardOutput
+    #expect(!gnu.contains("max-page-size"), "\(gnu)")
+    let swift = try orderfile(["flags", "--language", "swift", "--page-size", "16"]).standardOutput
+    #expect(swift.contains("-Xlinker -z -Xlinker max-page-size=16384"), "\(swift)")
+    let bytes = try orderfile(["flags", "--page-size", "16384"])
+    #expect(bytes.status == 64 && bytes.standardError.contains("--page-size is in KiB"), "\(bytes.standardError)")
+
+    // The printed flags really align the link: lld's LOAD segments at 16 KiB, 4 KiB without.
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let source = directory.file("app.c")
+    try "int main(void) { return 0; }\n".write(toFile: source, atomically: true, encoding: .utf8)
+    func loadAlignments(_ flags: [String]) throws -> Set<String> {
+      let printed = try orderfile(["flags", "--ldflags"] + flags).standardOutput
+      let link = printed.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+      try runChecked(Toolchain.clang, [source, "-o", directory.file("app")] + link)
+      let headers = try runChecked("/usr/bin/readelf", ["-lW", directory.file("app")]).standardOutput
+      return Set(
+        headers.split(separator: "\n").filter { $0.contains("LOAD") }.compactMap {
+          $0.split(separator: " ").last.map(String.init)
+        })
+    }
+    #expect(try loadAlignments(["--page-size", "16"]) == ["0x4000"])
+    #expect(try loadAlignments([]) == ["0x1000"])
+  }
+
   @Test("the runtime built for this machine is refused for an arm64 build, and an unknown triple is a usage error")
   func refused() throws {
     let runtime = try RuntimeBuilder.libraryDirectory()
@@ -107,7 +158,10 @@ struct OtherMachineCLITests {
     #expect(missing.status == 69, "\(missing.standardError)")
     #expect(
       missing.standardError.contains("no libOrderfileInProcess.so built for arm64")
-        && missing.standardError.contains("Scripts/install --target aarch64-linux-gnu"), "\(missing.standardError)")
+        && missing.standardError.contains(
+          "installed without a cross compiler for aarch64-linux-gnu; run Scripts/install")
+        && missing.standardError.contains("'Scripts/build-runtime --target aarch64-linux-gnu DIR'"),
+      "\(missing.standardError)")
     let empty = try orderfile(["record", "--emulator", " ", "-o", directory.file("launch.trace"), "--", program])
     #expect(empty.status == 64 && empty.standardError.contains("--emulator needs a command"), "\(empty.standardError)")
   }

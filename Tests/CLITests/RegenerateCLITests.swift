@@ -17,13 +17,17 @@ struct RegenerateCLITests {
     #expect(result.standardOutput.isEmpty)
   }
 
-  @Test("a build that fails: exit 2, naming the step and its log; progress as plain lines off a terminal")
+  @Test(
+    "a build that fails: exit 2, naming the step and its log; progress as plain lines off a terminal; the log exists while the build runs"
+  )
   func failingBuild() throws {
     let directory = try TemporaryDirectory("orderfile-regenerate-cli")
+    // The progress line names the log before the build starts: the build finds it there
+    // (status 9 otherwise).
     try AtomicFile.write(
       """
       orderfiles: orderfiles
-      build: echo compiling; exit 3
+      build: test -f "$ORDERFILE_WORK/build.log" || exit 9; echo compiling; exit 3
       relink: "true"
       binaries:
         app: build/app

@@ -22,6 +22,48 @@ struct RustFlagsCLITests {
     #expect(second.standardOutput.contains("--cfg orderfile_"))
   }
 
+  @Test(
+    "the release flags fit Debian's rustc 1.63: no -W linker-messages, one note, and that rustc builds with them",
+    .enabled(if: RustToolchains.debian != nil, "Debian's rustc is not installed (apt-get install rustc)"))
+  func debianRustc() throws {
+    let rustc = try #require(RustToolchains.debian)
+    let arguments = try buildWithPrintedFlags(rustc: rustc)
+    #expect(!arguments.contains("linker-messages"), "\(arguments)")
+    let text = try orderfile(["flags", "--language", "rust"], environment: ["RUSTC": rustc])
+    let notes = text.standardOutput.split(separator: "\n").filter { $0.hasPrefix("# Note: ") }
+    #expect(
+      notes.count == 1 && notes[0].contains("rustc 1.63.0") && notes[0].contains("linker_messages"),
+      "\(text.standardOutput)")
+  }
+
+  @Test(
+    "the release flags keep -W linker-messages for rustup's rustc, which builds with them",
+    .enabled(if: RustToolchains.rustup != nil, "rustup's rustc is not installed (~/.cargo/bin)"))
+  func rustupRustc() throws {
+    let arguments = try buildWithPrintedFlags(rustc: try #require(RustToolchains.rustup))
+    #expect(arguments.suffix(2) == ["-W", "linker-messages"], "\(arguments)")
+  }
+
+  /// Compiles, links and runs a small program with `rustc` and the release build's RUSTFLAGS
+  /// as `flags --language rust --json` prints them for that compiler (`RUSTC`, as cargo reads
+  /// it); returns those flags.
+  private func buildWithPrintedFlags(rustc: String) throws -> [String] {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let printed = try orderfile(["flags", "--language", "rust", "--json"], environment: ["RUSTC": rustc])
+    #expect(printed.status == 0, "\(printed.standardError)")
+    let json = try JSONSerialization.jsonObject(with: Data(printed.standardOutput.utf8)) as? [String: Any]
+    let arguments = try #require(json?["arguments"] as? [String], "\(printed.standardOutput)")
+    let source = directory.file("main.rs")
+    try AtomicFile.write("fn main() { println!(\"ordered\"); }\n", to: source)
+    let binary = directory.file("main")
+    let compiled = try ProcessRunner.run(
+      rustc, arguments + [source, "-o", binary], environment: Toolchain.environment)
+    #expect(compiled.succeeded, "\(rustc) refused the printed flags: \(compiled.standardError)")
+    if compiled.succeeded { #expect(try runChecked(binary, []).standardOutput == "ordered\n") }
+    return arguments
+  }
+
   @Test("--emit-relocs keeps the relocations of a Rust release build")
   func emitRelocs() throws {
     let directory = try TemporaryDirectory()

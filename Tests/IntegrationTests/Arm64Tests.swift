@@ -278,14 +278,10 @@ struct Arm64Tests {
     try AtomicFile.write(entries[..<firstCold].map { $0 + "\n" }.joined(), to: hotOnlyOrder)
     let hotOnly = try release("hot-only", order: hotOnlyOrder).binary
     func touched(_ binary: String) throws -> Int {
-      let output = work.file("pages-" + PathName.split(binary).base)
-      let run = try Arm64.run(
-        binary,
-        environment: ["LD_PRELOAD": runtime + "/libOrderfilePageProbe.so", "ORDERFILE_PAGE_PROBE_OUTPUT": output])
+      let (run, pages) = try Arm64.probedPages(
+        binary, runtime: runtime, output: work.file("pages-" + PathName.split(binary).base))
       #expect(run.standardOutput == recorded.standardOutput)
-      let lines = try FileReading.text(atPath: output).split(separator: "\n")
-      #expect(lines.first == "pagesize 1000", "qemu-user's guest has 4 KiB pages")
-      return lines.filter { $0.hasPrefix("page 0 ") }.count
+      return pages
     }
     let (defaultPages, hotOnlyPages, orderedPages) = (
       try touched(shipped), try touched(hotOnly), try touched(ordered.binary)

@@ -152,6 +152,47 @@ struct BoltEndToEndTests {
       report["textInOldPlace"] as? Bool == oldTextRange.contains(main), "main at \(main), old text \(oldTextRange)")
   }
 
+  @Test(
+    "BOLT's warnings are printed in the report, dropped debug info is said, and --keep-debug-info keeps it",
+    .enabled(if: installedBolt != nil, "llvm-bolt is not installed (apt-get install bolt-22): skipped"))
+  func debugInfo() throws {
+    let work = try TemporaryDirectory("orderfile-bolt-debug")
+    defer { work.remove() }
+    let app = work.file("app")
+    let flags = ["-O2", "-g", "-ffunction-sections", "-fuse-ld=lld", "-Wl,--emit-relocs", fixture, "-o", app]
+    try runChecked(Toolchain.clang, flags)
+    try AtomicFile.write("main\n", to: work.file("app.order"))
+    let debugSections = { (path: String) in
+      try runChecked("/usr/bin/readelf", ["-S", "-W", path]).standardOutput.split(separator: "\n")
+        .filter { $0.contains(" .debug_") }.count
+    }
+    try #require(try debugSections(app) > 0, "the fixture has no debug info")
+
+    let dropped = try orderfile([
+      "bolt", "--binary", app, "--order", work.file("app.order"), "-o", work.file("app.bolt"),
+    ])
+    try #require(dropped.succeeded, "\(dropped.standardError)")
+    #expect(try debugSections(work.file("app.bolt")) == 0)
+    let lines = dropped.standardOutput.split(separator: "\n").map(String.init)
+    // The warning itself is in the report, not only its count.
+    #expect(lines.contains { $0.hasPrefix("    ") && $0.contains("debug info will be stripped") }, "\(lines)")
+    #expect(
+      lines.contains {
+        $0.hasPrefix("  debug:") && $0.hasSuffix("-> 0 bytes of debug info: dropped (--keep-debug-info keeps it)")
+      }, "\(lines)")
+
+    let kept = try orderfile([
+      "bolt", "--binary", app, "--order", work.file("app.order"), "-o", work.file("app.kept"), "--keep-debug-info",
+      "--json",
+    ])
+    try #require(kept.succeeded, "\(kept.standardError)")
+    #expect(try debugSections(work.file("app.kept")) > 0)
+    let report = try json(kept)
+    #expect((report["optimizeOptions"] as? [String] ?? []).contains("-update-debug-sections"))
+    let debug = try #require(report["debugInfoBytes"] as? [String: Any])
+    #expect((debug["output"] as? Int ?? 0) > 0, "\(debug)")
+  }
+
   @Test("a binary linked without --emit-relocs is refused in one line with the flag to add (exit 65)")
   func noRelocations() throws {
     let work = try TemporaryDirectory("orderfile-bolt")

@@ -48,7 +48,7 @@ struct InstallTests {
   }
 
   @Test(
-    "--target: the arm64 runtime in lib/aarch64-linux-gnu, which the installed tool's flags --target name",
+    "with the cross toolchain here, the install carries the arm64 runtime in lib/aarch64-linux-gnu: flags --target name it, record and estimate --measure under --emulator find it with nothing set",
     .enabled(if: Arm64.available, Comment(rawValue: Arm64.skipReason)))
   func crossRuntime() throws {
     let tree = try InstalledTree.shared.get()
@@ -81,6 +81,13 @@ struct InstallTests {
     #expect(
       try FileReading.text(atPath: work.file("sequence.order")).contains("step_a\nstep_b\nstep_c\nstep_d\nstep_e"),
       "\(generated)")
+    // The arm64 page probe too: the launch's pages counted in qemu's guest.
+    let measured = try tree.run(
+      "orderfile estimate --trace launch.trace --binary sequence --json --measure --emulator '\(Arm64.qemu) -L \(Arm64.sysroot)' -- ./sequence 2 2>/dev/null",
+      in: work.path)
+    let rows = (try JSONSerialization.jsonObject(with: Data(measured.utf8)) as? [String: Any])
+      .flatMap { $0["measurement"] as? [String: Any] }.flatMap { $0["rows"] as? [[String: Any]] }
+    #expect((rows?.first?["measured"] as? Int ?? 0) > 0, "\(measured)")
   }
 
   @Test("the installed tool prints flags naming the installed runtime, not the checkout")
@@ -255,6 +262,11 @@ struct DebianPackageTests {
     ] {
       #expect(contents.contains(" \(file)\n"), "the package lacks \(file)")
     }
+    if Arm64.available {
+      for file in ["libOrderfileInProcess.so", "libOrderfilePageProbe.so", "libOrderfileRuntime.so"] {
+        #expect(contents.contains(" ./usr/lib/aarch64-linux-gnu/\(file)\n"), "the package lacks the arm64 \(file)")
+      }
+    }
     #expect(!contents.contains("/usr/local"), "files outside the /usr prefix")
     #expect(contents.split(separator: "\n").allSatisfy { $0.contains(" root/root ") }, "files not owned by root")
 
@@ -269,6 +281,19 @@ struct DebianPackageTests {
     #expect(!libraries.contains("libswiftCore") && !libraries.contains("libFoundation"), "\(libraries)")
     let dynamic = try runChecked("/usr/bin/readelf", ["-d", tool]).standardOutput
     #expect(!dynamic.contains("/opt/swift"), "a run path into the toolchain:\n\(dynamic)")
+    guard Arm64.available else { return }
+    // The unpacked tool records an arm64 program under qemu-user with its own arm64 recorder.
+    let (clang, cross) = Arm64.compiler("clang")
+    try runChecked(
+      clang, cross + ["-O2", "-g", PackagePaths.fixtures + "/breakpoints/sequence.c", "-o", work.file("sequence")])
+    let recorded = try ProcessRunner.run(
+      "/usr/bin/env",
+      [
+        "-i", "PATH=/usr/bin:/bin", tool, "record", "-q", "--emulator", "\(Arm64.qemu) -L \(Arm64.sysroot)", "-o",
+        work.file("launch.trace"), "--", work.file("sequence"), "2",
+      ])
+    #expect(recorded.status == 2, "\(recorded.standardError)")
+    #expect(FileManager.default.fileExists(atPath: work.file("launch.trace")), "\(recorded.standardError)")
   }
 }
 
@@ -291,10 +316,9 @@ struct InstalledTree: Sendable {
     // The tree outlives every test that uses it; it goes when the test process exits.
     stagedTree = destdir
     atexit { if let stagedTree { try? FileManager.default.removeItem(atPath: stagedTree) } }
-    // With the arm64 cross toolchain here, the arm64 runtime too (Scripts/install --target).
+    // With the arm64 cross toolchain here, the arm64 runtime too, without being asked.
     let result = try ProcessRunner.run(
-      PackagePaths.root + "/Scripts/install",
-      ["--prefix", "/usr/local", "--destdir", destdir] + (Arm64.available ? ["--target", Arm64.triple] : []))
+      PackagePaths.root + "/Scripts/install", ["--prefix", "/usr/local", "--destdir", destdir])
     guard result.succeeded else {
       throw TestSupportError("Scripts/install exited \(result.status):\n\(result.standardError.suffix(3000))")
     }

@@ -17,7 +17,7 @@ private func swiftArguments(_ build: [String]) throws -> [String] {
 }
 
 /// The names of the input sections lld placed in `outputSection`, in address order, from a map.
-private func inputSections(of outputSection: String, inMap map: String) throws -> [String] {
+func inputSections(of outputSection: String, inMap map: String) throws -> [String] {
   var inside = false
   var sections: [String] = []
   for line in try FileReading.text(atPath: map).split(separator: "\n").dropFirst() {

@@ -3,9 +3,6 @@ import OrderfileSupport
 import Testing
 import _OrderfileTestSupport
 
-/// The churn ceiling the README documents for the daily job's second run ("below 5%").
-private let documentedChurnCeiling = 5.0
-
 private func json(_ text: String) throws -> [String: Any] {
   try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] ?? [:]
 }
@@ -19,14 +16,13 @@ struct MergeRegenerationTests {
   }
 
   @Test(
-    "the wrapper runs orderfile regenerate on Examples/launchpad: first run writes, second says no change or churns little"
+    "the wrapper runs orderfile regenerate on Examples/launchpad: first run writes, second says no change"
   )
   func twoRuns() throws {
     let directory = try TemporaryDirectory("orderfile-regenerate")
     let orders = directory.file("orders")
     let script = PackagePaths.root + "/Scripts/regenerate-orderfile"
-    // The configuration's own 10 runs per scenario: the setting the README's churn figures and
-    // ceiling are about. Fewer runs churn more (3 runs measured 5.6% once on a loaded machine).
+    // The configuration's own 10 runs per scenario: the setting the README's churn figures are about.
     let arguments = ["--orderfiles", orders, "--work", directory.file("work"), "--json", "-q"]
 
     let first = try ProcessRunner.run(script, arguments, environment: Self.environment)
@@ -50,18 +46,13 @@ struct MergeRegenerationTests {
     #expect((measured["base"] as? Int ?? 0) > 0 && (measured["head"] as? Int ?? 0) > 0, "\(measured)")
     #expect(body.contains("| `libwidgets.so` |"), "\(body)")
 
+    // Unchanged code: the second run's launches differ from the first's only by thread
+    // timing (the warm-up threads start early in some, late in others), which never
+    // reorders the committed orderfiles.
     let second = try ProcessRunner.run(script, arguments, environment: Self.environment)
     #expect(second.status == 0, "\(second.standardOutput)\n\(second.standardError)")
     let secondReport = try json(second.standardOutput)
-    if secondReport["outcome"] as? String != "noChange" {
-      let churn = (secondReport["modules"] as? [[String: Any]] ?? []).compactMap {
-        (($0["diff"] as? [String: Any])?["summary"] as? [String: Any])?["churn"] as? Double
-      }
-      #expect(churn.count == 2, "\(second.standardOutput)")
-      #expect(churn.allSatisfy { $0 * 100 < documentedChurnCeiling }, "churn \(churn) on the second run")
-    }
-    let readme = try FileReading.text(atPath: PackagePaths.root + "/README.md")
-    #expect(readme.contains("below \(Int(documentedChurnCeiling))%"), "the README documents the ceiling")
+    #expect(secondReport["outcome"] as? String == "noChange", "\(second.standardOutput)")
   }
 
   @Test("a bad configuration is an error that names its line, before anything is built")

@@ -14,13 +14,7 @@ enum ExampleTools {
   }()
 
   /// `cargo` on PATH, else where rustup installs it ($CARGO_HOME/bin, ~/.cargo/bin).
-  static let cargo: String? = {
-    let onPath = ProcessRunner.resolve("cargo")
-    if onPath.hasPrefix("/") { return onPath }
-    let environment = ProcessInfo.processInfo.environment
-    let homes = [environment["CARGO_HOME"], environment["HOME"].map { $0 + "/.cargo" }].compactMap { $0 }
-    return homes.map { $0 + "/bin/cargo" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-  }()
+  static let cargo: String? = RustToolchains.program("cargo")
 }
 
 /// How one example is built: its release build, with or without an orderfile, and its
@@ -89,8 +83,10 @@ struct RustExample: ExampleProject {
   }
 
   /// Builds into `target` (a folder of `work`) with `flags` as RUSTFLAGS and `--target`
-  /// when given: the printed instrumented build names the host.
-  private func build(target: String, _ flags: [String], triple: String? = nil) throws -> (
+  /// when given: the printed instrumented build names the host. With `finalCrate`
+  /// arguments, as the ordered build prints them, `cargo rustc` passes them to the
+  /// binary's crate alone.
+  private func build(target: String, _ flags: [String], triple: String? = nil, finalCrate: [String] = []) throws -> (
     binary: String, output: String
   ) {
     let cargoBin = (cargo as NSString).deletingLastPathComponent
@@ -99,10 +95,11 @@ struct RustExample: ExampleProject {
     let result = try runChecked(
       cargo,
       [
-        "build", "--release", "--offline", "--locked", "--manifest-path",
+        finalCrate.isEmpty ? "build" : "rustc", "--release", "--offline", "--locked", "--manifest-path",
         PackagePaths.root + "/Examples/rust-app/Cargo.toml",
         "--target-dir", work.file(target),
-      ] + (triple.map { ["--target", $0] } ?? []),
+      ] + (triple.map { ["--target", $0] } ?? [])
+        + (finalCrate.isEmpty ? [] : ["--bin", executable, "--"] + finalCrate),
       environment: ["CARGO_ENCODED_RUSTFLAGS": flags.joined(separator: "\u{1F}"), "PATH": path])
     let folder = work.file(target) + (triple.map { "/" + $0 } ?? "")
     return (folder + "/release/" + executable, result.standardOutput + result.standardError)
@@ -110,7 +107,9 @@ struct RustExample: ExampleProject {
 
   func release(orderfile: String?) throws -> (binary: String, output: String) {
     let printed = try printedBuild("rust", orderfile.map { ["--release", $0] } ?? [], runtime: nil)
-    return try build(target: "target-release", printed.arguments, triple: Self.triple(printed))
+    return try build(
+      target: "target-release", printed.arguments, triple: Self.triple(printed), finalCrate: printed.finalCrateArguments
+    )
   }
 
   func instrumented(runtime: String) throws -> String {
@@ -137,6 +136,8 @@ struct PrintedBuild: Decodable {
   var arguments: [String]
   /// cargo's own arguments: `--target HOST --target-dir …` for the instrumented build.
   var cargoArguments: [String]
+  /// The ordered build's arguments of the final crate alone (`cargo rustc … -- …`).
+  var finalCrateArguments: [String]
 }
 
 func printedBuild(_ language: String, _ build: [String], runtime: String?) throws -> PrintedBuild {

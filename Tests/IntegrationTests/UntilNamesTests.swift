@@ -105,6 +105,118 @@ struct UntilNamesTests {
     #expect(result.standardError.contains("system libraries not recorded"), "\(result.standardError)")
   }
 
+  /// Tests/Fixtures/rust/until_names.rs built by rustup's rustc, with its default (legacy)
+  /// mangling or with v0.
+  private func rustProgram(_ work: TemporaryDirectory, mangling: String) throws -> String {
+    let binary = work.file("until_names")
+    try runChecked(
+      try #require(RustToolchains.rustup),
+      ["-C", "opt-level=0", "-C", "codegen-units=1", PackagePaths.fixtures + "/rust/until_names.rs", "-o", binary]
+        + (mangling == "v0" ? ["-C", "symbol-mangling-version=v0"] : []))
+    return binary
+  }
+
+  @Test(
+    "Rust names as report prints them, in either mangling's spelling, with or without a hash, end the window",
+    .enabled(if: RustToolchains.rustup != nil, "rustup's rustc is not installed (~/.cargo/bin)"),
+    arguments: ["legacy", "v0"])
+  func rustAsPrinted(mangling: String) throws {
+    let work = try TemporaryDirectory("orderfile-until-rust")
+    defer { work.remove() }
+    let program = try rustProgram(work, mangling: mangling)
+    func inWindow(_ until: [String]) throws -> (result: ProcessResult, names: [String]) {
+      let trace = work.file("launch.trace")
+      let result = try orderfile(["record", "-o", trace] + until.flatMap { ["--until", $0] } + ["--", program])
+      guard result.succeeded else { return (result, []) }
+      let calls = (try json(try orderfile(["report", trace, "--json"]))["firstCalls"] as? [[String: Any]] ?? [])
+        .filter { $0["module"] as? Int == 0 && $0["inLaunchWindow"] as? Bool == true }
+      return (result, calls.compactMap { $0["name"] as? String })
+    }
+    // What report prints for this mangling, then each spelling and the name it must end at.
+    let printed =
+      mangling == "v0"
+      ? [
+        "std::rt::lang_start::<()>::{closure#0}", "until_names::walk::spawn_senders::{closure#0}::{closure#0}",
+        "core::ptr::drop_in_place::<until_names::Opts>",
+      ]
+      : [
+        "std::rt::lang_start::{{closure}}", "until_names::walk::spawn_senders::{{closure}}::{{closure}}",
+        "core::ptr::drop_in_place<until_names::Opts>",
+      ]
+    let all = try inWindow([]).names
+    #expect(printed.allSatisfy(all.contains), "report printed \(all)")
+    var spellings = [
+      (printed[0], printed[0]), (printed[1], printed[1]), (printed[2], printed[2]),
+      ("std::rt::lang_start::{{closure}}", printed[0]), ("std::rt::lang_start::{closure#0}", printed[0]),
+      ("walk::spawn_senders::{closure#0}::{closure#0}", printed[1]),
+      ("walk::spawn_senders::{{closure}}::{{closure}}", printed[1]),
+      ("core::ptr::drop_in_place<until_names::Opts>", printed[2]),
+      ("core::ptr::drop_in_place::<until_names::Opts>", printed[2]),
+    ]
+    if mangling == "legacy" {
+      // A demangler that keeps the hash prints it as the last path segment.
+      let symbols = try runChecked(Toolchain.nm, [program]).standardOutput
+      let mangled = try #require(
+        symbols.split(separator: "\n").compactMap { $0.split(separator: " ").last }
+          .first { $0.hasPrefix("_ZN11until_names4walk13spawn_senders17h") })
+      // _ZN…17h<16 hex digits>E
+      let hash = mangled.dropLast().suffix(17)
+      spellings.append(("until_names::walk::spawn_senders::" + hash, "until_names::walk::spawn_senders"))
+    }
+    for (spelling, last) in spellings {
+      let (result, names) = try inWindow([spelling])
+      #expect(result.status == 0, "--until '\(spelling)': \(result.standardError)")
+      #expect(names.last == last, "--until '\(spelling)' ended the window at \(names.suffix(2))")
+    }
+    // estimate --measure takes them as record does.
+    let measured = try orderfile(
+      [
+        "estimate", "--trace", work.file("launch.trace"), "--binary", program, "--measure", "--until", spellings[3].0,
+        "--", program,
+      ])
+    #expect(measured.status == 0 && !measured.standardError.contains("names no function"), "\(measured.standardError)")
+    // A hash of another build names nothing.
+    if mangling == "legacy" {
+      #expect(try inWindow(["until_names::walk::spawn_senders::h0123456789abcdef"]).result.status == 64)
+    }
+  }
+
+  @Test(
+    "a misspelt name fails in one line that suggests the nearest names, before the program runs",
+    .enabled(if: RustToolchains.rustup != nil, "rustup's rustc is not installed (~/.cargo/bin)"),
+    arguments: ["legacy", "v0"])
+  func typoSuggestsNearest(mangling: String) throws {
+    let work = try TemporaryDirectory("orderfile-until-rust")
+    defer { work.remove() }
+    let program = try rustProgram(work, mangling: mangling)
+    for (typo, nearest) in [
+      ("ZSTD_compressStreem2", "'ZSTD_compressStream2'"), ("walk::spawn_sendrs", "'until_names::walk::spawn_senders'"),
+    ] {
+      let trace = work.file("launch.trace")
+      let result = try orderfile(["record", "-o", trace, "--until", typo, "--", program])
+      #expect(result.status == 64, "\(result.standardError)")
+      let lines = result.standardError.split(separator: "\n")
+      #expect(lines.count == 1, "\(result.standardError)")
+      #expect(
+        lines.first?.hasPrefix("orderfile: error: --until '\(typo)' names no function of \(program)") == true
+          && lines.first?.contains("nearest: \(nearest)") == true, "\(result.standardError)")
+      #expect(!FileManager.default.fileExists(atPath: trace))
+    }
+    // estimate --measure counts to exit, and says which names were meant.
+    let trace = work.file("all.trace")
+    #expect(try orderfile(["record", "-o", trace, "--", program]).succeeded)
+    let measured = try orderfile(
+      [
+        "estimate", "--trace", trace, "--binary", program, "--measure", "--until", "ZSTD_compressStreem2", "--",
+        program,
+      ])
+    #expect(measured.status == 0, "\(measured.standardError)")
+    #expect(
+      measured.standardError.contains(
+        "--until 'ZSTD_compressStreem2' names no function of \(program); the pages were counted to exit (nearest: 'ZSTD_compressStream2')"
+      ), "\(measured.standardError)")
+  }
+
   @Test("a launch that runs a system program draws no warning about that program's symbols")
   func systemProgramChild() throws {
     let work = try TemporaryDirectory("orderfile-until")

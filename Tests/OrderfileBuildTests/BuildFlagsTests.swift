@@ -33,7 +33,7 @@ struct BuildFlagsTests {
   @Test("the release build recorded as it is: nothing instrumented, one section per function, lld, a build-id")
   func recordable() throws {
     let flags = try BuildFlags.forBuild(.recordable(format: .lld))
-    #expect(flags.compile == ["-ffunction-sections"])
+    #expect(flags.compile == ["-ffunction-sections", "-fdata-sections"])
     #expect(flags.link == ["-fuse-ld=lld", "-Wl,--build-id"])
     #expect(!flags.compile.contains { $0.contains("instrument") })
   }
@@ -64,6 +64,50 @@ struct BuildFlagsTests {
     #expect(instrumented.arguments.contains("llvm-args=-sanitizer-coverage-trace-pc-guard"))
     #expect(instrumented.arguments.contains("dylib=OrderfileRuntime"))
     #expect(instrumented.arguments.contains("link-arg=-Wl,-rpath,\(runtime)"))
+  }
+
+  @Test("Rust flags fit the rustc found: a lint it does not know is left out, with a note")
+  func rustcVersion() throws {
+    #expect(RustCompiler.Version(versionOutput: "rustc 1.63.0\n") == RustCompiler.Version(1, 63, 0))
+    #expect(
+      RustCompiler.Version(versionOutput: "rustc 1.97.0-nightly (e50aa6fba 2026-05-19)")
+        == RustCompiler.Version(1, 97, 0))
+    #expect(RustCompiler.Version(versionOutput: "cargo 1.95.0") == nil)
+    func build(_ minor: Int) throws -> LanguageBuild {
+      try LanguageBuild.forBuild(
+        .recordable(format: .lld), language: .rust,
+        rustc: RustCompiler(program: "rustc", version: RustCompiler.Version(1, minor, 0)))
+    }
+    let old = try build(85)
+    #expect(!old.arguments.contains("linker-messages"), "\(old.arguments)")
+    #expect(old.notes.count == 1 && old.notes[0].contains("rustc 1.85.0"), "\(old.notes)")
+    let current = try build(86)
+    #expect(current.arguments.suffix(2) == ["-W", "linker-messages"])
+    #expect(current.notes.isEmpty)
+  }
+
+  @Test("Rust's ordered build: RUSTFLAGS stay the release build's; the order goes to the final crate alone")
+  func rustFinalCrate() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let order = directory.file("rustapp.order")
+    try AtomicFile.write("main\n", to: order)
+    let rustc = RustCompiler(program: "rustc", version: RustCompiler.Version(1, 95, 0))
+    let shipped = try LanguageBuild.forBuild(.recordable(format: .lld), language: .rust, rustc: rustc)
+    var ordered = try LanguageBuild.forBuild(
+      .release(orderfile: order, format: .lld), language: .rust, rustc: rustc)
+    #expect(ordered.arguments == shipped.arguments)
+    #expect(ordered.cargoArguments.suffix(2) == ["--bin", "rustapp"])
+    #expect(ordered.finalCrateArguments.prefix(3) == ["-C", "link-arg=-Wl,--symbol-ordering-file=\(order)", "--cfg"])
+    #expect(ordered.commandLine.contains(" cargo rustc --release --target "), "\(ordered.commandLine)")
+    ordered.keepRelocations()
+    #expect(
+      ordered.arguments == shipped.arguments && ordered.finalCrateArguments.contains("link-arg=-Wl,--emit-relocs"))
+    // A shared library's orderfile orders the package's library.
+    let library = directory.file("libwidgets.so.order")
+    try AtomicFile.write("widgets_init\n", to: library)
+    let cdylib = try LanguageBuild.forBuild(.release(orderfile: library, format: .lld), language: .rust, rustc: rustc)
+    #expect(cdylib.cargoArguments.last == "--lib")
   }
 
   @Test("the release flags name the orderfile by its absolute path; a missing one is a usage error")
@@ -164,7 +208,7 @@ struct BuildSystemSnippetTests {
   func meson() throws {
     let lines = try BuildSystem.meson.snippet(BuildFlags.recordable(format: .lld), orders: orders)
       .split(separator: "\n").map(String.init)
-    #expect(lines.contains("add_project_arguments('-ffunction-sections', language: ['c', 'cpp'])"))
+    #expect(lines.contains("add_project_arguments('-ffunction-sections', '-fdata-sections', language: ['c', 'cpp'])"))
     #expect(lines.contains("add_project_link_arguments('-fuse-ld=lld', '-Wl,--build-id', language: ['c', 'cpp'])"))
     #expect(lines.contains("  'ui': ['-Wl,--symbol-ordering-file=/src/orders/libui.so.0.0.0.order'],"))
     #expect(lines.contains("  'ui': ['/src/orders/libui.so.0.0.0.order'],"))

@@ -31,7 +31,7 @@ struct CrossTargetTests {
     let release = BuildFlags.release(orderfile: "/src/app.order", format: .lld)
     let clang = try release.crossBuilt(for: target, compiler: .clang, host: .x86_64)
     #expect(clang.compiler == "clang")
-    #expect(clang.compile == ["--target=aarch64-linux-gnu", "-ffunction-sections"])
+    #expect(clang.compile == ["--target=aarch64-linux-gnu", "-ffunction-sections", "-fdata-sections"])
     #expect(clang.link.first == "--target=aarch64-linux-gnu")
     #expect(clang.link.filter { $0 == "-fuse-ld=lld" }.count == 1, "\(clang.link)")
     #expect(clang.link.last == "-Wl,--symbol-ordering-file=/src/app.order")

@@ -55,6 +55,8 @@ struct CommandOutputTests {
     (MergeError.weightsOverflow(weights: ["a:1e+308", "b:1e+308"]), .usage),
     (MergeError.previousNotDirectory(path: "a"), .usage),
     (MergeError.noSuchModule(name: "a", available: []), .dataError),
+    (MergeError.noLaunchRecords(traces: ["a", "b"]), .dataError),
+    (OrderingError.anotherProgram(binary: "a", module: "b", trace: "c"), .dataError),
     (LayoutError.emptyOrderfile(path: "a"), .dataError),
     (ProfileError.notFullMode(trace: "a"), .dataError),
     (BuildError.noOrderfile(path: "a"), .usage),

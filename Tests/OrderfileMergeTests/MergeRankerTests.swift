@@ -108,18 +108,60 @@ struct MergeRankerTests {
     #expect(w?.placement != w?.medianRank)
   }
 
-  @Test("with a previous order, a place within one place of the runs' ranks is kept")
-  func previousPlaceWithinTwoPlaces() {
-    // Today's runs put v one place later than yesterday's merge did, and w is a worker that
-    // starts early or late. Merged without the previous order, v follows c; merged with it,
-    // nothing moves: one place is as likely the runs' differing lengths as a move.
+  @Test("with a previous order, a function moves only past the functions the runs put before it")
+  func previousPlaceMovesLeast() {
+    // Today's runs put v after c in every run, and w is a worker that starts early or late.
+    // Merged without the previous order, v follows e; merged with it, v moves past c only:
+    // one run (a seventh of the weight) still calls v before d. Pairs have no scale, so the
+    // runs' differing lengths move nothing.
     let runs = [
       run("main a b w c d v e f g h"), run("main a b c d e v f w g h"), run("main a b c d e v f w g h", weight: 3),
       run("main a b w c v d e f g h"), run("main a b c d e v f w g h"),
     ]
-    let previous = "main a b w v c d e f g h"
     #expect(merged(runs) == "main a b c d e v f w g h")
-    #expect(MergeRanker.rank(runs, previous: words(previous)).map(\.name).joined(separator: " ") == previous)
+    let anchored = MergeRanker.rank(runs, previous: words("main a b w v c d e f g h"))
+    #expect(anchored.map(\.name).joined(separator: " ") == "main a b w c v d e f g h")
+    // v moved: its placement is its median; w kept its previous place.
+    let v = anchored.first { $0.name == "v" }
+    let w = anchored.first { $0.name == "w" }
+    #expect(v?.placement == v?.medianRank)
+    #expect(w?.placement != w?.medianRank)
+  }
+
+  @Test("with a previous order, functions reordered only across threads keep their order; one thread's still move")
+  func threadTimingKept() {
+    // The main thread (1) runs m0…m7; a worker (2) runs w0 w1. Yesterday the worker started
+    // early, today late (a loaded machine): every run reverses w0 and m2…m5, but only across
+    // threads. m4 and m3 also swapped places on the main thread: that is the program's order.
+    func threaded(_ names: String, weight: Double = 1) -> RunOrder {
+      let list = words(names)
+      return RunOrder(
+        label: "run", weight: weight, names: list, threads: list.map { $0.hasPrefix("w") ? 2 : 1 })
+    }
+    let previous = words("m0 m1 w0 w1 m2 m3 m4 m5 m6 m7")
+    let today = [
+      threaded("m0 m1 m2 m4 m3 m5 w0 w1 m6 m7", weight: 3), threaded("m0 m1 m2 m4 m3 w0 m5 w1 m6 m7"),
+      threaded("m0 m1 m2 m4 m3 m5 m6 w0 w1 m7"),
+    ]
+    #expect(
+      MergeRanker.rank(today, previous: previous).map(\.name).joined(separator: " ")
+        == "m0 m1 w0 w1 m2 m4 m3 m5 m6 m7")
+    // Without threads the same runs look like the program's order, and the worker moves.
+    let unthreaded = today.map { RunOrder(label: $0.label, weight: $0.weight, names: $0.names) }
+    #expect(
+      MergeRanker.rank(unthreaded, previous: previous).map(\.name).joined(separator: " ")
+        == "m0 m1 m2 m4 m3 w0 m5 w1 m6 m7")
+  }
+
+  @Test(
+    "merging twice on unchanged code with thread timing that differs: the second merge keeps the first's order",
+    arguments: [1, 2, 3, 4, 5] as [UInt64])
+  func unchangedTwice(seed: UInt64) {
+    var random = SplitMix(seed: seed)
+    let first = MergeRanker.rank(interleavedRuns(&random, workerDelay: 0...12))
+    // The second day the workers start later and spread wider, as on a loaded machine.
+    let second = MergeRanker.rank(interleavedRuns(&random, workerDelay: 4...24), previous: first.map(\.name))
+    #expect(second.map(\.name) == first.map(\.name))
   }
 
   @Test("with a previous order, a function the runs agree has moved still moves")
@@ -127,6 +169,21 @@ struct MergeRankerTests {
     let runs = [run("main a b c late"), run("main a b c late"), run("main a b c late")]
     let anchored = MergeRanker.rank(runs, previous: words("late main a b c"))
     #expect(anchored.map(\.name).joined(separator: " ") == "main a b c late")
+  }
+
+  @Test("a previous order the runs reverse throughout is another program's: the merge starts afresh")
+  func previousReversed() {
+    // Two threads take turns: every pair across them would keep its reversed order, as
+    // thread timing, were the previous order weighed pair by pair.
+    let names = (0..<300).map { "f\($0)" }
+    let threads = names.indices.map { UInt32($0 % 2) }
+    let runs = [
+      RunOrder(label: "a", names: names, threads: threads),
+      RunOrder(label: "b", weight: 2, names: names, threads: threads),
+    ]
+    let anchored = MergeRanker.rank(runs, previous: names.reversed())
+    #expect(anchored == MergeRanker.rank(runs))
+    #expect(anchored.allSatisfy { $0.placement == $0.medianRank })
   }
 
   @Test("with a previous order the result still does not depend on the order of the runs")
@@ -169,4 +226,47 @@ func permutations<T>(_ items: [T]) -> [[T]] {
     for tail in permutations(rest) { result.append([item] + tail) }
   }
   return result
+}
+
+/// A reproducible generator (SplitMix64), so the interleavings are the same on every run.
+struct SplitMix: RandomNumberGenerator {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E4B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+/// Ten launches of one program (weights 3 and 1, as two scenarios): the main thread calls
+/// 40 functions, three workers call 4 each, in a fixed order per thread; each worker starts
+/// after a random number of the main thread's calls in `workerDelay`, and its calls
+/// interleave with the main thread's at random. Some functions the main thread and a
+/// worker both call: whichever calls first records it.
+func interleavedRuns(_ random: inout SplitMix, workerDelay: ClosedRange<Int>) -> [RunOrder] {
+  let main = (0..<40).map { "main_\($0)" }
+  let workers = (1...3).map { worker in (0..<4).map { "worker\(worker)_\($0)" } + ["shared_\(worker)"] }
+  return (0..<10).map { number in
+    var queues = [main + (1...3).map { "shared_\($0)" }] + workers
+    let starts = [0] + workers.map { _ in Int.random(in: workerDelay, using: &random) }
+    var names: [String] = []
+    var threads: [UInt32] = []
+    var seen = Set<String>()
+    while queues.contains(where: { !$0.isEmpty }) {
+      let started = queues.indices.filter { !queues[$0].isEmpty && starts[$0] <= names.count }
+      let ready = started.isEmpty ? queues.indices.filter { !queues[$0].isEmpty } : started
+      // The main thread runs two calls in three; otherwise any thread that is ready.
+      let thread =
+        Int.random(in: 0..<3, using: &random) > 0 ? ready[0] : ready[Int.random(in: ready.indices, using: &random)]
+      let name = queues[thread].removeFirst()
+      if seen.insert(name).inserted {
+        names.append(name)
+        threads.append(UInt32(thread + 1))
+      }
+    }
+    return RunOrder(label: "run\(number)", weight: number < 5 ? 3 : 1, names: names, threads: threads)
+  }
 }

@@ -38,7 +38,7 @@ struct GenerationTextTests {
        "modules": [{"path": "/opt/x/libempty.so", "binary": "/opt/x/libempty.so", "buildID": "", "recordedFunctions": 0,
                     "entries": 0, "lines": 0, "matchRate": 1, "staticInitializers": [], "unrecordedInitializers": 0,
                     "duplicateRecords": 0, "foldedAliases": 0, "unresolvedAddresses": [], "coldParts": [],
-                    "placedColdParts": [], "unplaceable": [], "refusedByLinker": [], "withoutSymbol": [],
+                    "placedColdParts": [], "unplaceable": [], "refusedByLinker": [], "warnedByLinker": [], "withoutSymbol": [],
                     "withoutSymbolBytes": 0, "withoutSymbolCost": [], "ambiguousNames": []}],
        "skippedModules": []}
       """

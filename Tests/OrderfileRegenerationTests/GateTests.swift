@@ -1,12 +1,16 @@
 import Foundation
 import OrderfileDiff
+import OrderfileLayout
 import OrderfileSupport
+import OrderfileSymbolization
 import Testing
 
 @testable import OrderfileRegeneration
 
 /// A regeneration of a two-module project with these gates.
-private func regeneration(minMatch: Double? = nil, maxPageGrowth: Double? = nil) throws -> Regeneration {
+private func regeneration(minMatch: Double? = nil, maxPageGrowth: Double? = nil, maxColdGrowth: Double? = nil) throws
+  -> Regeneration
+{
   var configuration = try ConfigurationReader(findProgram: { _ in nil }).parse(
     """
     orderfiles: orderfiles
@@ -19,7 +23,9 @@ private func regeneration(minMatch: Double? = nil, maxPageGrowth: Double? = nil)
       - name: cold
         command: [app]
     """, file: "/project/orderfile.yml")
-  configuration.gates = .init(minMatch: minMatch.map(Rate.init), maxPageGrowth: maxPageGrowth.map(Percentage.init))
+  configuration.gates = .init(
+    minMatch: minMatch.map(Rate.init), maxPageGrowth: maxPageGrowth.map(Percentage.init),
+    maxColdGrowth: maxColdGrowth.map(Percentage.init))
   return Regeneration(configuration: configuration)
 }
 
@@ -60,6 +66,31 @@ struct GateTests {
     // Without the gate, growth passes.
     #expect(
       try regeneration().gateFailures(module: "app", matchRate: 0, pages: [pages(1, 9)], verification: nil).isEmpty)
+  }
+
+  @Test("a program whose cold launch reads more than max-cold-growth allows fails, naming the counts")
+  func coldGrowth() throws {
+    // Two launches of a file whose one section (.rodata, pages 0-9) had 4 and then 5 majors.
+    let map = FileSectionMap(sections: [
+      FileSection(name: ".rodata", type: 1, flags: 0x2, address: 0, offset: 0, fileSize: 40960)
+    ])
+    func module(_ majors: Int) -> ColdModule {
+      ColdModule(
+        path: "app", device: nil, filePages: 10, residentBefore: 0, map: map, pagesRead: Set(0..<UInt64(majors * 2)),
+        pageSize: 4096, majorFaultOffsets: (0..<majors).map { UInt64($0) * 8192 })
+    }
+    let job = try regeneration(maxColdGrowth: 10)
+    let worse = ColdLaunchComparison(
+      baseBinary: "shipped/app", base: module(4), headBinary: "build/app", head: module(5), method: .perf,
+      gateThresholdPercent: 10)
+    #expect(worse.rows.map(\.kind) == [.readOnlyData])
+    let failing = job.gateFailures(module: "app", matchRate: 1, pages: [], cold: worse, verification: nil)
+    #expect(failing.map(\.gate) == [.maxColdGrowth])
+    #expect(failing.first?.message == "cold launch major faults grow +25.0% (4 → 5), more than max-cold-growth 10%")
+    let better = ColdLaunchComparison(
+      baseBinary: "shipped/app", base: module(5), headBinary: "build/app", head: module(4), method: .perf,
+      gateThresholdPercent: 10)
+    #expect(job.gateFailures(module: "app", matchRate: 1, pages: [], cold: better, verification: nil).isEmpty)
   }
 
   @Test("the report names each failed module and says nothing was replaced")

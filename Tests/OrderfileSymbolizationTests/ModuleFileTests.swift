@@ -55,4 +55,21 @@ struct ModuleFileTests {
     let absent = ModuleFile(path: work.file("gone.so"))
     #expect(absent.realPath == nil && absent.buildID == nil && absent.fileNames == ["gone.so"])
   }
+
+  @Test("another build shares its functions; another program only the startup files' and main")
+  func anotherBuild() {
+    let startup = ["_start", "_init", "_fini", "frame_dummy", "register_tm_clones", "main"]
+    let program = startup + ["parse_options", "load_config", "open_window"]
+    #expect(ModuleFile.isAnotherBuild(functions: program, otherFunctions: startup + ["compress_block"]) == false)
+    // A release build that inlined one of them, and an instrumented one with the runtime's.
+    #expect(ModuleFile.isAnotherBuild(functions: program, otherFunctions: startup + ["parse_options", "load_config"]))
+    #expect(ModuleFile.isAnotherBuild(functions: program, otherFunctions: program + ["of_start", "of_record"]))
+    // Rust: builds with other settings hash every name differently.
+    #expect(
+      ModuleFile.isAnotherBuild(
+        functions: ["_ZN7rustapp4main17h0123456789abcdefE", "_ZN7rustapp5setup17h1111111111111111E"],
+        otherFunctions: ["_ZN7rustapp4main17hfedcba9876543210E", "_ZN7rustapp5setup17h2222222222222222E"]))
+    #expect(ModuleFile.isAnotherBuild(functions: startup, otherFunctions: startup), "nothing tells them apart")
+    #expect(ModuleFile.isAnotherBuild(functions: program, otherFunctions: startup) == false)
+  }
 }

@@ -74,3 +74,20 @@ struct RecorderTimeTests {
       seal: { $0.sealHeader() })
   }
 }
+
+@Suite("Emulated times (OFT_FLAG_EMULATED)")
+struct EmulatedTimesTests {
+  @Test("the emulated flag is written where C reads it and read back; a native trace has neither")
+  func roundTrip() throws {
+    var trace = sampleTrace()
+    trace.header.isEmulated = true
+    let bytes = TraceBytes(trace)
+    #expect(bytes.header.flags & OFT_FLAG_EMULATED != 0)
+    #expect(try bytes.parse().header.isEmulated)
+
+    trace.header.isEmulated = false
+    let native = TraceBytes(trace)
+    #expect(native.header.flags & OFT_FLAG_EMULATED == 0)
+    #expect(try native.parse().header.isEmulated == false)
+  }
+}

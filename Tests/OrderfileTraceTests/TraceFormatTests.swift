@@ -93,7 +93,8 @@ private let swiftOffsets: [String: Int] = {
     "oft_mark.name_length": K.nameLength, "oft_mark.check": K.check,
     "oft_thread_buffer.tid": B.tid, "oft_thread_buffer.count": B.count, "oft_thread_buffer.dropped": B.dropped,
     "oft_event.time_ns": TraceLayout.Event.time, "oft_event.word": TraceLayout.Event.word,
-    "oft_record.address": R.address, "oft_record.time_ns": R.time, "oft_record.tid": R.tid,
+    "oft_record.address": R.address, "oft_record.time_ns": R.time, "oft_record.size": R.size,
+    "oft_record.tid": R.tid,
     "oft_record.module": R.module, "oft_record.kind": R.kind, "oft_record.check": R.check,
   ]
 }()
@@ -150,6 +151,7 @@ struct TraceFormatTests {
     #expect(WindowReason.exit.rawValue == OFT_WINDOW_EXIT)
     #expect(UInt32(Phase.launch.rawValue) == OFT_KIND_LAUNCH)
     #expect(UInt32(Phase.postWindow.rawValue) == OFT_KIND_POST_WINDOW)
+    #expect(UInt32(TraceLayout.dataPageKind) == OFT_KIND_DATA_PAGE)
   }
 
   @Test("a trace written in C from the header alone is read with every value", arguments: FormatProgram.compilers)

@@ -52,6 +52,22 @@ public enum Arm64 {
     try runChecked(qemu, ["-L", sysroot, program] + arguments, environment: environment)
   }
 
+  /// Runs an arm64 program under qemu-user with the page probe of `runtime` (cross-built)
+  /// preloaded into the guest by hand, writing its output to `output`: the run, and the
+  /// distinct 4 KiB pages of the executable's code the launch executed.
+  public static func probedPages(_ program: String, runtime: String, output: String) throws -> (
+    run: ProcessResult, pages: Int
+  ) {
+    let run = try Self.run(
+      program,
+      environment: ["LD_PRELOAD": runtime + "/libOrderfilePageProbe.so", "ORDERFILE_PAGE_PROBE_OUTPUT": output])
+    let lines = try FileReading.text(atPath: output).split(separator: "\n")
+    guard lines.first == "pagesize 1000" else {
+      throw TestSupportError("qemu-user's guest should have 4 KiB pages: \(lines.first ?? "no output")")
+    }
+    return (run, lines.filter { $0.hasPrefix("page 0 ") }.count)
+  }
+
   /// Writes an ELF header of an arm64 file (and nothing else) to `path`, executable: all that
   /// reading a file's machine looks at.
   public static func writeHeaderOnlyELF(to path: String) throws {

@@ -7,7 +7,8 @@ report, --report and --update-readme pick it up from here. A section that builds
 records something another section could reuse puts it on the context (context.py).
 """
 
-from . import (arm64, coldlaunch, daily, inprocess, instrumentation, languages, largeorder, measured, norebuild, overhead,
+from . import (arm64, coldlaunch, daily, inprocess, instrumentation, languages, largeorder, loader, measured, norebuild,
+               overhead,
                programs, scale,
                startup, symbolization)
 
@@ -22,6 +23,7 @@ SECTIONS = [
     symbolization.SECTION,
     scale.SECTION,
     coldlaunch.SECTION,
+    loader.SECTION,
     largeorder.SECTION,
     daily.SECTION,
     measured.SECTION,

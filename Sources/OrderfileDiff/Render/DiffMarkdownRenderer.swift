@@ -84,6 +84,26 @@ public struct DiffMarkdownRenderer: Renderer {
       )
     }
 
+    if let cold = report.cold {
+      let unit = cold.method.countName
+      lines += [
+        "", "#### Cold launch, \(unit)", "", "| section kind | base | head | change |", "| --- | ---: | ---: | ---: |",
+      ]
+      for row in cold.rows {
+        lines.append("| \(row.kind.title) | \(row.faults.base) | \(row.faults.head) | \(Self.delta(row.faults)) |")
+      }
+      lines.append("| **all** | \(cold.total.base) | \(cold.total.head) | \(Self.delta(cold.total)) |")
+      let device = cold.headDevice.map { " on \($0.name), read-ahead \($0.readAheadKiB) KiB" } ?? ""
+      lines += ["", "What a cold launch read of \(code(cold.baseBinary)) and of \(code(cold.headBinary))\(device)."]
+      if let gate = cold.gate {
+        let growth = gate.worstPercent.map { Self.signed($0, suffix: "%") } ?? "from 0"
+        lines += [
+          "",
+          "Gate: cold launch \(unit) may grow by at most \(TextFormatting.number(gate.thresholdPercent))%: **\(gate.passed ? "passed" : "failed")** (\(growth)).",
+        ]
+      }
+    }
+
     if !summary.isIdentical {
       lines.append("")
       lines.append("#### Largest changes")

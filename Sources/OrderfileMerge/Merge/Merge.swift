@@ -75,6 +75,8 @@ public struct Merge: Sendable {
   public var modules: [Module]
   /// Recorded modules outside the selection, by name; launch records summed over the runs.
   public var skipped: [SkippedModule]
+  /// Traces given but left out: they have no launch records.
+  public var withoutLaunchRecords: [String] = []
 
   /// The lowest match rate of any run in any merged module.
   public var matchRate: Double { modules.map(\.matchRate).min() ?? 1 }

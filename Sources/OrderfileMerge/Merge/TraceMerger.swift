@@ -55,10 +55,19 @@ public struct TraceMerger {
   public func merge(_ inputs: [WeightedTrace]) throws -> Merge {
     guard !inputs.isEmpty else { throw MergeError.noTraces }
     try Self.checkWeights(inputs)
-    let runs = try inputs.sorted(by: WeightedTrace.canonicalOrder).map {
+    let read = try inputs.sorted(by: WeightedTrace.canonicalOrder).map {
       Merge.Run(input: $0, trace: try readTrace($0.path))
     }
-    try release?.checkMatched(modules: runs.flatMap(\.trace.modules), traces: runs.map(\.input.path))
+    // A trace without launch records (a system program the launch started: `record` of an
+    // older version kept those) adds nothing to any order: it is left out, and said so.
+    let ordering = Generator(binaries: binaries, builder: builder)
+    let runs = read.filter { ordering.hasLaunchRecords($0.trace) }
+    guard !runs.isEmpty else {
+      if read.count == 1, let only = read.first { try _ = ordering.generate(only.trace) }
+      throw MergeError.noLaunchRecords(traces: read.map(\.input.path))
+    }
+    try release?.checkMatched(
+      modules: runs.flatMap(\.trace.modules), traces: runs.map(\.input.path), binaries: binaries)
     let selections = try runSelections(runs)
     let runKeys = Self.moduleKeys(runs)
     try checkBuilds(runs, keys: runKeys, selections: selections)
@@ -103,14 +112,18 @@ public struct TraceMerger {
         SkippedModule(
           path: skippedPaths[$0] ?? $0, launchRecords: skipped[$0] ?? 0, reason: skippedReasons[$0] ?? .notSelected)
       }
-    return Merge(runs: runs, modules: modules, skipped: skippedModules)
+    var merge = Merge(runs: runs, modules: modules, skipped: skippedModules)
+    merge.withoutLaunchRecords = read.filter { !ordering.hasLaunchRecords($0.trace) }.map(\.input.path)
+    return merge
   }
 
   func mergeModule(
     _ key: String, _ orders: [(run: Merge.Run, order: ModuleOrder)], fileName: String, previous: PreviousOrder?
   ) throws -> Merge.Module {
     let runOrders = orders.map {
-      RunOrder(label: $0.run.input.path, weight: $0.run.input.weight, names: $0.order.functions.map(\.symbol.name))
+      RunOrder(
+        label: $0.run.input.path, weight: $0.run.input.weight, names: $0.order.functions.map(\.symbol.name),
+        threads: $0.order.functions.map(\.threadID))
     }
     let entries = MergeRanker.rank(runOrders, previous: previous?.names)
     // The first run (in canonical order) that lists a name supplies its symbol.

@@ -1,3 +1,5 @@
+import OrderfileSupport
+
 /// Merges the launch orders of several runs into one.
 ///
 /// Each run's order is turned into normalized ranks: the function at position p of n gets
@@ -12,34 +14,47 @@
 /// 2. the functions only some runs recorded, by the share of the weight that recorded them
 ///    (most first), then by placement.
 ///
-/// The placement is the weighted median rank. Given the previous order (the orderfile this
-/// merge replaces), a function keeps its previous place, normalized the same way, when that
-/// place lies between the 10th and 90th weighted percentiles of its ranks (the middle 80% of
-/// its runs' weight) or within one place of them, and otherwise moves to the nearer of the
-/// two. The place of slack is for the scales: a place in the merged file is counted over all
-/// merged functions, a rank over one run's, and a function some runs lack shifts the later
-/// ranks of those runs by a place while the merged order puts it at the end. Without the
-/// slack, a function that no run moved can sit a place off its ranks, follow this day's
-/// median while its neighbours keep their old places, and trade places with them from one
-/// day's merge to the next. A move of one place is therefore not followed. Functions whose runs
-/// disagree (a worker thread that sometimes starts early and sometimes late) then stay where
-/// they were instead of following whichever mode the median of this day's runs lands in; a
-/// function that most runs moved still moves. Only the previous place can be kept this way:
-/// a few unusual runs never move a function. The placement is one number per function, so
-/// the order stays a plain sort.
+/// Given the previous order (the orderfile this merge replaces), the order starts from it
+/// instead: a function it lists is placed at its previous place, a new function at its
+/// median. Two functions then keep their previous order unless the runs overrule it, which
+/// they do only when
+/// - the runs that agree with it hold less than 10% of the weight of the runs that recorded
+///   both (the middle 80% of the runs lies beyond it),
+/// - none of those agreeing runs first called the two on different threads, and
+/// - at least one run reversed it with the two first called on one thread (or threads not
+///   recorded).
+/// The order of two functions first called on different threads is thread timing, not the
+/// program's: a run where it came out as before shows that the same code still gives the
+/// previous order, and runs that reversed it only across threads show nothing the code
+/// decided. So a worker thread that starts early in some launches and late in others, or
+/// later on a loaded machine, leaves the committed order alone, however this day's runs
+/// fall; where the functions sit within the launch changes no page the launch touches, a
+/// reordering of them only churns the file. A function the runs overrule moves
+/// only as far as that: after the functions that must precede it (a stable topological
+/// sort of the previous order, the earliest of a cycle of overrulings first). Functions of
+/// one thread keep their previous order unless the runs moved them, whatever the other
+/// threads interleaved, which ranks cannot tell: a function's rank counts the worker
+/// functions that happened to run before it. A previous order the runs reverse in more than
+/// 64 pairs per function on average is another program's (much changed code): the merge then
+/// starts afresh, by median.
 ///
 /// Ties are broken by the weighted median, the weighted mean, then the name (byte order), so
 /// the result does not depend on the order the runs are given in.
 ///
 /// Weights count as copies: a run of weight 2 counts as two identical runs of weight 1.
 public enum MergeRanker {
+  /// The share of the weight, of the runs that recorded both, whose agreement keeps two
+  /// functions in their previous order.
+  static let keepingShare = 0.10
+
   public static func rank(_ runs: [RunOrder], previous: [String]? = nil) -> [MergedEntry] {
     var samples: [String: [WeightedStatistics.Sample]] = [:]
     let weightedRuns = runs.filter { $0.weight > 0 }
-    for run in weightedRuns {
-      let names = run.distinctNames
-      for (position, name) in names.enumerated() {
-        samples[name, default: []].append(.init(value: normalized(position, of: names.count), weight: run.weight))
+    let calls = weightedRuns.map(\.distinctCalls)
+    for (run, names) in zip(weightedRuns, calls) {
+      for (position, call) in names.enumerated() {
+        samples[call.name, default: []].append(
+          .init(value: normalized(position, of: names.count), weight: run.weight))
       }
     }
     var previousPlace: [String: Double] = [:]
@@ -48,24 +63,171 @@ public enum MergeRanker {
       for (position, name) in names.enumerated() { previousPlace[name] = normalized(position, of: names.count) }
     }
     let totalWeight = WeightedStatistics.sum(weightedRuns.map(\.weight))
-    let slack = 1 / Double(max(samples.count, 1))  // one place of the merged order
     let entries = samples.map { name, observed in
       let median = WeightedStatistics.median(observed) ?? 1
-      let lower = WeightedStatistics.quantile(observed, 0.10) ?? median
-      let upper = WeightedStatistics.quantile(observed, 0.90) ?? median
       return MergedEntry(
-        name: name, medianRank: median, meanRank: WeightedStatistics.mean(observed) ?? 1, percentile10: lower,
-        percentile90: upper, placement: previousPlace[name].map { kept($0, lower, upper, slack) } ?? median,
-        runs: observed.count,
+        name: name, medianRank: median, meanRank: WeightedStatistics.mean(observed) ?? 1,
+        percentile10: WeightedStatistics.quantile(observed, 0.10) ?? median,
+        percentile90: WeightedStatistics.quantile(observed, 0.90) ?? median,
+        placement: previousPlace[name] ?? median, runs: observed.count,
         presence: totalWeight > 0 ? WeightedStatistics.sum(observed.map(\.weight)) / totalWeight : 0,
         inAllRuns: observed.count == weightedRuns.count)
     }
-    return entries.sorted(by: precedes)
+    .sorted(by: precedes)
+    guard previous != nil else { return entries }
+    let index = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.name, $0) })
+    if let kept = overruled(
+      entries, runs: zip(weightedRuns, calls).map { RankedRun(index: index, count: entries.count, run: $0, calls: $1) })
+    {
+      return kept
+    }
+    // The runs reverse so much of the previous order that it is another program's: merged afresh.
+    return entries.map { entry in
+      var entry = entry
+      entry.placement = entry.medianRank
+      return entry
+    }.sorted(by: precedes)
   }
 
-  /// The previous place while it lies within `slack` of the runs' middle 80%; else the nearer edge.
-  static func kept(_ place: Double, _ lower: Double, _ upper: Double, _ slack: Double) -> Double {
-    place >= lower - slack && place <= upper + slack ? place : min(max(place, lower), upper)
+  /// One run as the positions (and threads) of the entries of an order.
+  struct RankedRun {
+    var weight: Double
+    /// The run's first calls as indices into the order.
+    var sequence: [Int]
+    /// Each entry's position in the run, -1 where the run lacks it.
+    var positions: [Int]
+    /// Each entry's thread in the run, where known.
+    var threads: [UInt32?]
+
+    /// `index`: each entry's index in the order of `count` entries.
+    init(index: [String: Int], count: Int, run: RunOrder, calls: [(name: String, thread: UInt32?)]) {
+      weight = run.weight
+      sequence = calls.compactMap { index[$0.name] }
+      positions = [Int](repeating: -1, count: count)
+      threads = [UInt32?](repeating: nil, count: count)
+      for (position, call) in calls.enumerated() {
+        guard let entry = index[call.name] else { continue }
+        positions[entry] = position
+        threads[entry] = call.thread
+      }
+    }
+  }
+
+  /// Pairs of the previous order, per entry, that the runs may reverse before it counts as
+  /// another program's order (code that changed much): the merge then starts afresh rather
+  /// than weigh every reversed pair, which would take time and memory quadratic in the entries.
+  static let reversalsPerEntry = 64
+
+  /// `order` (sorted from the previous places) with every function the runs overrule moved
+  /// after the functions that must precede it; nil when the runs reverse more than
+  /// `reversalsPerEntry` pairs per entry.
+  static func overruled(_ order: [MergedEntry], runs: [RankedRun]) -> [MergedEntry]? {
+    func sameGroup(_ a: Int, _ b: Int) -> Bool {
+      order[a].inAllRuns == order[b].inAllRuns && (order[a].inAllRuns || order[a].presence == order[b].presence)
+    }
+    // Pairs the runs may overrule: an overruled pair is reversed in runs with more than 90%
+    // of the weight, so in at least one of any runs holding more than 10% of it. Functions
+    // every run recorded are looked for in the heaviest such runs only; the others, whose
+    // pairs count only the runs that recorded both, in every run.
+    let total = WeightedStatistics.sum(runs.map(\.weight))
+    var witnesses = Set<Int>()
+    var witnessWeight = 0.0
+    // Ties broken by the run's own order, so that the runs chosen, and the reversals counted
+    // against the budget, do not depend on the order the runs came in.
+    let heaviestFirst = runs.indices.sorted { a, b in
+      if runs[a].weight != runs[b].weight { return runs[a].weight > runs[b].weight }
+      return runs[a].sequence.lexicographicallyPrecedes(runs[b].sequence)
+    }
+    for run in heaviestFirst where witnessWeight <= keepingShare * total {
+      witnesses.insert(run)
+      witnessWeight += runs[run].weight
+    }
+    var candidates = Set<Pair>()
+    let budget = reversalsPerEntry * max(order.count, 1)
+    var examined = 0
+    for (number, run) in runs.enumerated() {
+      let sequence = witnesses.contains(number) ? run.sequence : run.sequence.filter { !order[$0].inAllRuns }
+      // Entries this run already called, as sorted indices: those after `entry` came first
+      // in the run but later in the order.
+      var seen: [Int] = []
+      for entry in sequence {
+        let later = seen.partitioningIndex { $0 > entry }
+        examined += seen.count - later
+        guard examined <= budget else { return nil }
+        for other in seen[later...] where sameGroup(entry, other) {
+          candidates.insert(Pair(earlier: entry, later: other))
+        }
+        seen.insert(entry, at: later)
+      }
+    }
+
+    var followers: [Int: [Int]] = [:]
+    var waiting = [Int](repeating: 0, count: order.count)
+    for pair in candidates {
+      var both: [Double] = []
+      var agreeing: [Double] = []
+      // Whether a run kept the previous order with the two on different threads, and
+      // whether one reversed it with the two on one thread (or threads not known).
+      var keptByTiming = false
+      var reversedInProgramOrder = false
+      for run in runs {
+        let (earlier, later) = (run.positions[pair.earlier], run.positions[pair.later])
+        guard earlier >= 0, later >= 0 else { continue }
+        both.append(run.weight)
+        var differentThreads = false
+        if let first = run.threads[pair.earlier], let second = run.threads[pair.later] {
+          differentThreads = first != second
+        }
+        if earlier < later {
+          agreeing.append(run.weight)
+          keptByTiming = keptByTiming || differentThreads
+        } else {
+          reversedInProgramOrder = reversedInProgramOrder || !differentThreads
+        }
+      }
+      guard !keptByTiming, reversedInProgramOrder,
+        WeightedStatistics.sum(agreeing) < keepingShare * WeightedStatistics.sum(both)
+      else { continue }
+      followers[pair.later, default: []].append(pair.earlier)
+      waiting[pair.earlier] += 1
+    }
+    guard !followers.isEmpty else { return order }
+
+    // A stable topological sort: the earliest entry in the order whose predecessors are all
+    // placed goes next.
+    let moved = waiting.map { $0 > 0 }
+    var ready = MinimumHeap(order.indices.filter { waiting[$0] == 0 })
+    var placed = [Bool](repeating: false, count: order.count)
+    var firstUnplaced = 0
+    var result: [MergedEntry] = []
+    result.reserveCapacity(order.count)
+    while result.count < order.count {
+      let next: Int
+      if let top = ready.pop() {
+        next = top
+        if placed[next] { continue }
+      } else {
+        // A cycle of overrulings (each run reverses at least one of its pairs, so it takes
+        // ten or more functions): its earliest entry goes first.
+        while placed[firstUnplaced] { firstUnplaced += 1 }
+        next = firstUnplaced
+      }
+      placed[next] = true
+      var entry = order[next]
+      if moved[next] { entry.placement = entry.medianRank }
+      result.append(entry)
+      for follower in followers[next] ?? [] {
+        waiting[follower] -= 1
+        if waiting[follower] == 0, !placed[follower] { ready.push(follower) }
+      }
+    }
+    return result
+  }
+
+  /// Two entries of an order, by index: `earlier` comes first in it.
+  struct Pair: Hashable {
+    var earlier: Int
+    var later: Int
   }
 
   /// Position `position` of `count`, as a share of the way through: (p + ½) ÷ n.
@@ -82,5 +244,40 @@ public enum MergeRanker {
     if a.medianRank != b.medianRank { return a.medianRank < b.medianRank }
     if a.meanRank != b.meanRank { return a.meanRank < b.meanRank }
     return a.name.utf8.lexicographicallyPrecedes(b.name.utf8)
+  }
+}
+
+/// A binary min-heap of indices.
+struct MinimumHeap {
+  private var items: [Int] = []
+
+  init(_ items: [Int]) {
+    for item in items { push(item) }
+  }
+
+  mutating func push(_ item: Int) {
+    items.append(item)
+    var child = items.count - 1
+    while child > 0, items[(child - 1) / 2] > items[child] {
+      items.swapAt(child, (child - 1) / 2)
+      child = (child - 1) / 2
+    }
+  }
+
+  mutating func pop() -> Int? {
+    guard let top = items.first else { return nil }
+    items.swapAt(0, items.count - 1)
+    items.removeLast()
+    var parent = 0
+    while true {
+      let left = 2 * parent + 1
+      let right = left + 1
+      var smallest = parent
+      if left < items.count, items[left] < items[smallest] { smallest = left }
+      if right < items.count, items[right] < items[smallest] { smallest = right }
+      if smallest == parent { return top }
+      items.swapAt(parent, smallest)
+      parent = smallest
+    }
   }
 }

@@ -6,17 +6,25 @@ public struct RunOrder: Sendable, Equatable {
   public var weight: Double
   /// Function names in first-call order. A name listed twice counts at its first position.
   public var names: [String]
+  /// The thread that made each first call, parallel to `names`; nil when not known. Only
+  /// equality within the run matters: two functions first called on different threads
+  /// were ordered by thread timing (see `MergeRanker`).
+  public var threads: [UInt32]?
 
-  public init(label: String, weight: Double = 1, names: [String]) {
+  public init(label: String, weight: Double = 1, names: [String], threads: [UInt32]? = nil) {
     self.label = label
     self.weight = weight
     self.names = names
+    self.threads = threads.flatMap { $0.count == names.count ? $0 : nil }
   }
 
   /// The names without repeats, first position kept.
-  var distinctNames: [String] {
+  var distinctNames: [String] { distinctCalls.map(\.name) }
+
+  /// The names without repeats, each with the thread of its first call (nil when not known).
+  var distinctCalls: [(name: String, thread: UInt32?)] {
     var seen = Set<String>()
-    return names.filter { seen.insert($0).inserted }
+    return names.indices.filter { seen.insert(names[$0]).inserted }.map { (names[$0], threads?[$0]) }
   }
 }
 
@@ -33,7 +41,8 @@ public struct MergedEntry: Codable, Sendable, Equatable {
   public var percentile10: Double
   public var percentile90: Double
   /// What the merged order sorts by: the median rank, or with a previous order, the
-  /// function's place there clamped to the two percentiles.
+  /// function's place there (the median for a function it lacks). A function the runs
+  /// moved against the previous order (see `MergeRanker`) has its median here.
   public var placement: Double
   /// Runs that recorded the function.
   public var runs: Int

@@ -30,7 +30,7 @@ public struct MergeTextRenderer: Renderer {
       )
       if let previous = module.previous {
         lines.append(
-          "  kept stable against \(previous): \(module.keptPreviousPlace) entries stayed at their previous place, within the middle 80% of their runs or one place of it"
+          "  kept stable against \(previous): \(module.keptPreviousPlace) entries kept a previous place other than their median: the runs reversed their previous order only across threads or in under 90% of the weight"
         )
       }
       if module.buildIDs.count > 1 {

@@ -29,7 +29,11 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
   /// The output has no comments or headers, since lld and gold would read them as names,
   /// and each line appears once: two local functions that share a name are one line, which
   /// the linker applies to both.
-  public func render(_ symbols: [FunctionSymbol]) -> String {
+  ///
+  /// The launch's data follows: named data objects by name after the functions (lld's
+  /// symbol order places data as it places code), and in an lld script every input section
+  /// of it, named or not, first in its own output section.
+  public func render(_ symbols: [FunctionSymbol], data: [LaunchDataPiece] = []) -> String {
     var seen = Set<String>()
     var text = ""
     for symbol in symbols {
@@ -38,10 +42,51 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
         text += "\n"
       }
     }
-    guard self == .lldScript else { return text }
+    guard self == .lldScript else {
+      for line in data.flatMap(lines(for:)) where seen.insert(line).inserted { text += line + "\n" }
+      return text
+    }
     // INSERT keeps lld's default layout for everything else: the fragment adds one output
-    // section in front of .text, with the launch code in this order.
-    return "SECTIONS {\n  \(Self.launchSectionName) : {\n" + text + "  }\n} INSERT BEFORE .text;\n"
+    // section in front of .text, with the launch code in this order, after the data blocks.
+    return Self.dataBlocks(data.map { self.lines(for: $0) }, data.map(\.outputSection))
+      + "SECTIONS {\n  \(Self.launchSectionName) : {\n" + text + "  }\n} INSERT BEFORE .text;\n"
+  }
+
+  /// The lines that name a piece of launch data: its symbol in a symbol orderfile, its input
+  /// section in an lld script; none where the format cannot name it.
+  public func lines(for piece: LaunchDataPiece) -> [String] {
+    switch self {
+    case .lld: return piece.name.map { [$0] } ?? []
+    case .lldScript:
+      return piece.scriptInput.map {
+        ["*" + Self.scriptPattern($0.object) + "(" + Self.scriptPattern($0.section) + ")"]
+      }
+        ?? []
+    case .gold, .ld64: return []
+    }
+  }
+
+  /// An lld script's blocks for the launch's data: each output section it lies in, named
+  /// again with the launch's input sections first; lld adds the rest of the section's
+  /// inputs after them, as orphans of the same name.
+  static func dataBlocks(_ lines: [[String]], _ sections: [DataSection]) -> String {
+    var order: [DataSection] = []
+    var bySection: [DataSection: [String]] = [:]
+    var seen = Set<String>()
+    for (pieceLines, section) in zip(lines, sections) {
+      for line in pieceLines where seen.insert(line).inserted {
+        if bySection[section] == nil { order.append(section) }
+        bySection[section, default: []].append(line)
+      }
+    }
+    return order.map { section in
+      // Each goes back where lld puts it: .rodata before .eh_frame_hdr (moved elsewhere, it
+      // would leave the file's first pages, which the loader's reads bring in), RELRO before
+      // .dynamic so that it stays one run.
+      let anchor = section == .relocatedReadOnly ? "BEFORE .dynamic" : "BEFORE .eh_frame_hdr"
+      let body = bySection[section, default: []].map { "    " + $0 + "\n" }.joined()
+      return "SECTIONS {\n  \(section.name) : {\n" + body + "  }\n} INSERT \(anchor);\n"
+    }.joined()
   }
 
   /// The number of lines `render` writes for `symbols`.
@@ -125,10 +170,12 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
     }
   }
 
-  /// Compile flags the release build needs for the order to take effect.
+  /// Compile flags the release build needs for the order to take effect: one section per
+  /// function, and per data object, which the launch's data is placed by.
   public var compileFlags: [String] {
     switch self {
-    case .lld, .gold, .lldScript: return ["-ffunction-sections"]
+    case .lld, .lldScript: return ["-ffunction-sections", "-fdata-sections"]
+    case .gold: return ["-ffunction-sections"]
     case .ld64: return []
     }
   }

@@ -68,7 +68,7 @@ extension ELFFile {
 
   /// Relocated words of a RELR section: an even entry is an address (one word), an odd
   /// one a bitmap of the words after the last address, its lowest bit the tag.
-  private static func relrCount(_ data: UnsafeMutablePointer<Elf_Data>, entrySize: Int) -> Int {
+  static func relrCount(_ data: UnsafeMutablePointer<Elf_Data>, entrySize: Int) -> Int {
     guard let bytes = data.pointee.d_buf, entrySize == 8 || entrySize == 4 else { return 0 }
     let buffer = UnsafeRawBufferPointer(start: bytes, count: Int(data.pointee.d_size))
     var total = 0

@@ -42,8 +42,34 @@ extension ELFFile {
     return names
   }
 
+  /// The defined names of `.dynsym` that carry a version of this file's own (`foo@@V1`):
+  /// version index 2 or above in `.gnu.version`, where 1 is the unversioned global one.
+  func versionedDynamicSymbolNames() -> Set<String> {
+    var versions: UnsafeBufferPointer<UInt16>?
+    forEachSection { header, section, _ in
+      guard header.sh_type == UInt32(SHT_GNU_versym), let data = elf_getdata(section, nil),
+        let bytes = data.pointee.d_buf
+      else { return }
+      versions = UnsafeBufferPointer(
+        start: bytes.assumingMemoryBound(to: UInt16.self), count: Int(data.pointee.d_size) / MemoryLayout<UInt16>.size)
+    }
+    guard let versions else { return [] }
+    var names = Set<String>()
+    forEachIndexedDynamicSymbol { index, symbol, name in
+      // The top bit marks a hidden (non-default) version; the rest is the version's index.
+      guard symbol.st_shndx != UInt16(SHN_UNDEF), index < versions.count, versions[index] & 0x7fff >= 2 else { return }
+      names.insert(name)
+    }
+    return names
+  }
+
   /// Every named symbol of `.dynsym`.
   func forEachDynamicSymbol(_ body: (GElf_Sym, String) -> Void) {
+    forEachIndexedDynamicSymbol { _, symbol, name in body(symbol, name) }
+  }
+
+  /// Every named symbol of `.dynsym`, with its index in the table.
+  func forEachIndexedDynamicSymbol(_ body: (Int, GElf_Sym, String) -> Void) {
     forEachSection { header, section, _ in
       guard header.sh_type == UInt32(SHT_DYNSYM), header.sh_entsize > 0, let data = elf_getdata(section, nil) else {
         return
@@ -53,7 +79,7 @@ extension ELFFile {
         guard gelf_getsym(data, index, &symbol) != nil, symbol.st_name != 0,
           let name = elf_strptr(elf, Int(header.sh_link), Int(symbol.st_name))
         else { continue }
-        body(symbol, String(cString: name))
+        body(Int(index), symbol, String(cString: name))
       }
     }
   }
@@ -87,6 +113,10 @@ public struct SharedLibrarySymbols: Sendable {
   public let exported: Set<String>
   /// Names the binary itself defines in `.dynsym` (exported: the objects' global definitions won).
   public let ownExports: Set<String>
+  /// Of `exported`, the names a library defines with a version of its own (`foo@@V1`).
+  /// lld then also holds a shared symbol `foo@V1`, which an orderfile entry `foo` meets:
+  /// it warns "unable to order shared symbol" yet places the binary's own copy.
+  public let versionedExports: Set<String>
   /// `DT_NEEDED` libraries that could not be found or read.
   public let unreadLibraries: [String]
 
@@ -102,6 +132,7 @@ public struct SharedLibrarySymbols: Sendable {
         "/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
       ]
     var exported = Set<String>()
+    var versioned = Set<String>()
     var unread: [String] = []
     for library in needed {
       let candidates = library.contains("/") ? [library] : directories.map { $0 + "/" + library }
@@ -110,8 +141,10 @@ public struct SharedLibrarySymbols: Sendable {
         continue
       }
       exported.formUnion(found.dynamicSymbolNames(defined: true))
+      versioned.formUnion(found.versionedDynamicSymbolNames())
     }
     self.exported = exported
+    versionedExports = versioned
     ownExports = file.dynamicSymbolNames(defined: true)
     unreadLibraries = unread
   }
@@ -119,5 +152,11 @@ public struct SharedLibrarySymbols: Sendable {
   /// Whether lld resolves `name` to a shared library's symbol when linking this binary again.
   public func resolvesToSharedLibrary(_ name: String) -> Bool {
     exported.contains(name) && !ownExports.contains(name)
+  }
+
+  /// Whether lld warns "unable to order shared symbol" for an entry `name` that it places
+  /// all the same: the binary's own copy wins, and a library also versions the name.
+  public func warnsButPlaces(_ name: String) -> Bool {
+    versionedExports.contains(name) && ownExports.contains(name)
   }
 }

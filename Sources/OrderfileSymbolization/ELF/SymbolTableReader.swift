@@ -16,15 +16,17 @@ enum SymbolTableReader {
 
   /// The function symbols, and the untyped (`STT_NOTYPE`) ones beside them: clang's machine
   /// function splitter names the cold parts it makes (`foo.cold`) with untyped symbols, which
-  /// are functions only where call-frame information starts one.
+  /// are functions only where call-frame information starts one. Then the data objects
+  /// (`STT_OBJECT` with a size), for placing the launch's data.
   static func symbols(of module: OpaquePointer, bias: UInt64) -> (
-    functions: [RawFunctionSymbol], untyped: [RawFunctionSymbol]
+    functions: [RawFunctionSymbol], untyped: [RawFunctionSymbol], objects: [RawFunctionSymbol]
   ) {
     let count = dwfl_module_getsymtab(module)
-    guard count > 0 else { return ([], []) }
+    guard count > 0 else { return ([], [], []) }
     var sections = SectionCache()
     var symbols = [RawFunctionSymbol]()
     var untyped = [RawFunctionSymbol]()
+    var objects = [RawFunctionSymbol]()
     for index in 0..<count {
       var symbol = GElf_Sym()
       var address: GElf_Addr = 0
@@ -36,7 +38,7 @@ enum SymbolTableReader {
           module, index, &symbol, &address, &sectionIndex, &elf, &symbolBias)
       else { continue }
       let type = Int32(symbol.st_info & 0xf)  // GELF_ST_TYPE
-      guard type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE else { continue }
+      guard type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE || type == STT_OBJECT else { continue }
       guard symbol.st_shndx != UInt16(SHN_UNDEF) else { continue }
       let name = String(cString: namePointer)
       guard !name.isEmpty else { continue }
@@ -48,9 +50,13 @@ enum SymbolTableReader {
         name: name, address: address &- bias, size: symbol.st_size,
         binding: binding(symbol.st_info >> 4),  // GELF_ST_BIND
         sectionName: section?.name ?? "", sectionAlignment: section?.alignment ?? 1)
-      if type == STT_NOTYPE { untyped.append(raw) } else { symbols.append(raw) }
+      switch type {
+      case STT_NOTYPE: untyped.append(raw)
+      case STT_OBJECT: if symbol.st_size > 0 { objects.append(raw) }
+      default: symbols.append(raw)
+      }
     }
-    return (symbols, untyped)
+    return (symbols, untyped, objects)
   }
 
   private static func binding(_ value: UInt8) -> SymbolBinding {

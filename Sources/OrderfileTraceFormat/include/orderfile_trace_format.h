@@ -35,6 +35,11 @@
  * is otherwise unchanged: a 1.1 reader reads a 1.2 file, and a 1.2 reader
  * takes an older file's start as OFT_START_PROC_STAT.
  *
+ * Version 1.4 adds a record kind, OFT_KIND_DATA_PAGE: the first touch of a page of a
+ * module's read-only data (after relocation) inside the launch window: the byte touched,
+ * and the page's size in the record's former `reserved` field, now `size`. A 1.3 reader skips such
+ * records as a record kind it does not know.
+ *
  * A cleanly closed trace is truncated right after its last record; a trace of
  * a process that crashed, was killed or called _exit keeps its full capacity
  * (the tail is sparse zeroes) and lacks OFT_FLAG_CLOSED.
@@ -59,7 +64,7 @@ extern "C" {
 /* "ORDTRACE" read as a little-endian u64. */
 #define OFT_MAGIC 0x454341525444524FULL
 #define OFT_VERSION_MAJOR 1 /* a reader refuses any other major version */
-#define OFT_VERSION_MINOR 3 /* a reader accepts newer minors, skipping unknown record kinds */
+#define OFT_VERSION_MINOR 4 /* a reader accepts newer minors, skipping unknown record kinds */
 
 #define OFT_HEADER_SIZE 4096u
 #define OFT_MODULE_SIZE 4096u
@@ -85,6 +90,11 @@ extern "C" {
                                        * clock: CLOCK_MONOTONIC minus the recorder's own time
                                        * (recorder_ns) spent before it, so that a recorder that stops
                                        * or interrupts the program does not count as the program */
+#define OFT_FLAG_EMULATED 0x20u       /* the program ran under a user-mode emulator (qemu-user; the
+                                       * recorder sets ORDERFILE_EMULATED=1): every time is the
+                                       * emulator's, its start-up in the loader's, not the program's
+                                       * on its machine. A reader that does not know it loses only
+                                       * that note, so it needs no new minor version */
 
 /* Why the launch window closed (header.window_reason). */
 #define OFT_WINDOW_OPEN 0u            /* still open when the trace ended */
@@ -101,6 +111,9 @@ extern "C" {
 /* Record kinds (record.kind). */
 #define OFT_KIND_LAUNCH 1u      /* first call of a function inside the launch window */
 #define OFT_KIND_POST_WINDOW 2u /* first call of a function after the window closed */
+#define OFT_KIND_DATA_PAGE 3u   /* 1.4: first touch of a page of read-only data inside the launch
+                                 * window: `address` is the ELF vaddr of the byte touched, `size`
+                                 * the page's bytes (the page starts at address rounded down) */
 
 /* Module flags. */
 #define OFT_MODULE_MAIN_EXECUTABLE 0x1u
@@ -232,7 +245,8 @@ typedef struct oft_event {
 typedef struct oft_record {
   uint64_t address;               /* ELF virtual address of the function entry */
   uint64_t time_ns;               /* CLOCK_MONOTONIC ns of the first call */
-  uint64_t reserved;              /* 0; room for a later minor version */
+  uint64_t size;                  /* OFT_KIND_DATA_PAGE: the page's size in bytes; else 0 (1.4;
+                                   * formerly reserved, 0) */
   uint32_t tid;                   /* kernel thread id of the caller */
   uint16_t module;                /* index into the module table */
   uint8_t kind;                   /* OFT_KIND_* */
@@ -319,7 +333,7 @@ typedef struct oft_record {
   F(oft_event, word, 8)                           \
   F(oft_record, address, 0)                       \
   F(oft_record, time_ns, 8)                       \
-  F(oft_record, reserved, 16)                     \
+  F(oft_record, size, 16)                         \
   F(oft_record, tid, 24)                          \
   F(oft_record, module, 28)                       \
   F(oft_record, kind, 30)                         \
