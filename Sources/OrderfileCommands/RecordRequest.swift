@@ -41,6 +41,10 @@ public struct RecordRequest {
   /// Leave the program running once its launch window has closed and wait for it to exit
   /// by itself (`--wait-for-exit`); by default it is ended (`AfterLaunch.end`).
   public var waitForExit = false
+  /// Without a rebuild: take the plan of each module file from the user's plan cache when
+  /// it is there, and keep it there (`PlanCache`); false plans afresh and keeps nothing
+  /// (`--no-plan-cache`).
+  public var usesPlanCache = true
 
   public init(
     output: String, program: String, arguments: [String] = [], mode: RecordingMode? = nil,
@@ -48,8 +52,9 @@ public struct RecordRequest {
     includeSystemLibraries: Bool = false, recordsData: Bool = false, includeModules: [String] = [],
     excludeModules: [String] = [],
     recorderMethod: NoRebuildMethod = .automatic, quiet: Bool = false, emulator: [String]? = nil,
-    waitForExit: Bool = false
+    waitForExit: Bool = false, usesPlanCache: Bool = true
   ) {
+    self.usesPlanCache = usesPlanCache
     self.emulator = emulator
     self.waitForExit = waitForExit
     self.output = output
@@ -108,6 +113,7 @@ public struct RecordRequest {
       recorder.method = recorderMethod
       recorder.recordsData = recordsData
       recorder.afterLaunch = afterLaunch
+      recorder.planCache = usesPlanCache ? .userDefault() : .disabled
       if let emulator {
         recorder.emulator = Emulator(command: emulator)
         recorder.inProcessLibrary = try Self.inProcessLibrary(for: ProcessRunner.resolve(program))

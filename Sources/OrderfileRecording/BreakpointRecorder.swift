@@ -82,6 +82,9 @@ public struct BreakpointRecorder: Recorder {
   /// What becomes of the program once its launch window has closed (`--until`,
   /// `--time-limit`): by default it is ended, with every process it started.
   public var afterLaunch: AfterLaunch = .end
+  /// Where the plans of module files are kept between recordings (`--no-plan-cache`:
+  /// `.disabled`).
+  public var planCache: PlanCache = .userDefault()
 
   public init(
     output: String, timeLimitMilliseconds: Int? = nil, untilFunctions: [String] = [],
@@ -128,13 +131,12 @@ public struct BreakpointRecorder: Recorder {
     let (chosen, fallback) = try (recordsData && method == .automatic ? .inProcess : method).resolve(
       for: ProcessRunner.resolve(program), library: library)
     if chosen == .inProcess, let library {
-      // Before the program runs, as the tracer's run does.
-      try checkUntilFunctions(in: ProcessRunner.resolve(program), program: program)
       var recorder = InProcessRecorder(
         output: output, library: library, timeLimitMilliseconds: timeLimitMilliseconds, untilFunctions: untilFunctions,
         includeSystemLibraries: includeSystemLibraries, modules: modules)
       recorder.emulator = emulator
       recorder.afterLaunch = afterLaunch
+      recorder.planCache = planCache
       recorder.recordsData = recordsData
       return try recorder.record(program: program, arguments: arguments)
     }
@@ -156,6 +158,7 @@ public struct BreakpointRecorder: Recorder {
     recording.warnings = warnings + recording.warnings
     recording.notes = [
       "recorded without a rebuild: \(summary.armed) breakpoints, armed in \(String(format: "%.1f", summary.armingMilliseconds)) ms"
+        + (recording.planning?.cacheNote ?? "")
         + (summary.recorderTime.map {
           "; the program was held \(String(format: "%.1f", Double($0.totalNanoseconds) / 1e6)) ms by the tracer, taken out of the trace's times"
         } ?? "")
@@ -173,14 +176,16 @@ public struct BreakpointRecorder: Recorder {
     let path = ProcessRunner.resolve(program)
     try RecordingError.checkMachine(of: path, program: program)
     if let warning = Self.privilegeWarning(path: path) { warn(warning) }
-    try checkUntilFunctions(in: path, program: program)
     let session = TracingSession(
       planner: ModulePlanner(
         stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, program: path, selection: modules,
-        warn: warn),
+        cache: planCache, warn: warn),
       collector: TraceCollector(timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 }),
       warn: warn)
     session.planner.prepare(executable: path)
+    try Self.checkUntilFunctions(
+      untilFunctions, in: path, libraries: { RuntimeRecorder.linkedLibraries(path) ?? [] }, program: program,
+      planner: session.planner)
     var environment = ProcessInfo.processInfo.environment
     // An instrumented build recorded this way must not also write a trace of its own.
     environment["ORDERFILE_DISABLE"] = "1"
@@ -209,6 +214,10 @@ public struct BreakpointRecorder: Recorder {
         Self.stopMessage(
           signal: result.signal, endedByIt: result.status & 0x7f == result.signal, status: recording.status))
     }
+    // The tracer plans and arms together: its arming time holds the planning.
+    recording.planning = Recording.Planning(
+      modulesRead: session.planner.modulesRead, modulesFromCache: session.planner.modulesFromCache,
+      milliseconds: Double(result.arm_ns) / 1e6)
     return Summary(
       recording: recording, armed: result.armed, races: result.races, armingMilliseconds: Double(result.arm_ns) / 1e6,
       recorderTime: Self.firstProcessTrace(in: session.collector.finished)?.header.recorderTime,
@@ -221,24 +230,23 @@ public struct BreakpointRecorder: Recorder {
   /// executable or of the libraries the loader resolves for it (those it would record):
   /// a window that never ends would silently become the whole run. A library the program
   /// loads itself (`dlopen`) is not seen here, nor a program that a script or a system
-  /// program (`sh -c`, `env`) starts: those are checked after the run.
-  func checkUntilFunctions(in path: String, program: String) throws {
-    guard !untilFunctions.isEmpty, !ModulePlanner.systemProgramDirectories.contains(where: path.hasPrefix),
-      let main = try? ELFSymbolizer(path: path)
-    else { return }
-    var files: [[FunctionSymbol]] = [main.functions]
-    for library in RuntimeRecorder.linkedLibraries(path) ?? []
-    where !modules.excludes(library)
-      && (includeSystemLibraries || modules.includes(library) || !TraceModule.isSystemLibrary(path: library))
-    {
-      if let symbols = try? ELFSymbolizer(path: library) { files.append(symbols.functions) }
+  /// program (`sh -c`, `env`) starts: those are checked after the run. The modules are
+  /// planned here, by `planner`, which the run then reuses: each is read once.
+  static func checkUntilFunctions(
+    _ names: [String], in path: String, libraries: () -> [String], program: String, planner: ModulePlanner
+  ) throws {
+    guard !names.isEmpty, !ModulePlanner.systemProgramDirectories.contains(where: path.hasPrefix) else { return }
+    // By the paths the tracer and the plan name them, links resolved.
+    _ = planner.plan(path: ModulePlanner.resolved(path), isMainExecutable: true, isInterpreter: false)
+    // The libraries only when the executable lacks a name: the run plans them anyway.
+    if names.contains(where: { !planner.matchedStopNames.contains($0) }) {
+      for library in libraries() {
+        _ = planner.plan(path: ModulePlanner.resolved(library), isMainExecutable: false, isInterpreter: false)
+      }
     }
-    for name in untilFunctions {
-      let pattern = StopName(name)
-      let found = files.contains { functions in functions.contains { ModulePlanner.name(of: $0, matches: pattern) } }
-      guard !found else { continue }
+    if let name = names.first(where: { !planner.matchedStopNames.contains($0) }) {
       throw BreakpointRecordingError.untilMatchesNothing(
-        name: name, program: program, nearest: StopName(name).nearest(in: files.flatMap { $0 }))
+        name: name, program: program, nearest: planner.nearestNames(to: name))
     }
   }
 

@@ -85,12 +85,19 @@ public struct ModuleSelection: Sendable, Equatable {
 /// libraries outside the system's library directories. System libraries (libc, libstdc++)
 /// are not the user's to relink, so they are left alone unless asked for. Symbols come from
 /// `.symtab`, else a separate debug file found by build-id or `.gnu_debuglink`, else
-/// `.dynsym`; a module with none is reported once, with the fix.
+/// `.dynsym`; a module with none is reported once, with the fix. What a module file holds
+/// is read once per recording (`PlannedModule`), from the plan cache when it has it.
 final class ModulePlanner {
   /// Names (linkage or demangled) whose first call closes the launch window.
   let stopNames: [String]
-  /// `stopNames`, each read once.
-  private let stopPatterns: [StopName]
+  /// `stopNames`, each read once rather than once per function.
+  private let stops: [StopName]
+  let cache: PlanCache
+  /// What each module file holds, by the path it was asked for: read at most once.
+  private var surveys: [String: PlannedModule] = [:]
+  /// Module files read from the plan cache, and read from the files themselves.
+  private(set) var modulesFromCache = 0
+  private(set) var modulesRead = 0
   let includeSystemLibraries: Bool
   private let warn: (String) -> Void
   private var plans: [String: ModulePlan] = [:]
@@ -98,32 +105,47 @@ final class ModulePlanner {
   private(set) var matchedStopNames: Set<String> = []
   /// System libraries left unarmed, for the closing note.
   private(set) var skippedSystemLibraries: Set<String> = []
-  /// Addresses inside cold parts where their function jumps in, by module path: armed
-  /// beside the entries (see `ColdPartEntries`).
-  private var coldPartEntries: [String: [UInt64]] = [:]
-
-  /// Finds where the executable at `path` jumps into its cold parts past their first byte.
-  /// Call before the tracer starts: it runs the disassembler, a child process the tracer,
-  /// which waits for any child, must not see.
+  /// Reads the executable at `path`, with where it jumps into its cold parts past their
+  /// first byte (see `ColdPartEntries`). Call before the tracer starts: it runs the
+  /// disassembler, a child process the tracer, which waits for any child, must not see.
   func prepare(executable path: String) {
     // The tracer names modules by the path the kernel maps, with every link resolved.
-    let mapped = Self.resolved(path)
-    guard let symbolizer = try? ELFSymbolizer(path: path) else { return }
-    // Read once: planning the executable reuses it.
-    prepared = (mapped, symbolizer)
-    guard !ColdPartEntries.coldParts(of: symbolizer.functions).isEmpty else { return }
-    guard let disassembler = ColdPartEntries.disassembler() else {
-      warn(
-        "\(path) has cold parts (foo.cold), which a function may jump into past their first byte; without llvm-objdump on PATH only those entered at their start are recorded"
-      )
-      return
-    }
-    coldPartEntries[mapped] = ColdPartEntries.entries(
-      binary: path, functions: symbolizer.functions, disassembler: disassembler)
+    guard case .success(let module) = survey(Self.resolved(path), coldParts: true),
+      module.coldParts == .unresolved
+    else { return }
+    warn(
+      "\(path) has cold parts (foo.cold), which a function may jump into past their first byte; without llvm-objdump on PATH only those entered at their start are recorded"
+    )
   }
 
-  /// The executable's symbols as `prepare` read them, by the path the tracer will name.
-  private var prepared: (path: String, symbolizer: ELFSymbolizer)?
+  /// What the module file at `path` holds: from the memory of this recording, else the plan
+  /// cache, else read from the file (and kept in the cache). `coldParts` asks for the
+  /// entries into its cold parts too.
+  func survey(_ path: String, coldParts: Bool = false) -> Result<PlannedModule, Error> {
+    if let module = surveys[path],
+      !(coldParts && module.coldParts == .unresolved && ColdPartEntries.disassembler() != nil)
+    {
+      return .success(module)
+    }
+    // Before the file is read: a file that changes meanwhile is planned afresh next time.
+    let key = PlanCache.key(path: path)
+    if let key, let module = cache.load(path: path, key: key),
+      !(coldParts && module.coldParts == .unresolved && ColdPartEntries.disassembler() != nil)
+    {
+      modulesFromCache += 1
+      surveys[path] = module
+      return .success(module)
+    }
+    do {
+      let module = try PlannedModule.survey(path: path, coldParts: coldParts)
+      modulesRead += 1
+      surveys[path] = module
+      if let key { cache.store(module, path: path, key: key) }
+      return .success(module)
+    } catch {
+      return .failure(error)
+    }
+  }
 
   /// The program the user started, with its links resolved (the tracer names modules by
   /// the path the kernel maps): its own executable is always theirs, even a system program.
@@ -138,10 +160,11 @@ final class ModulePlanner {
 
   init(
     stopNames: [String], includeSystemLibraries: Bool, program: String? = nil, selection: ModuleSelection = .init(),
-    warn: @escaping (String) -> Void
+    cache: PlanCache = .disabled, warn: @escaping (String) -> Void
   ) {
     self.stopNames = stopNames
-    stopPatterns = stopNames.map(StopName.init)
+    stops = stopNames.map(StopName.init)
+    self.cache = cache
     self.includeSystemLibraries = includeSystemLibraries
     self.program = program.map(Self.resolved)
     self.selection = selection
@@ -167,10 +190,6 @@ final class ModulePlanner {
 
   /// The function of glibc and musl that every `sigaction` and `signal` call goes through.
   static let sigactionName = "__libc_sigaction"
-
-  static func sigactionEntry(in functions: [FunctionSymbol]) -> UInt64? {
-    functions.first { $0.allNames.contains(sigactionName) }?.address
-  }
 
   /// Whether the library at `path` is a C library, whose sigaction is watched even when
   /// its functions are not recorded (glibc's `libc.so.6`, musl's `libc.musl-*.so.1`).
@@ -199,18 +218,14 @@ final class ModulePlanner {
     // A system library without its debug file is the rule, not news: dozens of them under
     // --system-libraries get one summary line (`systemLibraryWarnings`), not a line each.
     let isSystemLibrary = !isMainExecutable && TraceModule.isSystemLibrary(path: named)
-    let symbolizer: ELFSymbolizer
-    do {
-      if let prepared, prepared.path == path {
-        symbolizer = prepared.symbolizer
-      } else {
-        symbolizer = try ELFSymbolizer(path: path)
-      }
-    } catch {
+    let module: PlannedModule
+    switch survey(path) {
+    case .success(let read): module = read
+    case .failure(let error):
       warn("\(path): not recorded: \(error.localizedDescription)")
       return .empty
     }
-    switch symbolizer.symbolSource {
+    switch module.symbolSource {
     case .none where isSystemLibrary:
       systemLibrariesWithout[.none, default: []].append(named)
       return .empty
@@ -223,34 +238,34 @@ final class ModulePlanner {
       return .empty
     case .dynamicSymbols:
       warn(
-        "\(path) has only dynamic symbols: its \(symbolizer.functions.count) exported functions are recorded, its local ones are not; keep its .symtab or install its debug file"
+        "\(path) has only dynamic symbols: its \(module.functionCount) exported functions are recorded, its local ones are not; keep its .symtab or install its debug file"
       )
     case .symbolTable, .debugFile:
       break
     }
-    let functions = symbolizer.functions
-    if !isMainExecutable && functions.contains(where: { $0.allNames.contains("__cyg_profile_func_enter") }) {
+    if !isMainExecutable && module.isOrderfileRuntime {
       // The instrumented runtime, loaded by an instrumented build: part of the tool, not of the program.
       return .empty
     }
-    if isMainExecutable, (try? BinaryLocator.isInstrumented(fileAt: path)) == true {
+    if isMainExecutable, module.isInstrumented {
       warn(
         "\(path) is an instrumented build, recorded here without a rebuild all the same; 'record --instrumented' records it with its runtime"
       )
     }
-    let stops =
-      stopNames.isEmpty
-      ? []
-      : functions.filter { function in
-        let matched = stopNames.indices.filter { Self.name(of: function, matches: stopPatterns[$0]) }.map {
-          stopNames[$0]
-        }
-        matchedStopNames.formUnion(matched)
-        return !matched.isEmpty
-      }.map(\.address)
-    return ModulePlan(
-      entries: functions.map(\.address) + (coldPartEntries[path] ?? []), stops: stops,
-      signalHook: Self.sigactionEntry(in: functions) ?? 0)
+    var stopEntries: [UInt64] = []
+    // By the name as given: a legacy Rust hash is not part of `StopName.wanted`.
+    for (name, stop) in zip(stopNames, stops) {
+      let found = module.names.addresses(matching: stop)
+      if !found.isEmpty { matchedStopNames.insert(name) }
+      stopEntries = PlannedModule.merged(stopEntries, found)
+    }
+    return ModulePlan(entries: module.entries, stops: stopEntries, signalHook: module.signalHook)
+  }
+
+  /// Up to five names of the functions read so far nearest to the `--until` name `wanted`,
+  /// for the error that says it named none.
+  func nearestNames(to wanted: String) -> [String] {
+    StopName(wanted).nearest(amongNames: surveys.values.flatMap(\.names.all))
   }
 
   /// System libraries planned without a full symbol table, by what they have instead
@@ -285,14 +300,14 @@ final class ModulePlanner {
   /// The loader's hook: glibc's and musl's loaders call `_dl_debug_state` after mapping
   /// libraries and before running their constructors, which is when to arm them.
   private func loaderPlan(path: String) -> ModulePlan {
-    let functions = (try? ELFSymbolizer(path: path))?.functions ?? []
+    let names = (try? survey(path).get())?.names
     // musl's loader is its C library too.
-    let sigaction = Self.sigactionEntry(in: functions) ?? 0
-    guard let hook = functions.first(where: { $0.allNames.contains("_dl_debug_state") }) else {
+    let sigaction = names?.firstAddress(named: Self.sigactionName) ?? 0
+    guard let hook = names?.firstAddress(named: "_dl_debug_state") else {
       warn("\(path): the dynamic loader has no _dl_debug_state symbol, so shared libraries are not recorded")
       return ModulePlan(signalHook: sigaction)
     }
-    return ModulePlan(loaderHook: hook.address, signalHook: sigaction)
+    return ModulePlan(loaderHook: hook, signalHook: sigaction)
   }
 
   /// Whether `wanted` names this function: a linkage name, or a demangled one with or
@@ -308,10 +323,6 @@ final class ModulePlanner {
 
   /// Whether `pattern`, a `--until` name read once for all functions, names this function.
   static func name(of function: FunctionSymbol, matches pattern: StopName) -> Bool {
-    // Demangling every symbol is slow; only names that contain the last word can match.
-    for name in function.allNames where name.contains(pattern.lastWord) {
-      if pattern.matches(linkageName: name, demangled: Demangler.demangle(name)) { return true }
-    }
-    return false
+    function.allNames.contains(where: pattern.names)
   }
 }

@@ -80,6 +80,32 @@ public struct Recording: Sendable {
   /// The trace at `tracePath` as written, when the recorder has read it already: a caller
   /// need not read it again.
   public var trace: Trace?
+  /// How the recording without a rebuild planned what to arm; nil for the others.
+  public var planning: Planning?
+
+  /// The module files a recording without a rebuild read to plan, and those it took from
+  /// the plan cache instead (`PlanCache`).
+  public struct Planning: Sendable, Equatable {
+    public var modulesRead: Int
+    public var modulesFromCache: Int
+    /// The time spent planning; the tracer's, which plans each module as it is mapped and
+    /// arms it then, is its whole arming time.
+    public var milliseconds: Double
+
+    public init(modulesRead: Int, modulesFromCache: Int, milliseconds: Double) {
+      self.modulesRead = modulesRead
+      self.modulesFromCache = modulesFromCache
+      self.milliseconds = milliseconds
+    }
+
+    /// ` (from the plan cache)`, ` (2 of 3 modules from the plan cache)`, or nothing when no
+    /// module came from it.
+    var cacheNote: String {
+      guard modulesFromCache > 0 else { return "" }
+      guard modulesRead > 0 else { return " (from the plan cache)" }
+      return " (\(modulesFromCache) of \(modulesRead + modulesFromCache) modules from the plan cache)"
+    }
+  }
 
   public init(
     status: Int32, tracePath: String, childTraces: [String], execTraces: [String] = [], notes: [String] = [],

@@ -15,12 +15,11 @@ public enum UntilFunction {
     addresses: [UInt64], unmatched: [String]
   ) {
     guard !names.isEmpty else { return ([], []) }
-    let functions = try ELFSymbolizer.withSymbols(path: path).functions
+    let functions = FunctionNames(try ELFSymbolizer.withSymbols(path: path).functions)
     var addresses: [UInt64] = []
     var unmatched: [String] = []
     for name in names {
-      let pattern = StopName(name)
-      let found = functions.filter { ModulePlanner.name(of: $0, matches: pattern) }.map(\.address)
+      let found = functions.addresses(matching: StopName(name))
       if found.isEmpty { unmatched.append(name) }
       addresses += found
     }
@@ -60,6 +59,13 @@ struct StopName {
     lastWord = Self.lastIdentifier(base) ?? base
   }
 
+  /// Whether this names the function with the linkage name `name`. Demangling every symbol
+  /// is slow; only names that hold the last word can match (`FunctionNames` finds them in
+  /// its buffer of all names instead).
+  func names(_ name: String) -> Bool {
+    name.contains(lastWord) && matches(linkageName: name, demangled: Demangler.demangle(name))
+  }
+
   func matches(linkageName name: String, demangled readable: String) -> Bool {
     if let hash, !name.contains("17" + hash + "E") { return false }
     if name == wanted || readable == wanted { return true }
@@ -74,17 +80,21 @@ struct StopName {
     return RustName.isRust(linkageName: name) && RustName.names(readable, wanted)
   }
 
-  /// Up to `limit` demangled names of `functions` nearest to this one, for an error: those
-  /// that contain its last word (ignoring case); when none does (a typo), those whose last
-  /// identifier is a few edits from it; nearest first.
+  /// Up to `limit` demangled names of `functions` nearest to this one, for an error (see
+  /// `nearest(amongNames:limit:)`).
   func nearest(in functions: [FunctionSymbol], limit: Int = 5) -> [String] {
+    nearest(amongNames: functions.flatMap(\.allNames), limit: limit)
+  }
+
+  /// Up to `limit` demangled names of `names` (linkage names) nearest to this one, for an
+  /// error: those that contain its last word (ignoring case); when none does (a typo), those
+  /// whose last identifier is a few edits from it; nearest first.
+  func nearest(amongNames names: [String], limit: Int = 5) -> [String] {
     let word = lastWord.lowercased()
     guard word.count >= 3 else { return [] }
     var found = Set<String>()
-    for function in functions {
-      for name in function.allNames where name.lowercased().contains(word) {
-        found.insert(Demangler.demangle(name))
-      }
+    for name in names where name.lowercased().contains(word) {
+      found.insert(Demangler.demangle(name))
     }
     if !found.isEmpty {
       // Nearest first: the end of the name as long as the one given, a few edits from it
@@ -99,15 +109,13 @@ struct StopName {
     }
     let most = max(2, word.count / 4)
     var distances: [String: Int] = [:]
-    for function in functions {
-      for name in function.allNames where abs(name.count - word.count) <= most || name.hasPrefix("_") {
-        let readable = Demangler.demangle(name)
-        guard let identifier = Self.lastIdentifier(Self.beforeParameters(readable)),
-          abs(identifier.count - word.count) <= most
-        else { continue }
-        let distance = TextFormatting.editDistance(identifier.lowercased(), word)
-        if distance <= most { distances[readable] = min(distances[readable] ?? distance, distance) }
-      }
+    for name in names where abs(name.count - word.count) <= most || name.hasPrefix("_") {
+      let readable = Demangler.demangle(name)
+      guard let identifier = Self.lastIdentifier(Self.beforeParameters(readable)),
+        abs(identifier.count - word.count) <= most
+      else { continue }
+      let distance = TextFormatting.editDistance(identifier.lowercased(), word)
+      if distance <= most { distances[readable] = min(distances[readable] ?? distance, distance) }
     }
     return distances.sorted { ($0.value, $0.key.count, $0.key) < ($1.value, $1.key.count, $1.key) }.prefix(limit)
       .map(\.key)

@@ -33,15 +33,18 @@ public enum AtomicFile {
   /// A destination that exists and is not a regular file (`/dev/null`, `/dev/stdout`, a
   /// pipe) is written in place: renaming over it would replace a device with a file.
   ///
-  /// - Parameter mode: the mode of a new file; a file that exists keeps its own.
-  public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws {
-    try write([OutputFile(path: path, bytes: bytes)], mode: mode)
+  /// - Parameters:
+  ///   - mode: the mode of a new file; a file that exists keeps its own.
+  ///   - durable: flush the file to the disk before it replaces the old one; a cache, which
+  ///     its reader checks and can always remake, need not wait for the disk.
+  public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644, durable: Bool = true) throws {
+    try write([OutputFile(path: path, bytes: bytes)], mode: mode, durable: durable)
   }
 
   /// Writes every file of `files`: all of them are written and flushed under temporary
   /// names first, and only then renamed into place one after another, so an error or a
   /// kill while writing leaves every destination as it was.
-  public static func write(_ files: [OutputFile], mode: mode_t = 0o644) throws {
+  public static func write(_ files: [OutputFile], mode: mode_t = 0o644, durable: Bool = true) throws {
     var staged: [StagedFile] = []
     defer { for file in staged { file.discard() } }
     var inPlace: [OutputFile] = []
@@ -55,7 +58,7 @@ public enum AtomicFile {
         inPlace.append(file)
         continue
       }
-      staged.append(try StagedFile.stage(file.bytes, for: destination, mode: mode))
+      staged.append(try StagedFile.stage(file.bytes, for: destination, mode: mode, durable: durable))
     }
     for file in inPlace { try writeInPlace(file) }
     while !staged.isEmpty {

@@ -18,8 +18,9 @@ struct StagedFile {
   private let descriptor: Int32
 
   /// Writes `bytes` to a new temporary beside `destination`, with the mode of the file it
-  /// replaces (or `mode` for a new file), and flushes it.
-  static func stage(_ bytes: [UInt8], for destination: String, mode: mode_t) throws -> StagedFile {
+  /// replaces (or `mode` for a new file), and flushes it to the disk when `durable`.
+  static func stage(_ bytes: [UInt8], for destination: String, mode: mode_t, durable: Bool = true) throws -> StagedFile
+  {
     let (fd, temporary) = try makeTemporary(for: destination, create: createFile)
     let staged = StagedFile(destination: destination, temporary: temporary, descriptor: fd)
     do {
@@ -27,7 +28,7 @@ struct StagedFile {
       let keptMode = stat(destination, &existing) == 0 ? existing.st_mode & 0o7777 : mode
       try AtomicFile.writeAll(bytes, to: fd, path: destination)
       guard fchmod(fd, keptMode) == 0 else { throw SupportError.writing("chmod", path: destination) }
-      guard fsync(fd) == 0 else { throw SupportError.writing("fsync", path: destination) }
+      guard !durable || fsync(fd) == 0 else { throw SupportError.writing("fsync", path: destination) }
       return staged
     } catch {
       staged.discard()

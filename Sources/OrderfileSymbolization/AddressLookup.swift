@@ -20,10 +20,17 @@ public enum AddressLine: Equatable, Sendable {
     if high - low > 2 && line[low] == UInt8(ascii: "0") && (line[low + 1] | 0x20) == UInt8(ascii: "x") {
       low += 2
     }
-    guard high - low <= 16 else { return nil }
+    guard let value = Self.hex(line, low..<high) else { return nil }
+    self = .address(value)
+  }
+
+  /// The hexadecimal number of 1 to 16 digits in `bytes[range]`, without a prefix; nil for
+  /// anything else.
+  static func hex(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64? {
+    guard !range.isEmpty, range.count <= 16 else { return nil }
     var value: UInt64 = 0
-    for index in low..<high {
-      let byte = line[index]
+    for index in range {
+      let byte = bytes[index]
       let digit: UInt8
       switch byte {
       case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
@@ -33,7 +40,7 @@ public enum AddressLine: Equatable, Sendable {
       }
       value = value << 4 | UInt64(digit)
     }
-    self = .address(value)
+    return value
   }
 
   /// Parses `line` (without its newline).

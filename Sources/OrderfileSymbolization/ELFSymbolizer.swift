@@ -153,7 +153,7 @@ public final class ELFSymbolizer: Symbolizer {
   /// for is no problem.
   /// `path + ".map"`, else the map beside the real file when `path` is a link to it (a
   /// library given by its SONAME link, linked with `-Map=libapp.so.0.0.0.map`).
-  static func defaultLinkMap(of path: String) -> String {
+  public static func defaultLinkMap(of path: String) -> String {
     let beside = path + ".map"
     guard !FileManager.default.fileExists(atPath: beside), let real = ModuleFile.resolved(path),
       FileManager.default.fileExists(atPath: real + ".map")

@@ -69,6 +69,9 @@ public enum DataSection: Sendable, Equatable, Hashable {
 /// private functions in sections named after assembler-local labels, keeps the name of its
 /// section (`App.build/main.swift.o(.text..Lobjectdestroy.7)`) across links and rebuilds.
 /// Only lld's format is read (`VMA LMA Size Align Out In Symbol`).
+///
+/// The map is read as bytes, one pass over its lines: a large program's map runs to tens of
+/// megabytes, and splitting it into Swift strings cost seconds.
 public struct LinkMap: Sendable {
   /// An input section placed at `address`.
   public struct Placement: Sendable, Equatable {
@@ -87,86 +90,158 @@ public struct LinkMap: Sendable {
   /// Input sections of the read-only data output sections (`DataSection`), sorted by
   /// address; the linker's own merged ones (`<internal>`, literals and constants) included.
   public let dataPlacements: [Placement]
-  /// Where the map places each symbol of its code, by name (local names can repeat), for
-  /// checking that it describes a given binary.
-  public let symbols: [String: [UInt64]]
+  /// Where the map places each symbol of its code (local names can repeat), sorted by
+  /// address, for checking that it describes a given binary.
+  private let symbols: [(address: UInt64, name: String)]
+
+  /// The most bytes a map may have: lld writes one line per symbol, and the largest
+  /// programs' maps reach hundreds of megabytes.
+  public static let byteLimit = 1 << 30
 
   /// Reads the map at `path`.
   ///
   /// - Throws: `SymbolizationError.notALinkMap` when the file is not an lld map, or
   ///   `SupportError` when it cannot be read.
   public static func read(path: String) throws -> LinkMap {
-    try LinkMap(path: path, text: FileReading.text(atPath: path))
+    try LinkMap(path: path, bytes: FileReading.bytes(atPath: path, limit: byteLimit))
   }
 
   public init(path: String, text: String) throws {
+    try self.init(path: path, bytes: Array(text.utf8))
+  }
+
+  /// An input section's line, its names still bytes of the map.
+  private typealias Raw = (
+    address: UInt64, size: UInt64, alignment: UInt64, file: Range<Int>, section: Range<Int>, output: String
+  )
+
+  public init(path: String, bytes: [UInt8]) throws {
     self.path = path
-    var lines = text.split(separator: "\n", omittingEmptySubsequences: true)[...]
-    guard let header = lines.popFirst(),
-      header.split(separator: " ").elementsEqual(
-        ["VMA", "LMA", "Size", "Align", "Out", "In", "Symbol"].lazy.map { Substring($0) })
-    else {
+    var raw: [Raw] = []
+    var rawData: [Raw] = []
+    var symbols: [(address: UInt64, name: String)] = []
+    var header = true
+    var inText = false
+    var inData = false
+    var output = ""
+    var badText: Int?
+    bytes.withUnsafeBufferPointer { buffer in
+      var lineStart = 0
+      while lineStart < buffer.count {
+        var lineEnd = lineStart
+        while lineEnd < buffer.count && buffer[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+        defer { lineStart = lineEnd + 1 }
+        if lineEnd == lineStart { continue }
+        if header {
+          header = false
+          guard Self.isHeader(buffer[lineStart..<lineEnd]) else {
+            badText = lineStart
+            return
+          }
+          continue
+        }
+        // Four numbers, then the rest after one space (an output section), nine (an input
+        // section) or seventeen (a symbol).
+        var cursor = lineStart
+        var numbers: (UInt64?, UInt64?, UInt64?) = (nil, nil, nil)
+        for field in 0..<4 {
+          while cursor < lineEnd && buffer[cursor] == UInt8(ascii: " ") { cursor += 1 }
+          let start = cursor
+          while cursor < lineEnd && buffer[cursor] != UInt8(ascii: " ") { cursor += 1 }
+          if field == 0 { numbers.0 = AddressLine.hex(buffer, start..<cursor) }
+          if field == 2 { numbers.1 = AddressLine.hex(buffer, start..<cursor) }
+          if field == 3 { numbers.2 = Self.decimal(buffer, start..<cursor) }
+        }
+        guard let address = numbers.0, let size = numbers.1 else { continue }
+        let alignment = max(numbers.2 ?? 1, 1)
+        var text = cursor
+        while text < lineEnd && buffer[text] == UInt8(ascii: " ") { text += 1 }
+        let indent = text - cursor
+        if indent < 9 {
+          // Code lives in the output sections named .text…; .init, .fini and .plt stay put.
+          inText = buffer[text..<lineEnd].starts(with: ".text".utf8)
+          // Output section lines are few: their names are made into strings.
+          output = String(decoding: buffer[text..<lineEnd], as: UTF8.self)
+          inData = DataSection(outputSection: output) != nil
+        } else if indent < 17 {
+          // `file:(section)`; the file may hold `:(` itself, the section does not end in `)`.
+          guard inText || inData, size > 0, lineEnd - text >= 3, buffer[lineEnd - 1] == UInt8(ascii: ")") else {
+            continue
+          }
+          var split = lineEnd - 2
+          while split > text && !(buffer[split] == UInt8(ascii: ":") && buffer[split + 1] == UInt8(ascii: "(")) {
+            split -= 1
+          }
+          guard split > text || (buffer[split] == UInt8(ascii: ":") && buffer[split + 1] == UInt8(ascii: "(")) else {
+            continue
+          }
+          let entry: Raw = (address, size, alignment, text..<split, split + 2..<lineEnd - 1, output)
+          if inText { raw.append(entry) } else { rawData.append(entry) }
+        } else if inText, !buffer[text..<lineEnd].contains(UInt8(ascii: " ")) {
+          symbols.append((address, String(decoding: buffer[text..<lineEnd], as: UTF8.self)))
+        }
+      }
+    }
+    if header || badText != nil {
       throw SymbolizationError.notALinkMap(
         path: path, reason: "its first line is not lld's 'VMA LMA Size Align Out In Symbol'")
     }
-    typealias Raw = (
-      address: UInt64, size: UInt64, alignment: UInt64, file: Substring, section: Substring, output: Substring
-    )
-    var raw: [Raw] = []
-    var rawData: [Raw] = []
-    var output: Substring = ""
-    var symbols: [String: [UInt64]] = [:]
-    var inText = false
-    var inData = false
-    for line in lines {
-      // Four numbers, then the rest after one space (an output section), nine (an input
-      // section) or seventeen (a symbol).
-      var rest = line[...]
-      var numbers: [Substring] = []
-      for _ in 0..<4 {
-        rest = rest.drop(while: { $0 == " " })
-        let field = rest.prefix(while: { $0 != " " })
-        numbers.append(field)
-        rest = rest.dropFirst(field.count)
-      }
-      guard let address = UInt64(numbers[0], radix: 16), let size = UInt64(numbers[2], radix: 16) else { continue }
-      let alignment = max(UInt64(numbers[3]) ?? 1, 1)
-      let indent = rest.prefix(while: { $0 == " " }).count
-      let text = rest.dropFirst(indent)
-      if indent < 9 {
-        // Code lives in the output sections named .text…; .init, .fini and .plt stay put.
-        inText = text.hasPrefix(".text")
-        inData = DataSection(outputSection: text) != nil
-        output = text
-      } else if indent < 17 {
-        guard inText || inData, size > 0, let split = text.range(of: ":(", options: .backwards),
-          text.hasSuffix(")")
-        else {
-          continue
-        }
-        let section = text[split.upperBound..<text.index(before: text.endIndex)]
-        if inText {
-          raw.append((address, size, alignment, text[..<split.lowerBound], section, output))
-        } else {
-          rawData.append((address, size, alignment, text[..<split.lowerBound], section, output))
-        }
-      } else if inText, !text.contains(" ") {
-        symbols[String(text), default: []].append(address)
-      }
-    }
-    let objects = Self.shortNames(Set((raw + rawData).map { Self.scriptName(ofFile: $0.file) }))
-    func placed(_ entries: [Raw]) -> [Placement] {
-      entries.map { entry in
-        let file = Self.scriptName(ofFile: entry.file)
-        return Placement(
+    let files = (text: Self.fileNames(of: raw, in: bytes), data: Self.fileNames(of: rawData, in: bytes))
+    let objects = Self.shortNames(Set(files.text + files.data))
+    func placed(_ entries: [Raw], _ files: [String]) -> [Placement] {
+      zip(entries, files).map { entry, file in
+        Placement(
           address: entry.address, size: entry.size,
-          input: InputSection(object: objects[file] ?? file, section: String(entry.section)),
-          outputSection: String(entry.output), alignment: entry.alignment)
+          input: InputSection(
+            object: objects[file] ?? file, section: String(decoding: bytes[entry.section], as: UTF8.self)),
+          outputSection: entry.output, alignment: entry.alignment)
       }.sorted { $0.address < $1.address }
     }
-    placements = placed(raw)
-    dataPlacements = placed(rawData)
-    self.symbols = symbols
+    placements = placed(raw, files.text)
+    dataPlacements = placed(rawData, files.data)
+    self.symbols = symbols.sorted { $0.address < $1.address }
+  }
+
+  /// The script names of the files of `entries`, one each. Consecutive input sections mostly
+  /// come from one object: its name is made once.
+  private static func fileNames(of entries: [Raw], in bytes: [UInt8]) -> [String] {
+    var files: [String] = []
+    files.reserveCapacity(entries.count)
+    var last: (range: Range<Int>, name: String)?
+    for entry in entries {
+      if let last, bytes[last.range].elementsEqual(bytes[entry.file]) {
+        files.append(last.name)
+        continue
+      }
+      let name = Self.scriptName(ofFile: String(decoding: bytes[entry.file], as: UTF8.self)[...])
+      last = (entry.file, name)
+      files.append(name)
+    }
+    return files
+  }
+
+  /// Whether `line` is lld's header: `VMA LMA Size Align Out In Symbol`, however spaced.
+  private static func isHeader(_ line: UnsafeBufferPointer<UInt8>.SubSequence) -> Bool {
+    line.split(separator: UInt8(ascii: " ")).elementsEqual(
+      ["VMA", "LMA", "Size", "Align", "Out", "In", "Symbol"].lazy.map { Array($0.utf8) }[...]
+    ) { $0.elementsEqual($1) }
+  }
+
+  /// The decimal number in `bytes[range]`; nil for anything else.
+  private static func decimal(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt64? {
+    guard !range.isEmpty, range.count <= 19 else { return nil }
+    var value: UInt64 = 0
+    for index in range {
+      let byte = bytes[index]
+      guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+      value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
+    }
+    return value
+  }
+
+  /// The addresses the map gives the symbol `name`, in address order.
+  public func addresses(ofSymbol name: String) -> [UInt64] {
+    symbols.filter { $0.name == name }.map(\.address)
   }
 
   /// The data input section that holds `address`, if the map places one there.
@@ -194,9 +269,32 @@ public struct LinkMap: Sendable {
   /// The first symbol whose address in the map differs from its address in `functions`;
   /// nil when every symbol both name agrees (the map describes that binary).
   public func firstDisagreement(with functions: [FunctionSymbol]) -> (name: String, map: UInt64, binary: UInt64)? {
-    for function in functions where function.hasSymbol {
-      for name in function.allNames {
-        if let mapped = symbols[name], let first = mapped.first, !mapped.contains(function.address) {
+    // Nearly every symbol sits where the binary has it: walk both in address order, and look
+    // names up only for the few that do not (labels the binary has no function for).
+    // Positions, not copies: a function is a large value, and a binary has 250,000 of them.
+    var named = functions.indices.filter { functions[$0].hasSymbol }
+    if !zip(named, named.dropFirst()).allSatisfy({ functions[$0].address <= functions[$1].address }) {
+      named.sort { functions[$0].address < functions[$1].address }
+    }
+    var unexplained = Set<String>()
+    var index = 0
+    for symbol in symbols {
+      while index < named.count && functions[named[index]].address < symbol.address { index += 1 }
+      if index < named.count, functions[named[index]].address == symbol.address,
+        functions[named[index]].name == symbol.name || functions[named[index]].aliases.contains(symbol.name)
+      {
+        continue
+      }
+      unexplained.insert(symbol.name)
+    }
+    guard !unexplained.isEmpty else { return nil }
+    var mapped: [String: [UInt64]] = [:]
+    for symbol in symbols where unexplained.contains(symbol.name) {
+      mapped[symbol.name, default: []].append(symbol.address)
+    }
+    for function in named.lazy.map({ functions[$0] }) {
+      for name in CollectionOfOne(function.name) + function.aliases {
+        if let addresses = mapped[name], let first = addresses.first, !addresses.contains(function.address) {
           return (name, first, function.address)
         }
       }

@@ -128,6 +128,12 @@ struct RecordCommand: ParsableCommand {
   )
   var waitForExit = false
 
+  @Flag(
+    help:
+      "Without a rebuild: plan from the program's files, not from the plans kept in the user's cache ($ORDERFILE_CACHE_DIR, else $XDG_CACHE_HOME/orderfile or ~/.cache/orderfile), and keep none."
+  )
+  var noPlanCache = false
+
   @Flag(name: .shortAndLong, help: "Print only warnings and errors, not the summary of what was recorded.")
   var quiet = false
 
@@ -150,6 +156,9 @@ struct RecordCommand: ParsableCommand {
         "--until, --system-libraries, --data, --include-module and --exclude-module record without a rebuild; an instrumented program ends its window with orderfile_startup_complete()"
       )
     }
+    if instrumented && noPlanCache {
+      throw ValidationError("--no-plan-cache is for recording without a rebuild: an instrumented build plans nothing")
+    }
     if data && recorderMethod == .tracer {
       throw ValidationError("--data records in-process: give --recorder in-process or auto")
     }
@@ -171,7 +180,7 @@ struct RecordCommand: ParsableCommand {
         includeModules: includeModules,
         excludeModules: excludeModules,
         recorderMethod: recorderMethod, quiet: quiet, emulator: emulator.words,
-        waitForExit: waitForExit
+        waitForExit: waitForExit, usesPlanCache: !noPlanCache
       ).run()
     }
   }

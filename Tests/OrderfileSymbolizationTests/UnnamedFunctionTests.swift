@@ -16,12 +16,7 @@ private struct UnnamedProgram {
 
   init() throws {
     work = try TemporaryDirectory("orderfile-unnamed")
-    let object = work.file("unnamed.o")
-    try runChecked(
-      Toolchain.clang,
-      ["-O1", "-ffunction-sections", "-c", PackagePaths.fixtures + "/unnamed/unnamed.c", "-o", object],
-      environment: Toolchain.environment)
-    try runChecked(Toolchain.llvmBin + "/llvm-objcopy", ["--strip-symbol=hidden", object])
+    let object = try unnamedFixtureObject(in: work)
     binary = work.file("app")
     map = work.file("link.map")
     try Self.link(object, to: binary, map: map)
@@ -118,7 +113,7 @@ struct UnnamedFunctionTests {
     #expect(map.inputSection(containing: 0x1025)?.description == "App.build/main.swift.o(.text..L__unnamed_3)")
     #expect(map.inputSection(containing: 0x1070) == nil)
     #expect(map.inputSection(containing: 0x2000) == nil)
-    #expect(map.symbols["main"] == [0x1000])
+    #expect(map.addresses(ofSymbol: "main") == [0x1000])
     #expect(throws: SymbolizationError.self) { try LinkMap(path: "m", text: "not a map\n") }
   }
 }

@@ -70,6 +70,19 @@ public func buildBreakpointFixture(
   return binary
 }
 
+/// Tests/Fixtures/unnamed/unnamed.c compiled into `unnamed.o` in `work`, one section per
+/// function, with the symbol of `hidden` stripped, as Swift never gives its `.text..L`
+/// functions one: only a link map names it in the linked binary.
+public func unnamedFixtureObject(in work: TemporaryDirectory) throws -> String {
+  let object = work.file("unnamed.o")
+  try runChecked(
+    Toolchain.clang,
+    ["-O1", "-ffunction-sections", "-c", PackagePaths.fixtures + "/unnamed/unnamed.c", "-o", object],
+    environment: Toolchain.environment)
+  try runChecked(Toolchain.llvmBin + "/llvm-objcopy", ["--strip-symbol=hidden", object])
+  return object
+}
+
 /// The profile clang's `-fsplit-machine-functions` splits Tests/Fixtures/coldparts/launch.c
 /// with: from a run on this machine that skips the unlikely branches (TRAIN set), so they
 /// become cold parts, which the launch then takes. The IR, and so the profile, is the same

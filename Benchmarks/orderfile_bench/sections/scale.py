@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import shutil
 import statistics
 import sys
 import time
@@ -19,6 +20,9 @@ GOAL_SECONDS = 2.0
 ARM_GOAL_MS = 500.0  # recording without a rebuild: symbols read and breakpoints written
 GOAL_BYTES = 1 << 30
 GENERATE_RUNS = 3
+PLAN_RUNS = 5  # record's planning, each variant, interleaved
+PLAN_GOAL_MS = 50.0  # 50k entries planned from the files, warm (issue 33)
+MAP_GOAL_MS = 200.0  # a 27 MB link map read
 
 # The steps, in order. The Markdown table leaves out the first (writing the C sources).
 SOURCES, INSTRUMENT, RECORD, GENERATE, RELEASE, ESTIMATE, ESTIMATE_RELINKED, NO_REBUILD = (
@@ -44,6 +48,25 @@ class ScalePages:
 
 
 @dataclass
+class ScalePlanning:
+    """record --no-rebuild's planning on the release program with its lld map beside it:
+    medians of PLAN_RUNS interleaved runs of each variant, on one machine in one run."""
+    entries: int
+    map_bytes: int
+    launch_ms: float  # the plain program, the baseline
+    record_uncached_ms: float  # whole record, --no-plan-cache
+    record_cached_ms: float  # whole record, its plan from the cache
+    plan_uncached_ms: float  # "planned in": symbols, .eh_frame, map, cold parts
+    plan_no_map_ms: float  # the same without the map
+    plan_cached_ms: float
+    first_plan_ms: float  # the first record with an empty cache: planned and written
+
+    @property
+    def map_ms(self):
+        return self.plan_uncached_ms - self.plan_no_map_ms
+
+
+@dataclass
 class ScaleChecks:
     seconds: bool
     memory: bool
@@ -66,6 +89,7 @@ class ScaleResult:
     jobs: int | None = None  # compile jobs in parallel
     launch_functions: int | None = None
     arming_ms: float | None = None  # record --no-rebuild on the release program: symbols read, breakpoints written
+    planning: ScalePlanning | None = None
 
 
 def run(ctx):
@@ -127,7 +151,9 @@ def run(ctx):
     objs, wall, peak = compile_all("plain", [])
     release = os.path.join(d, "scale-default")
     ordered = os.path.join(d, "scale-ordered")
-    lwall, lpeak, _, _ = run_measured(link + objs + ["-o", release], "linking the release program", peak=True)
+    release_map = os.path.join(d, "scale-default.lld-map")  # not beside it: the other steps read no map
+    lwall, lpeak, _, _ = run_measured(link + objs + ["-Wl,-Map=" + release_map, "-o", release],
+                                      "linking the release program", peak=True)
     owall, opeak, _, _ = run_measured(link + [f"-Wl,--symbol-ordering-file={order}"] + objs + ["-o", ordered],
                                       "linking the ordered program", peak=True)
     step(RELEASE, wall + lwall + owall, max(peak, lpeak, opeak), "default and ordered (lld --symbol-ordering-file)")
@@ -154,6 +180,7 @@ def run(ctx):
     arming_ms = float(armed.group(2) or 0) + float(armed.group(3))
     step(NO_REBUILD, wall, peak, f"{int(armed.group(1)):,} breakpoints, armed in {arming_ms:.0f} ms "
                                  f"(goal < {ARM_GOAL_MS:.0f} ms: {verdict(arming_ms < ARM_GOAL_MS)})")
+    planning = measure_planning(ctx, tool, release, release_map, os.path.join(d, "planning"))
     checks = ScaleChecks(seconds=generate_wall < GOAL_SECONDS, memory=generate_peak * 1024 < GOAL_BYTES)
     return ScaleResult(
         goal=f"trace to orderfile (orderfile generate) under {GOAL_SECONDS:.0f} s with peak memory under 1 GiB",
@@ -163,7 +190,66 @@ def run(ctx):
                              ordered_measured=measured["current"], lower_bound=pages["lowerBound"]),
         checks=checks, passed=checks.seconds and checks.memory,
         generate_entries=entries, match_rate=gen["matchRate"], jobs=jobs,
-        launch_functions=estimate["launchFunctions"], arming_ms=arming_ms)
+        launch_functions=estimate["launchFunctions"], arming_ms=arming_ms, planning=planning)
+
+
+PLANNED = re.compile(r"(\d+) entries planned in ([0-9.]+) ms( \(from the plan cache\))?")
+
+
+def measure_planning(ctx, tool, release, release_map, d):
+    """record --no-rebuild --until main of a copy of the release program, its map beside it:
+    planned from the files (with and without the map) and from the plan cache, interleaved."""
+    os.makedirs(d, exist_ok=True)
+    program = os.path.join(d, "scale")
+    bare = os.path.join(d, "scale-nomap")
+    for copy in (program, bare):
+        shutil.copy2(release, copy)
+    shutil.copy2(release_map, program + ".map")
+    env = ctx.env({"ORDERFILE_CACHE_DIR": os.path.join(d, "cache")})
+    trace = os.path.join(d, "t.trace")
+
+    def record(binary, cached, first=False):
+        cmd = [tool, "record", "--no-rebuild", "--until", "main", "-o", trace] + ([] if cached else ["--no-plan-cache"])
+        wall, _, _, err = run_measured(cmd + ["--", binary], "orderfile record (planning)", env=env)
+        said = PLANNED.search(err)
+        if not said or bool(said.group(3)) != (cached and not first):
+            raise BenchError(f"orderfile record did not say how it planned ({'cached' if cached else 'not cached'}): "
+                             f"{err.strip()}")
+        return wall * 1000, float(said.group(2)), int(said.group(1))
+
+    _, first_plan, entries = record(program, cached=True, first=True)  # the cache is empty: planned, then kept
+    launch, uncached, nomap, cached = [], [], [], []
+    for _ in range(PLAN_RUNS):
+        start = time.perf_counter()
+        run_checked([release], "running the release program")
+        launch.append((time.perf_counter() - start) * 1000)
+        uncached.append(record(program, cached=False))
+        nomap.append(record(bare, cached=False))
+        cached.append(record(program, cached=True))
+    med = statistics.median
+    return ScalePlanning(
+        entries=entries, map_bytes=os.path.getsize(program + ".map"), launch_ms=med(launch),
+        record_uncached_ms=med(r[0] for r in uncached), record_cached_ms=med(r[0] for r in cached),
+        plan_uncached_ms=med(r[1] for r in uncached), plan_no_map_ms=med(r[1] for r in nomap),
+        plan_cached_ms=med(r[1] for r in cached), first_plan_ms=first_plan)
+
+
+def planning_lines(p):
+    """The planning figures, each time also as a ratio over the plain launch of the same run."""
+    def ratio(ms):
+        return f"{ms / p.launch_ms:.1f}x the launch" if p.launch_ms > 0 else ""
+    return [
+        f"record --no-rebuild --until main, {p.entries:,} entries, lld map {p.map_bytes / 2**20:.1f} MiB beside it "
+        f"(medians of {PLAN_RUNS}, interleaved):",
+        f"  plain launch {p.launch_ms:.1f} ms; whole record {p.record_uncached_ms:.0f} ms planned from the files "
+        f"({ratio(p.record_uncached_ms)}), {p.record_cached_ms:.0f} ms from the plan cache "
+        f"({ratio(p.record_cached_ms)})",
+        f"  planning: first {p.first_plan_ms:.1f} ms (written to the cache), from the files {p.plan_uncached_ms:.1f} ms "
+        f"(goal < {PLAN_GOAL_MS:.0f} ms: {verdict(p.plan_uncached_ms < PLAN_GOAL_MS)}), "
+        f"from the cache {p.plan_cached_ms:.1f} ms ({p.plan_cached_ms / p.plan_uncached_ms:.2f} of the files')",
+        f"  the map's share: {p.map_ms:.1f} ms ({p.plan_uncached_ms:.1f} with it, {p.plan_no_map_ms:.1f} without; "
+        f"{p.map_ms / max(p.map_bytes / 2**20, 1e-9) * 27:.0f} ms per 27 MiB, goal < {MAP_GOAL_MS:.0f} ms)",
+    ]
 
 
 def render_text(res):
@@ -175,6 +261,8 @@ def render_text(res):
     for s in res.steps:
         out.append(f"{s.step:<36} {s.seconds:>8.2f}s {s.peak_kib / 1024:>6.0f} MiB  {s.detail}")
     out.append(f"trace: {res.trace_bytes / 2**20:.1f} MiB")
+    if res.planning:
+        out += planning_lines(res.planning)
     out.append(f"goal: generate {res.generate_seconds:.2f} s (< {GOAL_SECONDS:.0f} s): "
                f"{verdict(res.checks.seconds)}; peak {res.generate_peak_kib / 1024:.0f} MiB "
                f"(< 1024 MiB): {verdict(res.checks.memory)}")
@@ -211,6 +299,8 @@ def render_markdown(res, report):
     body = [f"{report.provenance()} {res.functions:,} functions in {res.files} files.", "",
             md.table(["step", "time", "peak", ""], ["l", "r", "r", "l"], rows), "",
             f"Goal: {res.generate_seconds:.2f} s and {res.generate_peak_kib / 1024:.0f} MiB, {verdict(res.passed)}."]
+    if res.planning:
+        body += [""] + [line.strip() for line in planning_lines(res.planning)]
     return {"scale": "\n".join(body)}
 
 
