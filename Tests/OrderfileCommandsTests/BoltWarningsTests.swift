@@ -12,6 +12,7 @@ struct BoltWarningsTests {
       {"binary": "t", "output": "t.bolt", "order": "t.order", "bolt": "/usr/bin/llvm-bolt-22", "command": ["./t"],
        "launchStatus": 0, "orderedFunctions": 7, "absentFunctions": [\((0..<absent).map { "\"f\($0)\"" }.joined(separator: ", "))],
        "coldPartsLeftToBolt": 0, "inputBytes": 122560, "outputBytes": \(outputBytes),
+       "debugInfoBytes": {"input": 0, "output": 0},
        "seconds": {"instrument": 0.1, "launch": 0.1, "optimize": 0.1}, "optimizeOptions": [], "warnings": [],
        "leftInPlace": [], "compilerSplitFunctions": 0}
       """
