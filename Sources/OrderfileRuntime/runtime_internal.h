@@ -176,6 +176,7 @@ typedef struct of_program_clock {
   bool enabled;
   uint64_t arming_ns;   /* spent before the program's first own instruction */
   uint64_t recorder_ns; /* in all, so far (arming included); grows with relaxed adds */
+  uint64_t latest_ns;   /* the latest time read: each read is later (see of_program_ns) */
 } of_program_clock;
 
 extern of_program_clock of_clock;

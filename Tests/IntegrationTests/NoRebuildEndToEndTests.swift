@@ -36,7 +36,7 @@ struct NoRebuildEndToEndTests {
     let releaseFlags = printed.standardOutput.split(separator: " ").map {
       $0.trimmingCharacters(in: .whitespacesAndNewlines)
     }
-    #expect(releaseFlags == ["-ffunction-sections"])
+    #expect(releaseFlags == ["-ffunction-sections", "-fdata-sections"])
     let objects = work.file("objects")
     try FileManager.default.createDirectory(atPath: objects, withIntermediateDirectories: true)
     for source in ["main.c", "config.c", "store.c", "ui.c", "plugin.c"] {
