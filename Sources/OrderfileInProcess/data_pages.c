@@ -140,7 +140,7 @@ static void of_data_note(of_data_region *region, size_t page, uintptr_t address,
   of_thread *self = &of_self;
   if (!self->busy) {
     self->busy = 1;
-    of_record_data_page(region->module_pc, address, of_data_page_size, of_program_ns(trapped));
+    of_record_data_page(region->module_pc, address, of_data_page_size, of_stamp_ns(trapped));
     self->busy = 0;
   }
 }

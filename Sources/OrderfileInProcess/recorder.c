@@ -409,7 +409,7 @@ static void of_note_first_call(uintptr_t pc, bool stop, uint64_t trapped) {
     return;
   }
   self->busy = 1;
-  uint64_t now = of_program_ns(trapped);
+  uint64_t now = of_stamp_ns(trapped);
   if (__atomic_load_n(&of_started, __ATOMIC_ACQUIRE)) {
     if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_RECORDING) {
       of_record_call(pc, now, 0);

@@ -176,7 +176,7 @@ typedef struct of_program_clock {
   bool enabled;
   uint64_t arming_ns;   /* spent before the program's first own instruction */
   uint64_t recorder_ns; /* in all, so far (arming included); grows with relaxed adds */
-  uint64_t latest_ns;   /* the latest time read: each read is later (see of_program_ns) */
+  uint64_t latest_stamp_ns; /* the latest record's time: each is later (see of_stamp_ns) */
 } of_program_clock;
 
 extern of_program_clock of_clock;
@@ -186,6 +186,7 @@ uint64_t of_now_ns(void) OF_NOINSTR;  /* the program's clock (see of_clock) */
 /* The program's clock at `wall_ns`, a CLOCK_MONOTONIC reading taken since the recorder last
  * added to its time (a trap handler's start, before its own work). */
 uint64_t of_program_ns(uint64_t wall_ns) OF_NOINSTR;
+uint64_t of_stamp_ns(uint64_t wall_ns) OF_NOINSTR; /* a record's time: of_program_ns, each later */
 uint64_t of_wall_ns(void) OF_NOINSTR; /* CLOCK_MONOTONIC */
 uint32_t of_thread_id(void) OF_NOINSTR;
 void of_warn(const char *format, ...) __attribute__((format(printf, 1, 2))) OF_NOINSTR;

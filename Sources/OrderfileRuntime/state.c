@@ -36,17 +36,22 @@ uint64_t of_now_ns(void) {
   return of_program_ns(of_wall_ns());
 }
 
-/* Always later than the time read before: a trap's kernel cost (which the handler cannot see)
- * is added to recorder_ns as a calibrated estimate when the trap ends, and another thread may
- * stamp between a trap's start and that add; either could otherwise set the clock back by a
- * few nanoseconds past a record already written, or stamp two in the wrong order. Lock-free,
- * so safe in a signal handler. */
 uint64_t of_program_ns(uint64_t wall_ns) {
-  uint64_t now = wall_ns - __atomic_load_n(&of_clock.recorder_ns, __ATOMIC_RELAXED);
-  uint64_t seen = __atomic_load_n(&of_clock.latest_ns, __ATOMIC_RELAXED);
+  return wall_ns - __atomic_load_n(&of_clock.recorder_ns, __ATOMIC_RELAXED);
+}
+
+/* Each stamp later than the one before: a trap's kernel cost (which the handler cannot see)
+ * is added to recorder_ns as a calibrated estimate when the trap ends, so where the next
+ * first call comes sooner than that estimate its program time would fall a few nanoseconds
+ * before the last record's. Only stamps take part: the runtime's own reads inside a stretch
+ * of the recorder's work (its start) run ahead of the clock that stretch then sets back.
+ * Lock-free, so safe in a signal handler. */
+uint64_t of_stamp_ns(uint64_t wall_ns) {
+  uint64_t now = of_program_ns(wall_ns);
+  uint64_t seen = __atomic_load_n(&of_clock.latest_stamp_ns, __ATOMIC_RELAXED);
   for (;;) {
     uint64_t next = now > seen ? now : seen + 1;
-    if (__atomic_compare_exchange_n(&of_clock.latest_ns, &seen, next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    if (__atomic_compare_exchange_n(&of_clock.latest_stamp_ns, &seen, next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
       return next;
     }
   }
