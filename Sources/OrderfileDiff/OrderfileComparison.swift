@@ -45,11 +45,15 @@ public struct OrderfileComparison {
       base: try OrderfileNames.read(path: basePath).names, head: try OrderfileNames.read(path: headPath).names)
     var pages: PageComparison?
     if let estimate {
+      var estimation = LaunchEstimation(
+        tracePath: estimate.tracePath, binaryPath: estimate.binaryPath, module: estimate.module,
+        searchPaths: estimate.searchPaths)
+      // Both orders are estimated on one launch and one binary: read them once.
+      estimation.inputs = try estimation.read()
       func run(_ order: String) throws -> Estimate {
-        try LaunchEstimation(
-          tracePath: estimate.tracePath, binaryPath: estimate.binaryPath, orderPath: order, module: estimate.module,
-          searchPaths: estimate.searchPaths
-        ).run()
+        var ordered = estimation
+        ordered.orderPath = order
+        return try ordered.run()
       }
       pages = PageComparison(base: try run(basePath), head: try run(headPath))
     }

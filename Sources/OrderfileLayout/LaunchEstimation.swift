@@ -21,11 +21,22 @@ public struct LaunchEstimation {
   /// Where to look for the instrumented binary the trace recorded.
   public var searchPaths: [String]
   public var estimator: Estimator
+  /// The trace and the binary read already (`read()`), for estimating several orders of one
+  /// launch without reading a large binary's symbols again each time.
+  public var inputs: Inputs?
+
+  /// The trace at `tracePath` and the binary at `binaryPath` with its symbols.
+  public struct Inputs {
+    public let trace: Trace
+    public let binary: ELFSymbolizer
+    var pair: (Trace, ELFSymbolizer) { (trace, binary) }
+  }
 
   public init(
     tracePath: String, binaryPath: String, orderPath: String? = nil, module: String? = nil,
-    searchPaths: [String] = [], estimator: Estimator = Estimator()
+    searchPaths: [String] = [], estimator: Estimator = Estimator(), inputs: Inputs? = nil
   ) {
+    self.inputs = inputs
     self.tracePath = tracePath
     self.binaryPath = binaryPath
     self.orderPath = orderPath
@@ -34,9 +45,13 @@ public struct LaunchEstimation {
     self.estimator = estimator
   }
 
+  /// Reads the trace and the binary, for `inputs`.
+  public func read() throws -> Inputs {
+    Inputs(trace: try TraceReader.read(path: tracePath), binary: try ELFSymbolizer.withSymbols(path: binaryPath))
+  }
+
   public func run() throws -> Estimate {
-    let trace = try TraceReader.read(path: tracePath)
-    let binary = try ELFSymbolizer.withSymbols(path: binaryPath)
+    let (trace, binary) = try (inputs ?? read()).pair
     let moduleIndex = try selectModule(trace)
     let traceModule = trace.modules[moduleIndex]
 
