@@ -235,7 +235,7 @@ public struct BreakpointRecorder: Recorder {
   static func checkUntilFunctions(
     _ names: [String], in path: String, libraries: () -> [String], program: String, planner: ModulePlanner
   ) throws {
-    guard !names.isEmpty, !ModulePlanner.systemProgramDirectories.contains(where: path.hasPrefix) else { return }
+    guard !names.isEmpty, !TraceModule.systemProgramDirectories.contains(where: path.hasPrefix) else { return }
     // By the paths the tracer and the plan name them, links resolved.
     _ = planner.plan(path: ModulePlanner.resolved(path), isMainExecutable: true, isInterpreter: false)
     // The libraries only when the executable lacks a name: the run plans them anyway.

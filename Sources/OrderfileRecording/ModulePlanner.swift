@@ -171,14 +171,10 @@ final class ModulePlanner {
     self.warn = warn
   }
 
-  /// Folders of programs the system ships (`/usr/bin/true`, `sleep`): a launch that runs
-  /// one has nothing of the user's in it to warn about.
-  static let systemProgramDirectories = ["/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/libexec/"]
-
   /// Whether the executable at `path` is a system program other than the one the user
   /// started.
   func isOtherSystemProgram(_ path: String) -> Bool {
-    Self.resolved(path) != program && Self.systemProgramDirectories.contains { path.hasPrefix($0) }
+    Self.resolved(path) != program && TraceModule.systemProgramDirectories.contains { path.hasPrefix($0) }
   }
 
   func plan(path: String, isMainExecutable: Bool, isInterpreter: Bool) -> ModulePlan {
