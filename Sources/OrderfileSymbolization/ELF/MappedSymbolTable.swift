@@ -38,14 +38,12 @@ enum MappedSymbolTable {
     let records = UnsafeRawBufferPointer(start: symbolBytes, count: Int(symbolData.pointee.d_size))
     let strings = UnsafeRawBufferPointer(start: stringBytes, count: Int(stringData.pointee.d_size))
       .bindMemory(to: UInt8.self)
-    var functions: [RawFunctionSymbol] = []
-    var untyped: [RawFunctionSymbol] = []
-    var objects: [RawFunctionSymbol] = []
-    functions.reserveCapacity(records.count / recordSize / 2)
+    var kept = SymbolTableReader.Kept()
+    kept.functions.reserveCapacity(records.count / recordSize / 2)
     for offset in stride(from: 0, through: records.count - recordSize, by: recordSize) {
       let info = records[offset + 4]
       let type = Int32(info & 0xf)  // ELF64_ST_TYPE
-      guard type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE || type == STT_OBJECT else { continue }
+      guard SymbolTableReader.Kept.keeps(type: type) else { continue }
       let sectionIndex = records.loadUnaligned(fromByteOffset: offset + 6, as: UInt16.self)
       guard sectionIndex != UInt16(SHN_UNDEF) else { continue }
       if sectionIndex == UInt16(SHN_XINDEX) { return nil }
@@ -60,12 +58,8 @@ enum MappedSymbolTable {
         size: records.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self),
         binding: SymbolTableReader.binding(info >> 4),  // ELF64_ST_BIND
         sectionName: section?.name ?? "", sectionAlignment: section?.alignment ?? 1)
-      switch type {
-      case STT_NOTYPE: untyped.append(symbol)
-      case STT_OBJECT: if symbol.size > 0 { objects.append(symbol) }
-      default: functions.append(symbol)
-      }
+      kept.add(symbol, type: type)
     }
-    return (functions, untyped, objects)
+    return kept.all
   }
 }

@@ -6,6 +6,31 @@ import CLibdw
 /// `.dynsym` (plus `.gnu_debugdata` when present). Only `dwfl_module_getsym_info` is used,
 /// never the per-address `dwfl_module_addrinfo`, which scans every symbol on every call.
 enum SymbolTableReader {
+  /// The symbols a reader keeps, by kind: one rule for libdwfl's reader and the mapped one.
+  struct Kept {
+    var functions: [RawFunctionSymbol] = []
+    var untyped: [RawFunctionSymbol] = []
+    var objects: [RawFunctionSymbol] = []
+
+    /// Whether a symbol of this `STT_` type is kept at all.
+    static func keeps(type: Int32) -> Bool {
+      type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE || type == STT_OBJECT
+    }
+
+    /// Files `symbol`, of a type `keeps` accepts: a data object only with a size.
+    mutating func add(_ symbol: RawFunctionSymbol, type: Int32) {
+      switch type {
+      case STT_NOTYPE: untyped.append(symbol)
+      case STT_OBJECT: if symbol.size > 0 { objects.append(symbol) }
+      default: functions.append(symbol)
+      }
+    }
+
+    var all: (functions: [RawFunctionSymbol], untyped: [RawFunctionSymbol], objects: [RawFunctionSymbol]) {
+      (functions, untyped, objects)
+    }
+  }
+
   /// Every defined `STT_FUNC` and `STT_GNU_IFUNC` symbol, with ELF virtual addresses.
   ///
   /// - Parameter bias: the main file's bias from `dwfl_module_getelf`, subtracted from the
@@ -24,9 +49,7 @@ enum SymbolTableReader {
     let count = dwfl_module_getsymtab(module)
     guard count > 0 else { return ([], [], []) }
     var sections = SectionCache()
-    var symbols = [RawFunctionSymbol]()
-    var untyped = [RawFunctionSymbol]()
-    var objects = [RawFunctionSymbol]()
+    var kept = Kept()
     for index in 0..<count {
       var symbol = GElf_Sym()
       var address: GElf_Addr = 0
@@ -38,7 +61,7 @@ enum SymbolTableReader {
           module, index, &symbol, &address, &sectionIndex, &elf, &symbolBias)
       else { continue }
       let type = Int32(symbol.st_info & 0xf)  // GELF_ST_TYPE
-      guard type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE || type == STT_OBJECT else { continue }
+      guard Kept.keeps(type: type) else { continue }
       guard symbol.st_shndx != UInt16(SHN_UNDEF) else { continue }
       let name = String(cString: namePointer)
       guard !name.isEmpty else { continue }
@@ -50,13 +73,9 @@ enum SymbolTableReader {
         name: name, address: address &- bias, size: symbol.st_size,
         binding: binding(symbol.st_info >> 4),  // GELF_ST_BIND
         sectionName: section?.name ?? "", sectionAlignment: section?.alignment ?? 1)
-      switch type {
-      case STT_NOTYPE: untyped.append(raw)
-      case STT_OBJECT: if symbol.st_size > 0 { objects.append(raw) }
-      default: symbols.append(raw)
-      }
+      kept.add(raw, type: type)
     }
-    return (symbols, untyped, objects)
+    return kept.all
   }
 
   static func binding(_ value: UInt8) -> SymbolBinding {
