@@ -29,7 +29,6 @@ public struct LaunchEstimation {
   public struct Inputs {
     public let trace: Trace
     public let binary: ELFSymbolizer
-    var pair: (Trace, ELFSymbolizer) { (trace, binary) }
   }
 
   public init(
@@ -51,7 +50,9 @@ public struct LaunchEstimation {
   }
 
   public func run() throws -> Estimate {
-    let (trace, binary) = try (inputs ?? read()).pair
+    let read = try inputs ?? read()
+    let trace = read.trace
+    let binary = read.binary
     let moduleIndex = try selectModule(trace)
     let traceModule = trace.modules[moduleIndex]
 
