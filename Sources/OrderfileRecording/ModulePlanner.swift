@@ -296,10 +296,17 @@ final class ModulePlanner {
   /// The loader's hook: glibc's and musl's loaders call `_dl_debug_state` after mapping
   /// libraries and before running their constructors, which is when to arm them.
   private func loaderPlan(path: String) -> ModulePlan {
-    let names = (try? survey(path).get())?.names
+    let names: FunctionNames
+    switch survey(path) {
+    case .success(let module): names = module.names
+    case .failure(let error):
+      // Not "no _dl_debug_state": the loader may well have one, the tool could not read it.
+      warn("the dynamic loader cannot be read, so shared libraries are not recorded: \(error.localizedDescription)")
+      return .empty
+    }
     // musl's loader is its C library too.
-    let sigaction = names?.firstAddress(named: Self.sigactionName) ?? 0
-    guard let hook = names?.firstAddress(named: "_dl_debug_state") else {
+    let sigaction = names.firstAddress(named: Self.sigactionName) ?? 0
+    guard let hook = names.firstAddress(named: "_dl_debug_state") else {
       warn("\(path): the dynamic loader has no _dl_debug_state symbol, so shared libraries are not recorded")
       return ModulePlan(signalHook: sigaction)
     }
