@@ -108,9 +108,7 @@ public struct PageProbe {
     standardOutput: Int32 = 2, environment extra: [String: String] = [:]
   ) throws -> MeasuredLaunch {
     guard FileManager.default.fileExists(atPath: library) else { throw LayoutError.noPageProbe(path: library) }
-    guard let work = try? ScratchDirectory.temporary(prefix: "orderfile-measure") else {
-      throw LayoutError.probeWroteNothing(program: program, status: -1)
-    }
+    let work = try ScratchDirectory.temporary(prefix: "orderfile-measure")
     defer { work.remove() }
     let output = work.file("pages.txt")
     var environment = extra

@@ -4,9 +4,9 @@ import OrderfileSymbolization
 import Testing
 import _OrderfileTestSupport
 
-@Suite("record: a program whose loader the tool cannot read")
-struct UnreadableLoaderCLITests {
-  @Test("the warning names the loader and why it cannot be read, not a missing _dl_debug_state")
+@Suite("A failure is reported with its real cause, not a guess at another")
+struct RealCauseCLITests {
+  @Test("record: a loader the tool cannot read is named with why, not as one without _dl_debug_state")
   func unreadableLoader() throws {
     let work = try TemporaryDirectory("orderfile-unreadable-loader")
     // A copy of this machine's loader whose section header table lies past the end of the
@@ -31,5 +31,21 @@ struct UnreadableLoaderCLITests {
     #expect(
       warning.contains("'\(loader)' is a malformed ELF file") && warning.contains("section headers"), "\(warning)")
     #expect(!result.standardError.contains("_dl_debug_state"), "\(result.standardError)")
+  }
+
+  @Test("estimate --measure: a temporary folder that cannot be made is the error, not a probe that recorded nothing")
+  func unwritableTemporaryFolder() throws {
+    let work = try TemporaryDirectory("orderfile-measure-tmpdir")
+    let program = try buildBreakpointFixture(["sequence.c"], in: work, output: "program")
+    let trace = work.file("launch.trace")
+    let recorded = try orderfile(["record", "-o", trace, "--", program])
+    #expect(recorded.status == 0, "\(recorded.standardError)")
+    let missing = work.file("missing")
+    let result = try orderfile(
+      ["estimate", "--trace", trace, "--binary", program, "--measure", "--", program], environment: ["TMPDIR": missing])
+    #expect(result.status == ExitStatus.ioError.rawValue, "\(result.standardError)")
+    #expect(
+      result.standardError
+        == "orderfile: error: \(missing)/orderfile-measure.XXXXXX: mkdtemp failed: No such file or directory\n")
   }
 }
