@@ -7,7 +7,8 @@ public enum ELFMachine: UInt16, Sendable, CaseIterable {
   case x86_64 = 62  // EM_X86_64
   case aarch64 = 183  // EM_AARCH64
 
-  /// The machine of the ELF file at `path`; nil when it is no ELF file or built for another machine.
+  /// The machine of the ELF file at `path` (through `ELFFile`, the one reader of ELF headers);
+  /// nil when it is no ELF executable or library that can be read, or built for another machine.
   public static func of(fileAt path: String) -> ELFMachine? {
     (try? ELFFile(path: path))?.machine
   }
