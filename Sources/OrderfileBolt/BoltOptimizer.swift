@@ -98,7 +98,7 @@ public struct BoltOptimizer {
     let instrumented =
       try (try? ReservedFile.beside(binary))
       ?? ReservedFile.beside(
-        scratch.file(PathName.split(binary).base))
+        scratch.file(PathName.base(of: binary)))
     defer { instrumented.discard() }
     let profileStem = scratch.file("launch.fdata")
     let orderPath = scratch.file("function-order.txt")
@@ -121,7 +121,7 @@ public struct BoltOptimizer {
     try AtomicFile.write(functionOrder.text, to: orderPath)
 
     let optimizeOptions =
-      ["-reorder-functions=user", "-function-order=\(PathName.split(order).base)"] + layoutOptions
+      ["-reorder-functions=user", "-function-order=\(PathName.base(of: order))"] + layoutOptions
     let temporary = try ReservedFile.beside(output)
     var committed = false
     defer { if !committed { temporary.discard() } }

@@ -1,3 +1,5 @@
+import OrderfileSupport
+
 /// The compilers whose instrumentation the runtime understands.
 public enum InstrumentingCompiler: String, CaseIterable, Sendable, Codable {
   case clang
@@ -22,9 +24,7 @@ public enum InstrumentingCompiler: String, CaseIterable, Sendable, Codable {
   public static func detected(in environment: [String: String]) -> InstrumentingCompiler? {
     let named = ["CXX", "CC"].compactMap { environment[$0] }.compactMap { value -> InstrumentingCompiler? in
       // The first word is the compiler ("ccache g++" names g++ second).
-      let words = value.split(separator: " ").map {
-        ($0 as Substring).split(separator: "/").last.map(String.init) ?? ""
-      }
+      let words = value.split(separator: " ").map { PathName.base(of: String($0)) }
       guard let compiler = words.first(where: { $0 != "ccache" && !$0.isEmpty }) else { return nil }
       if compiler.contains("clang") { return .clang }
       if compiler.contains("gcc") || compiler.contains("g++") || compiler == "cc" || compiler == "c++" { return .gcc }

@@ -1,5 +1,6 @@
 import Foundation
 import OrderfileOrdering
+import OrderfileSupport
 
 /// The orderfile of one linked module of the ordered release build: `module=orderfile` on
 /// `flags --release`, or an orderfile alone, whose module is in its file name.
@@ -23,7 +24,7 @@ public struct TargetOrderfile: Sendable, Equatable, Codable {
   /// (`orders/libwidgets.so.order` orders `libwidgets.so`), as `generate --output-dir`
   /// writes it.
   public init(orderfile: String, format: OrderfileFormat) {
-    let name = (orderfile as NSString).lastPathComponent
+    let name = PathName.base(of: orderfile)
     let suffix = "." + format.fileExtension
     self.init(module: name.hasSuffix(suffix) ? String(name.dropLast(suffix.count)) : name, orderfile: orderfile)
   }

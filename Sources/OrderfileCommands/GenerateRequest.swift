@@ -52,7 +52,7 @@ public struct GenerateRequest: Sendable {
         for (order, path) in zip(generation.orders, written) { outputs[order.module.path] = path }
         return GenerationReport(generation, format: orderfiles.format, outputs: outputs, includeFunctions: list)
       }, matchRate: worst?.matchRate ?? generation.matchRate,
-      matchRateNote: (worst.map { " of \(PathName.split($0.module.path).base)" } ?? "")
+      matchRateNote: (worst.map { " of \(PathName.base(of: $0.module.path))" } ?? "")
         + (orderfiles.releaseBinaries.isEmpty ? "" : " (against the release binary)"))
   }
 }

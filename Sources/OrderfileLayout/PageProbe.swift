@@ -50,8 +50,8 @@ public struct MeasuredLaunch: Codable, Sendable, Equatable {
     {
       return match
     }
-    let name = (path as NSString).lastPathComponent
-    return modules.first { ($0.path as NSString).lastPathComponent == name }
+    let name = PathName.base(of: path)
+    return modules.first { PathName.base(of: $0.path) == name }
   }
 }
 
@@ -108,9 +108,7 @@ public struct PageProbe {
     standardOutput: Int32 = 2, environment extra: [String: String] = [:]
   ) throws -> MeasuredLaunch {
     guard FileManager.default.fileExists(atPath: library) else { throw LayoutError.noPageProbe(path: library) }
-    guard let work = try? ScratchDirectory.temporary(prefix: "orderfile-measure") else {
-      throw LayoutError.probeWroteNothing(program: program, status: -1)
-    }
+    let work = try ScratchDirectory.temporary(prefix: "orderfile-measure")
     defer { work.remove() }
     let output = work.file("pages.txt")
     var environment = extra
@@ -158,7 +156,7 @@ public struct PageProbe {
     let soname = (try? ELFSymbolizer(path: library).moduleLoading().soname) ?? nil
     let directory = try ScratchDirectory.temporary(prefix: "orderfile-library")
     defer { directory.remove() }
-    let link = directory.file(soname ?? PathName.split(library).base)
+    let link = directory.file(soname ?? PathName.base(of: library))
     let target = realpath(library, nil).map { pointer in
       defer { free(pointer) }
       return String(cString: pointer)

@@ -66,7 +66,7 @@ public struct PageStripRenderer: Renderer {
     )
     svg.append("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>")
     svg.append(
-      "<text x=\"\(margin)\" y=\"24\" font-size=\"16\" font-weight=\"bold\">Launch pages of \(escape((estimate.binary as NSString).lastPathComponent)) (\(formatBytes(pageSize)) pages)</text>"
+      "<text x=\"\(margin)\" y=\"24\" font-size=\"16\" font-weight=\"bold\">Launch pages of \(escape(PathName.base(of: estimate.binary))) (\(formatBytes(pageSize)) pages)</text>"
     )
     svg.append(
       "<text x=\"\(margin)\" y=\"40\" fill=\"#555\">\(estimate.matchedFunctions) launch functions, \(formatBytes(estimate.launchBytes)); text is \(pageCount) pages; lower bound \(counts?.lowerBound ?? 0) pages</text>"

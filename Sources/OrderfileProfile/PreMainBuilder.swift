@@ -1,3 +1,4 @@
+import OrderfileSupport
 import OrderfileSymbolization
 import OrderfileTrace
 
@@ -141,8 +142,8 @@ struct PreMainBuilder {
     var byName: [String: Int] = [:]
     for module in trace.modules {
       if let soname = symbols.moduleLoading(module: module.index)?.soname { byName[soname] = module.index }
-      byName[StartupProfile.PreMain.fileName(module.path)] =
-        byName[StartupProfile.PreMain.fileName(module.path)]
+      byName[PathName.base(of: module.path)] =
+        byName[PathName.base(of: module.path)]
         ?? module.index
     }
     var order = [executable.index: 0]
@@ -151,7 +152,7 @@ struct PreMainBuilder {
     while !queue.isEmpty {
       let module = queue.removeFirst()
       for name in symbols.moduleLoading(module: module)?.needed ?? [] where seen.insert(name).inserted {
-        guard let found = byName[StartupProfile.PreMain.fileName(name)], order[found] == nil else { continue }
+        guard let found = byName[PathName.base(of: name)], order[found] == nil else { continue }
         order[found] = order.count
         queue.append(found)
       }

@@ -181,8 +181,9 @@ public struct ProfileHTMLRenderer: Renderer {
     }
     html += svg + "</svg>\n"
     html += "<table><tr><th>part</th><th>start</th><th>duration</th><th>functions first called</th></tr>\n"
-    let runs = Dictionary(preMain.modules.map { ("initializers of " + StartupProfile.PreMain.fileName($0.module), $0) })
-    { first, _ in first }
+    let runs = Dictionary(preMain.modules.map { ("initializers of " + PathName.base(of: $0.module), $0) }) { first, _ in
+      first
+    }
     for (index, part) in parts.enumerated() {
       let color = part.isOverhead ? "#bbb" : Self.palette[index % Self.palette.count]
       let swatch =

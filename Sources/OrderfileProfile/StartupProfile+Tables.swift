@@ -1,3 +1,4 @@
+import OrderfileSupport
 import OrderfileSymbolization
 
 /// The tables for apps that every renderer shows, cell by cell, so that text, Markdown and
@@ -22,7 +23,7 @@ extension StartupProfile.PreMain {
     ]
     for library in libraries {
       rows.append([
-        library.loadOrder.map(String.init) ?? "-", Self.fileName(library.module),
+        library.loadOrder.map(String.init) ?? "-", PathName.base(of: library.module),
         library.relocations.map(Self.describe) ?? "-",
         library.constructorsStartNanoseconds.map(milliseconds) ?? "-",
         library.constructorsStartNanoseconds == nil ? "-" : milliseconds(library.constructorsNanoseconds),
@@ -52,7 +53,7 @@ extension StartupProfile {
       [["module", "first calls", "first", "last", "span", "new pages"]]
         + modules.map { calls in
           [
-            PreMain.fileName(calls.module), String(calls.firstCalls), milliseconds(calls.firstNanoseconds),
+            PathName.base(of: calls.module), String(calls.firstCalls), milliseconds(calls.firstNanoseconds),
             milliseconds(calls.lastNanoseconds), milliseconds(calls.spanNanoseconds), String(calls.newPages),
           ]
         }

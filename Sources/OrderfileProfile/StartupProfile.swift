@@ -1,4 +1,5 @@
 import OrderfileLayout
+import OrderfileSupport
 import OrderfileSymbolization
 import OrderfileTrace
 
@@ -276,7 +277,7 @@ extension StartupProfile.PreMain {
     for run in modules {
       parts.append(
         Part(
-          name: "initializers of \(Self.fileName(run.module))", startNanoseconds: run.startNanoseconds,
+          name: "initializers of \(PathName.base(of: run.module))", startNanoseconds: run.startNanoseconds,
           durationNanoseconds: run.durationNanoseconds, firstCalls: run.functions.count, isOverhead: false))
     }
     if otherNanoseconds > 0 {
@@ -286,9 +287,5 @@ extension StartupProfile.PreMain {
           isOverhead: false))
     }
     return parts
-  }
-
-  static func fileName(_ path: String) -> String {
-    path.split(separator: "/").last.map(String.init) ?? path
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OrderfileSupport
 import OrderfileSymbolization
 import OrderfileTrace
 
@@ -62,7 +63,7 @@ public final class SymbolTable {
   /// A readable name: the demangled function name, or `<file>+0x<address>`.
   public func name(module: Int, address: UInt64, in trace: Trace) -> String {
     if let symbol = function(module: module, address: address) { return Demangler.demangle(symbol.name) }
-    let file = (trace.modules[module].path as NSString).lastPathComponent
+    let file = PathName.base(of: trace.modules[module].path)
     return "\(file)+0x\(String(address, radix: 16))"
   }
 

@@ -274,7 +274,7 @@ public struct BreakpointRecorder: Recorder {
     }
     if !excluded.isEmpty {
       notes.append(
-        "not recorded, as --exclude-module asked: \(TextFormatting.list(excluded.map { PathName.split($0).base }))")
+        "not recorded, as --exclude-module asked: \(TextFormatting.list(excluded.map { PathName.base(of: $0) }))")
     }
     return notes
   }

@@ -46,7 +46,7 @@ public struct Emulator: Sendable, Equatable {
 
   /// qemu-user takes the program's variables as `-E NAME=VALUE`; other emulators pass
   /// their own environment on.
-  var isQemu: Bool { PathName.split(command[0]).base.hasPrefix("qemu-") }
+  var isQemu: Bool { PathName.base(of: command[0]).hasPrefix("qemu-") }
 
   /// The folder the emulated program's loader and libraries come from: qemu-user's `-L DIR`,
   /// else its `QEMU_LD_PREFIX`. A path the program opens is looked for there first.

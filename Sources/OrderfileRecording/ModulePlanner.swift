@@ -190,7 +190,7 @@ final class ModulePlanner {
   /// Whether the library at `path` is a C library, whose sigaction is watched even when
   /// its functions are not recorded (glibc's `libc.so.6`, musl's `libc.musl-*.so.1`).
   static func isCLibrary(_ path: String) -> Bool {
-    let base = PathName.split(path).base
+    let base = PathName.base(of: path)
     return base.hasPrefix("libc.so") || base.hasPrefix("libc.musl")
   }
 
@@ -271,7 +271,7 @@ final class ModulePlanner {
   /// One line for all the system libraries planned without a full symbol table, one for all
   /// those with none at all: counts and the first few names.
   func systemLibraryWarnings() -> [String] {
-    func names(_ paths: [String]) -> String { TextFormatting.list(paths.map { PathName.split($0).base }, limit: 3) }
+    func names(_ paths: [String]) -> String { TextFormatting.list(paths.map { PathName.base(of: $0) }, limit: 3) }
     let debugFiles =
       "install their debug files (found by build-id under /usr/lib/debug/.build-id/; Debian's -dbgsym packages)"
     var lines: [String] = []
@@ -296,10 +296,17 @@ final class ModulePlanner {
   /// The loader's hook: glibc's and musl's loaders call `_dl_debug_state` after mapping
   /// libraries and before running their constructors, which is when to arm them.
   private func loaderPlan(path: String) -> ModulePlan {
-    let names = (try? survey(path).get())?.names
+    let names: FunctionNames
+    switch survey(path) {
+    case .success(let module): names = module.names
+    case .failure(let error):
+      // Not "no _dl_debug_state": the loader may well have one, the tool could not read it.
+      warn("the dynamic loader cannot be read, so shared libraries are not recorded: \(error.localizedDescription)")
+      return .empty
+    }
     // musl's loader is its C library too.
-    let sigaction = names?.firstAddress(named: Self.sigactionName) ?? 0
-    guard let hook = names?.firstAddress(named: "_dl_debug_state") else {
+    let sigaction = names.firstAddress(named: Self.sigactionName) ?? 0
+    guard let hook = names.firstAddress(named: "_dl_debug_state") else {
       warn("\(path): the dynamic loader has no _dl_debug_state symbol, so shared libraries are not recorded")
       return ModulePlan(signalHook: sigaction)
     }

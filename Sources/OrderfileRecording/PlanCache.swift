@@ -104,7 +104,7 @@ public struct PlanCache: Sendable, Equatable {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
     for byte in real.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
     let hex = String(hash, radix: 16)
-    return "\(directory)/plans/\(PathName.split(real).base)-\(String(repeating: "0", count: 16 - hex.count) + hex).plan"
+    return "\(directory)/plans/\(PathName.base(of: real))-\(String(repeating: "0", count: 16 - hex.count) + hex).plan"
   }
 
   /// The key of the module file at `path` as it is now; nil when it cannot be read.

@@ -28,7 +28,7 @@ public struct Recording: Sendable {
   /// traces go; anything else of a similar name stays.
   static func removeEarlierSiblings(of output: String, keeping kept: [String]) {
     let (directory, base) = PathName.split(output)
-    let keep = Set(kept.map { PathName.split($0).base })
+    let keep = Set(kept.map { PathName.base(of: $0) })
     for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     where name.hasPrefix(base + ".") && !keep.contains(name) {
       let parts = name.dropFirst(base.count + 1).split(separator: ".", omittingEmptySubsequences: false)

@@ -172,7 +172,7 @@ public struct RuntimeRecorder: Recorder {
     guard !preload.contains("libOrderfileRuntime"), let libraries = linkedLibraries(path) else { return [] }
     guard !libraries.contains(where: { $0.contains("libOrderfileRuntime") }) else { return [] }
     // glibc defines the no-op hooks: it mentions them without calling them.
-    let candidates = [path] + libraries.filter { !($0 as NSString).lastPathComponent.hasPrefix("libc.so") }
+    let candidates = [path] + libraries.filter { !PathName.base(of: $0).hasPrefix("libc.so") }
     return candidates.filter { (try? BinaryLocator.isInstrumented(fileAt: $0)) == true }
   }
 

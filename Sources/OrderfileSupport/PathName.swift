@@ -19,6 +19,10 @@ public enum PathName {
   /// The directory part of `path`: `.` for a bare name.
   public static func directory(of path: String) -> String { split(path).directory }
 
+  /// The last component of `path` (a file's base name), trailing slashes ignored: the one
+  /// way every module takes it.
+  public static func base(of path: String) -> String { split(path).base }
+
   /// `path` as it is when absolute, else inside `directory` (the current one by default):
   /// what a program that changes directory, or a file read from elsewhere, still finds.
   public static func absolute(_ path: String, in directory: String = FileManager.default.currentDirectoryPath)

@@ -85,10 +85,10 @@ public struct ScratchDirectory {
   /// Creates a private directory in the system's temporary folder, named after `prefix`,
   /// for a step with no destination of its own (a measured run's output, a loader's path).
   public static func temporary(prefix: String) throws -> ScratchDirectory {
-    var template = Array((NSTemporaryDirectory() + "/" + prefix + ".XXXXXX").utf8CString)
-    guard mkdtemp(&template) != nil else {
-      throw SupportError.writing("mkdtemp", path: NSTemporaryDirectory() + "/" + prefix + ".XXXXXX")
-    }
+    let folder = NSTemporaryDirectory()
+    let pattern = (folder.hasSuffix("/") ? folder : folder + "/") + prefix + ".XXXXXX"
+    var template = Array(pattern.utf8CString)
+    guard mkdtemp(&template) != nil else { throw SupportError.writing("mkdtemp", path: pattern) }
     let path = String(cString: template)
     return ScratchDirectory(path: path, descriptor: open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
   }

@@ -1,4 +1,5 @@
 import Foundation
+import OrderfileSupport
 
 /// Finds the file a trace's module came from, trusting build-ids over paths.
 public enum BinaryLocator {
@@ -32,13 +33,13 @@ public enum BinaryLocator {
         recordedBuildID = found
       }
     }
-    let baseName = (recordedPath as NSString).lastPathComponent
+    let baseName = PathName.base(of: recordedPath)
     for entry in searchDirectories {
       searched.append(entry)
       for candidate in candidates(in: entry, buildID: buildID, baseName: baseName) {
         if let buildID {
           if (try? self.buildID(ofFileAt: candidate)) == buildID { return candidate }
-        } else if (candidate as NSString).lastPathComponent == baseName, isELF(candidate) {
+        } else if PathName.base(of: candidate) == baseName, isELF(candidate) {
           return candidate
         }
       }

@@ -1,5 +1,6 @@
 import CLibdw
 import Foundation
+import OrderfileSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -74,7 +75,7 @@ public final class ELFSymbolizer: Symbolizer {
       return .library(path: path, call: call, message: message)
     }
     guard let session = dwfl_begin(callbacks) else { throw fail("dwfl_begin", nil) }
-    let name = path.split(separator: "/").last.map(String.init) ?? path
+    let name = PathName.base(of: path)
     guard let module = dwfl_report_offline(session, name, path, -1) else {
       throw fail("dwfl_report_offline", session)
     }

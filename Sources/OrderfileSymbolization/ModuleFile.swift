@@ -61,7 +61,7 @@ public struct ModuleFile: Sendable, Equatable {
 
   /// The file names this module goes by: its path's, its real file's and its SONAME.
   public var fileNames: Set<String> {
-    Set([PathName.split(path).base] + [realPath.map { PathName.split($0).base }, soname].compactMap { $0 })
+    Set([PathName.base(of: path)] + [realPath.map { PathName.base(of: $0) }, soname].compactMap { $0 })
   }
 
   /// How firmly `other` is this module: the same build-id, else the same real file, else a
@@ -106,7 +106,7 @@ public struct ModuleFile: Sendable, Equatable {
   public var described: String {
     var details: [String] = []
     if let realPath, realPath != path { details.append(realPath) }
-    if let soname, soname != PathName.split(path).base { details.append("SONAME \(soname)") }
+    if let soname, soname != PathName.base(of: path) { details.append("SONAME \(soname)") }
     details.append(buildID.map { "build-id \($0)" } ?? "no build-id")
     return "\(path) (\(details.joined(separator: ", ")))"
   }

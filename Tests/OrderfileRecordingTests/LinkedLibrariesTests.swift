@@ -27,22 +27,4 @@ struct LinkedLibrariesTests {
     #expect(RuntimeRecorder.linkedLibraries(program) == expected)
   }
 
-  @Test("the loader named in PT_INTERP; none for a static program; unknown for a file that is not ELF")
-  func interpreter() throws {
-    let work = try TemporaryDirectory("orderfile-interpreter")
-    let dynamic = try buildBreakpointFixture(["sequence.c"], in: work, output: "dynamic")
-    // "      [Requesting program interpreter: /lib64/ld-linux-x86-64.so.2]"
-    let line = try #require(
-      try runChecked("/usr/bin/readelf", ["-lW", dynamic]).standardOutput.split(separator: "\n")
-        .first { $0.contains("Requesting program interpreter: ") })
-    let loader = String(line.split(separator: " ").last?.dropLast() ?? "")
-    #expect(loader.hasPrefix("/"), "\(line)")
-    #expect(ProgramInterpreter(dynamic) == .loader(loader))
-    let statically = try buildBreakpointFixture(["sequence.c"], in: work, flags: ["-static"], output: "static")
-    #expect(ProgramInterpreter(statically) == .none)
-    let text = work.file("script")
-    try "#!/bin/sh\n".write(toFile: text, atomically: true, encoding: .utf8)
-    #expect(ProgramInterpreter(text) == .unknown)
-    #expect(ProgramInterpreter(work.file("missing")) == .unknown)
-  }
 }

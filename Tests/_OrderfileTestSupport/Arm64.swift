@@ -68,12 +68,18 @@ public enum Arm64 {
     return (run, lines.filter { $0.hasPrefix("page 0 ") }.count)
   }
 
-  /// Writes an ELF header of an arm64 file (and nothing else) to `path`, executable: all that
-  /// reading a file's machine looks at.
+  /// Writes the ELF header of an arm64 shared library with no segments and no sections (and
+  /// nothing else) to `path`, executable: a file libelf opens, whose machine can be read.
   public static func writeHeaderOnlyELF(to path: String) throws {
     var header = [UInt8](repeating: 0, count: 64)
-    header.replaceSubrange(0..<4, with: [0x7f, 0x45, 0x4c, 0x46])
-    header[18] = 183  // EM_AARCH64
+    // ELF, 64-bit, little-endian, version 1.
+    header.replaceSubrange(0..<7, with: [0x7f, 0x45, 0x4c, 0x46, 2, 1, 1])
+    header[16] = 3  // e_type: ET_DYN
+    header[18] = 183  // e_machine: EM_AARCH64
+    header[20] = 1  // e_version
+    header[52] = 64  // e_ehsize
+    header[54] = 56  // e_phentsize
+    header[58] = 64  // e_shentsize
     try AtomicFile.write(header, to: path, mode: 0o755)
   }
 

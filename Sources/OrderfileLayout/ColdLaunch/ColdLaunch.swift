@@ -56,8 +56,8 @@ public struct ColdLaunch: Codable, Sendable, Equatable {
     {
       return match
     }
-    let name = PathName.split(path).base
-    return modules.first { PathName.split($0.path).base == name }
+    let name = PathName.base(of: path)
+    return modules.first { PathName.base(of: $0.path) == name }
   }
 }
 

@@ -81,7 +81,7 @@ public struct StorageDevice: Codable, Sendable, Equatable {
         let kib = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
       else { continue }
       let resolved = (try? FileManager.default.destinationOfSymbolicLink(atPath: node)) ?? node
-      let name = folder == node ? PathName.split(resolved).base : PathName.split(PathName.directory(of: resolved)).base
+      let name = folder == node ? PathName.base(of: resolved) : PathName.base(of: PathName.directory(of: resolved))
       return StorageDevice(name: name, readAheadKiB: kib)
     }
     return nil

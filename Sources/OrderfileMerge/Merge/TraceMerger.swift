@@ -1,5 +1,6 @@
 import Foundation
 import OrderfileOrdering
+import OrderfileSupport
 import OrderfileSymbolization
 import OrderfileTrace
 
@@ -84,7 +85,7 @@ public struct TraceMerger {
         grouped[keys[order.module.index], default: []].append((run, order))
       }
       for module in generation.skipped {
-        let key = (module.path as NSString).lastPathComponent
+        let key = PathName.base(of: module.path)
         skipped[key, default: 0] += module.launchRecords
         if skippedPaths[key] == nil { skippedPaths[key] = module.path }
         skippedReasons[key] = module.reason
@@ -218,7 +219,7 @@ public struct TraceMerger {
   /// The key each module of `trace` is merged under: its file name, or its full path when
   /// two modules of the trace share a file name.
   static func moduleKeys(_ trace: Trace) -> [String] {
-    let names = trace.modules.map { ($0.path as NSString).lastPathComponent }
+    let names = trace.modules.map { PathName.base(of: $0.path) }
     var counts: [String: Int] = [:]
     for name in names { counts[name, default: 0] += 1 }
     return trace.modules.map { module in

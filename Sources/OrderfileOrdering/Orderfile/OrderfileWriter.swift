@@ -56,7 +56,7 @@ public struct OrderfileWriter {
     switch destination {
     case .directory(let directory):
       let files = zip(orderfiles, written.paths).map { orderfile, path in
-        OutputFile(path: ((path ?? "") as NSString).lastPathComponent, text: orderfile.text)
+        OutputFile(path: PathName.base(of: path ?? ""), text: orderfile.text)
       }
       try AtomicFile.write(files, intoDirectory: directory)
     case .file(let path):
@@ -84,7 +84,7 @@ public struct OrderfileWriter {
 
   private func single(_ orderfiles: [ModuleOrderfile]) throws -> ModuleOrderfile {
     guard orderfiles.count == 1, let orderfile = orderfiles.first else {
-      throw OrderingError.severalModules(names: orderfiles.map { ($0.modulePath as NSString).lastPathComponent })
+      throw OrderingError.severalModules(names: orderfiles.map { PathName.base(of: $0.modulePath) })
     }
     return orderfile
   }
@@ -95,7 +95,7 @@ public struct OrderfileWriter {
   public static func fileNames(_ modules: [(path: String, index: Int)]) -> [String] {
     var used = Set<String>()
     return modules.map { module in
-      let name = (module.path as NSString).lastPathComponent
+      let name = PathName.base(of: module.path)
       if !name.isEmpty, used.insert(name).inserted { return name }
       let unique = name + "-\(module.index)"
       used.insert(unique)

@@ -1,23 +1,16 @@
-import Foundation
-
 /// The machine an ELF file is built for (`e_machine` in its header), among those the tool
-/// reads traces of. Read from the first 20 bytes, without libelf, to tell a program this
-/// machine cannot run (an arm64 build on the x86-64 CI host) before starting it.
+/// reads traces of: tells a program this machine cannot run (an arm64 build on the x86-64
+/// CI host) before starting it.
 public enum ELFMachine: UInt16, Sendable, CaseIterable {
   // swift-format-ignore: AlwaysUseLowerCamelCase
   // The architecture's own spelling, as in target triples.
   case x86_64 = 62  // EM_X86_64
   case aarch64 = 183  // EM_AARCH64
 
-  /// The machine of the ELF file at `path`; nil when it is no ELF file or built for another machine.
+  /// The machine of the ELF file at `path` (through `ELFFile`, the one reader of ELF headers);
+  /// nil when it is no ELF executable or library that can be read, or built for another machine.
   public static func of(fileAt path: String) -> ELFMachine? {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-    defer { try? handle.close() }
-    guard let header = try? handle.read(upToCount: 20), header.count == 20,
-      Array(header.prefix(4)) == [0x7f, 0x45, 0x4c, 0x46]
-    else { return nil }
-    // Both machines are little-endian: e_machine's low byte first.
-    return ELFMachine(rawValue: UInt16(header[18]) | UInt16(header[19]) << 8)
+    (try? ELFFile(path: path))?.machine
   }
 
   /// The machine this tool runs on.

@@ -50,7 +50,7 @@ public struct LoaderTables: Codable, Sendable, Equatable {
     return LoaderTables(
       packedRelative: packedTag, relativeInRELA: counts.relative - packed, relativeInRELR: packed,
       sysvHash: file.dynamicEntry(Int64(DT_HASH)) != nil, gnuHash: file.dynamicEntry(Int64(DT_GNU_HASH)) != nil,
-      interpreter: file.interpreter())
+      interpreter: file.programInterpreter().path)
   }
 }
 
@@ -67,23 +67,6 @@ public enum VersionDefinitions {
 }
 
 extension ELFFile {
-  /// The interpreter a program names in `PT_INTERP`.
-  func interpreter() -> String? {
-    var count = 0
-    guard elf_getphdrnum(elf, &count) == 0 else { return nil }
-    for index in 0..<Int32(clamping: count) {
-      var header = GElf_Phdr()
-      guard gelf_getphdr(elf, index, &header) != nil, header.p_type == UInt32(PT_INTERP), header.p_filesz > 0 else {
-        continue
-      }
-      var size = 0
-      guard let image = elf_rawfile(elf, &size), header.p_offset + header.p_filesz <= UInt64(size) else { return nil }
-      let bytes = UnsafeRawBufferPointer(start: image + Int(header.p_offset), count: Int(header.p_filesz))
-      return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-    }
-    return nil
-  }
-
   /// Relative relocations in the allocated `SHT_RELR` sections.
   func packedRelativeRelocationCount() -> Int {
     var total = 0
