@@ -6,7 +6,7 @@ Layout:
   sections/       one module per section, and the registry (sections/__init__.py)
   section.py      what a section provides
   report.py       the whole report and its text form
-  markdown.py     the Markdown exporter: tables, README blocks between marker comments
+  markdown.py     the Markdown exporter: tables, the blocks in Docs/ between marker comments
   model.py        typed results to and from JSON (--save, --report)
   realprograms.py Lua and SQLite from their Debian sources, and their recorded launches
   toolchain.py    the orderfile tool, LLVM 22, the hooks libraries

@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass, field
 
 from . import markdown
-from .common import (EXIT_DATA, EXIT_GOAL, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, README, BadInput, BenchError,
-                     note, progress_done)
+from .common import (EXIT_DATA, EXIT_GOAL, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, BadInput, BenchError,
+                     doc_files, note, progress_done)
 from .context import Context
 from .model import to_json
 from .report import Report, load_report, render_text
@@ -47,12 +47,14 @@ Options:
                     (default /opt/swift/usr/bin/swift-package)
   --scale-functions N  functions in the scale program (default 100000)
   --json            print the report as JSON instead of text
-  --markdown        print the README blocks (tables and their figures)
-                    instead of text
+  --markdown        print the documentation's blocks (tables and their
+                    figures) instead of text
   --save FILE       also write the JSON report to FILE
-  --update-readme   write each section's figures into README.md, between its
-                    <!-- bench:NAME --> and <!-- /bench:NAME --> lines
-  --readme FILE     the file --update-readme writes (default README.md)
+  --update-docs     write each section's figures into the file of Docs/ that
+                    holds its <!-- bench:NAME --> and <!-- /bench:NAME -->
+                    lines (most are in Docs/Performance.md)
+  --doc FILE        a file --update-docs writes, instead of those in Docs/
+                    (repeat it for several)
   --report FILE     render FILE, a report written by --save, instead of
                     measuring (SECTION names then pick sections from it)
   --check           exit 1 if a goal is missed (default: report it, exit 0)
@@ -66,13 +68,13 @@ variants of a round run back to back); workloads whose timings spread by more
 than 5% are flagged noisy.
 
 Exit status: 0 done (goals met, or missed without --check), 1 a goal missed
-with --check, 64 usage error, 65 a --report or README file is malformed,
+with --check, 64 usage error, 65 a --report or documentation file is malformed,
 70 internal error (a build or a run failed)."""
 
 USAGE = ("usage: Scripts/bench [" + "|".join(s.name for s in SECTIONS) + "]... [--runs N] "
          "[--workloads LIST] [--scale N] [--runtime-dir DIR] [--orderfile PATH] [--source-cache DIR] "
          "[--symbolize-binary PATH] [--scale-functions N] [--json | --markdown] [--save FILE] "
-         "[--update-readme] [--readme FILE] [--report FILE] [--check] [--keep]")
+         "[--update-docs] [--doc FILE]... [--report FILE] [--check] [--keep]")
 
 
 def help_text():
@@ -97,8 +99,8 @@ class Options:
     save: str | None = None
     json: bool = False
     markdown: bool = False
-    update_readme: bool = False
-    readme: str | None = None
+    update_docs: bool = False
+    docs: list[str] = field(default_factory=list)
     report: str | None = None
     check: bool = False
     keep: bool = False
@@ -137,14 +139,16 @@ def parse_args(argv):
         return v
 
     strings = {"--runtime-dir": "runtime_dir", "--orderfile": "orderfile", "--source-cache": "source_cache",
-               "--symbolize-binary": "symbolize_binary", "--save": "save", "--readme": "readme",
+               "--symbolize-binary": "symbolize_binary", "--save": "save",
                "--report": "report"}
     numbers = {"--runs": "runs", "--scale": "scale", "--scale-functions": "scale_functions"}
-    flags = {"--json": "json", "--markdown": "markdown", "--update-readme": "update_readme", "--check": "check",
+    flags = {"--json": "json", "--markdown": "markdown", "--update-docs": "update_docs", "--check": "check",
              "--keep": "keep", "-h": "help", "--help": "help"}
     for a in it:
         if a in strings:
             setattr(o, strings[a], value(a))
+        elif a == "--doc":
+            o.docs.append(value(a))
         elif a in numbers:
             setattr(o, numbers[a], _positive_int(a, value(a)))
         elif a in flags:
@@ -159,15 +163,15 @@ def parse_args(argv):
             raise UsageError(f"unknown section '{a}' (sections: {', '.join(BY_NAME)})")
     if o.json and o.markdown:
         raise UsageError("--json and --markdown exclude each other")
-    if o.readme and not o.update_readme:
-        raise UsageError("--readme names the file --update-readme writes; add --update-readme")
+    if o.docs and not o.update_docs:
+        raise UsageError("--doc names a file --update-docs writes; add --update-docs")
     return o
 
 
 # Options that only say where output goes or which local files to use, with the number of
-# values each takes: a report's command (quoted in README blocks) leaves them out.
-NOT_QUOTED = {"--save": 1, "--readme": 1, "--report": 1, "--orderfile": 1, "--runtime-dir": 1,
-              "--source-cache": 1, "--json": 0, "--markdown": 0, "--update-readme": 0, "--check": 0, "--keep": 0}
+# values each takes: a report's command (quoted in the documentation's blocks) leaves them out.
+NOT_QUOTED = {"--save": 1, "--doc": 1, "--report": 1, "--orderfile": 1, "--runtime-dir": 1,
+              "--source-cache": 1, "--json": 0, "--markdown": 0, "--update-docs": 0, "--check": 0, "--keep": 0}
 
 
 def quoted_args(argv):
@@ -261,15 +265,17 @@ def main(argv):
         print(markdown.render_blocks(markdown_blocks(report)))
     else:
         print(render_text(report, BY_NAME))
-    if options.update_readme:
-        path = options.readme or README
+    if options.update_docs:
+        paths = options.docs or doc_files()
         try:
-            replaced, missing = markdown.update_file(path, markdown_blocks(report))
+            replaced, missing = markdown.update_files(paths, markdown_blocks(report))
         except BadInput as e:
             print(f"bench: error: {e}", file=sys.stderr)
             return EXIT_DATA
-        note(f"updated {', '.join('bench:' + n for n in replaced) or 'no block'} in {path}")
+        for path, names in replaced.items():
+            if names:
+                note(f"updated {', '.join('bench:' + n for n in names)} in {path}")
         for name in missing:
-            note(f"warning: {path} has no block bench:{name} (add <!-- bench:{name} --> and "
+            note(f"warning: no block bench:{name} in {', '.join(paths)} (add <!-- bench:{name} --> and "
                  f"<!-- /bench:{name} --> lines where its figures belong)")
     return EXIT_GOAL if options.check and not report.passed else EXIT_OK

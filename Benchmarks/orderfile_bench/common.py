@@ -9,7 +9,13 @@ TRACE_FORMAT_SRC = os.path.join(ROOT, "Sources", "OrderfileTraceFormat")
 OVERHEAD_SRC = os.path.join(ROOT, "Benchmarks", "overhead")
 PROGRAMS_SRC = os.path.join(ROOT, "Benchmarks", "programs")
 SCALE_SRC = os.path.join(ROOT, "Benchmarks", "scale")
-README = os.path.join(ROOT, "README.md")
+DOCS = os.path.join(ROOT, "Docs")
+
+
+def doc_files():
+    """The Markdown files of Docs/, where the blocks --update-docs writes live (each in the
+    file whose subject it measures: most in Performance.md)."""
+    return sorted(os.path.join(DOCS, name) for name in os.listdir(DOCS) if name.endswith(".md"))
 
 EXIT_OK, EXIT_GOAL, EXIT_USAGE, EXIT_DATA, EXIT_INTERNAL = 0, 1, 64, 65, 70
 

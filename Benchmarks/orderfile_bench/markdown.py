@@ -1,10 +1,10 @@
-"""The Markdown exporter: tables, and README blocks between marker comments.
+"""The Markdown exporter: tables, and the documentation's blocks between marker comments.
 
-A block is the text between a line `<!-- KIND:NAME -->` and a line `<!-- /KIND:NAME -->`;
-the bench (kind `bench`) and Scripts/demo (kind `demo`, through Scripts/readme-blocks.py)
-replace what is between them and leave everything else as it is, so the prose around a
-table is written by hand and the figures in it by a run. This is the one README block
-updater: each writer only says which kind of block it owns.
+A block is the text between a line `<!-- KIND:NAME -->` and a line `<!-- /KIND:NAME -->`,
+in whichever file of Docs/ holds it; the bench (kind `bench`) and Scripts/demo (kind
+`demo`, through Scripts/doc-blocks.py) replace what is between them and leave everything
+else as it is, so the prose around a table is written by hand and the figures in it by a
+run. This is the one block updater: each writer only says which kind of block it owns.
 """
 
 import os
@@ -39,7 +39,7 @@ def bold(text):
 
 
 def wrap_prose(text, width=90):
-    """Wraps the prose lines of a block to `width`, as the README's own prose is; table rows
+    """Wraps the prose lines of a block to `width`, as the documentation's own prose is; table rows
     and blank lines stay as they are."""
     out = []
     for line in text.split("\n"):
@@ -101,29 +101,50 @@ def replace_blocks(text, blocks, path, kind="bench"):
     return "\n".join(out), replaced, missing
 
 
-def update_file(path, blocks, kind="bench", require_all=False):
-    """Replaces the blocks in the file at `path` (written to a temporary file, then renamed).
-    Returns (replaced, missing) as replace_blocks does. With `require_all`, a block the file
-    has no markers for is a BadInput naming the first, and the file is left as it was."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise BadInput(f"{path}: cannot read: {e.strerror}")
-    new, replaced, missing = replace_blocks(text, blocks, path, kind)
+def update_files(paths, blocks, kind="bench", require_all=False):
+    """Replaces each block in whichever of the files at `paths` holds it, each file written to
+    a temporary file, then renamed. Every file is read and checked before any is written, so
+    a malformed file, a block two files hold, or (with `require_all`) a block no file holds is
+    a BadInput naming the file or the block, and every file is left as it was.
+
+    Returns ({path: names of the blocks replaced there}, names of the blocks no file holds).
+    """
+    texts, replaced, found_in = {}, {}, {}
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise BadInput(f"{path}: cannot read: {e.strerror}")
+        new, names, _ = replace_blocks(text, blocks, path, kind)
+        for name in names:
+            if name in found_in:
+                start, _ = markers(name, kind)
+                raise BadInput(f"{start} is in both {found_in[name]} and {path}: keep one")
+            found_in[name] = path
+        texts[path] = (text, new)
+        replaced[path] = names
+    missing = [name for name in blocks if name not in found_in]
     if require_all and missing:
         start, _ = markers(missing[0], kind)
-        raise BadInput(f"{path} has no {start} block")
-    if new != text:
-        directory = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(prefix=f".{kind}-", dir=directory)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(new)
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        if len(paths) == 1:
+            raise BadInput(f"{paths[0]} has no {start} block")
+        raise BadInput(f"none of {', '.join(paths)} has a {start} block")
+    for path, (text, new) in texts.items():
+        if new != text:
+            _write(path, new, kind)
     return replaced, missing
+
+
+def _write(path, text, kind):
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{kind}-", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -27,7 +27,7 @@ class Report:
         return " ".join(["Scripts/bench"] + [shlex.quote(a) for a in self.command])
 
     def provenance(self):
-        """Where a README block's figures come from: the run, its command and the machine."""
+        """Where a documentation block's figures come from: the run, its command and the machine."""
         m = self.machine
         about = [f"{m.nproc} CPUs ({m.cpu_model})"] + ([m.os] if m.os else []) + [f"Linux {m.kernel}"]
         if m.memory_kib:

@@ -14,8 +14,8 @@ class Section:
       saved report can be loaded back (--report).
     run(ctx) -> result: measures; ctx is a context.Context.
     render_text(result) -> [str]: its part of the text report; the report adds "NAME: PASS|FAIL".
-    render_markdown(result, report) -> {block: Markdown}: the README blocks it owns, each
-      written between <!-- bench:BLOCK --> and <!-- /bench:BLOCK --> by --update-readme;
+    render_markdown(result, report) -> {block: Markdown}: the documentation blocks it owns, each
+      written between <!-- bench:BLOCK --> and <!-- /bench:BLOCK --> by --update-docs;
       report.Report gives the run's date, command and machine.
     """
     name: str

@@ -38,8 +38,8 @@
  * alternative, a writable second mapping through a memfd, needs the whole text copied
  * into the memfd at arming (megabytes for a large program) and remapped over the original;
  * RWX costs nothing until a page is written.
- * Scripts/bench inprocess times arming 300,000 entries this way (its figure is in the
- * README); a memfd alias was not built to compare.
+ * Scripts/bench inprocess times arming 300,000 entries this way (its figure is in
+ * Docs/Performance.md); a memfd alias was not built to compare.
  * A kernel that forbids writable code (SELinux execmod) makes arming fail: the module is
  * left unarmed, with a warning.
  *

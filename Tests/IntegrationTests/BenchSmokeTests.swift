@@ -9,21 +9,21 @@ import _OrderfileTestSupport
 /// once, with the tool and runtime the tests already built. No network.
 @Suite("Scripts/bench smoke")
 struct BenchSmokeTests {
-  @Test("the scale section runs end to end, says what it measured, and writes its README block")
+  @Test("the scale section runs end to end, says what it measured, and writes its block in the docs")
   func scaleSection() throws {
     let runtime = try RuntimeBuilder.libraryDirectory()
     let work = try TemporaryDirectory("orderfile-bench-smoke")
     defer { work.remove() }
-    let readme = work.file("README.md")
+    let page = work.file("Performance.md")
     try "Prose.\n<!-- bench:scale -->\nold figures\n<!-- /bench:scale -->\nMore prose.\n"
-      .write(toFile: readme, atomically: true, encoding: .utf8)
+      .write(toFile: page, atomically: true, encoding: .utf8)
     let saved = work.file("report.json")
     let result = try ProcessRunner.run(
       "/usr/bin/env",
       [
         "python3", PackagePaths.root + "/Scripts/bench", "scale", "--scale-functions", "2000",
         "--orderfile", PackagePaths.orderfileExecutable, "--runtime-dir", runtime, "--json",
-        "--save", saved, "--update-readme", "--readme", readme,
+        "--save", saved, "--update-docs", "--doc", page,
       ],
       environment: Toolchain.environment)
     #expect(result.status == 0, "bench exited \(result.status): \(result.standardError.suffix(2000))")
@@ -46,7 +46,7 @@ struct BenchSmokeTests {
     #expect(pages["ordered_measured"] as? Int ?? 0 >= lowerBound)
 
     // The block between the markers is replaced by the run's table; the prose stays.
-    let updated = try String(contentsOfFile: readme, encoding: .utf8)
+    let updated = try String(contentsOfFile: page, encoding: .utf8)
     #expect(!updated.contains("old figures"))
     #expect(updated.hasPrefix("Prose.\n<!-- bench:scale -->\nRun of "))
     #expect(updated.hasSuffix("\n<!-- /bench:scale -->\nMore prose.\n"))
@@ -61,19 +61,19 @@ struct BenchSmokeTests {
     #expect(updated.contains(again.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)))
   }
 
-  @Test("the startup section reads the runtime's start-up from its traces and writes its README block")
+  @Test("the startup section reads the runtime's start-up from its traces and writes its block in the docs")
   func startupSection() throws {
     let runtime = try RuntimeBuilder.libraryDirectory()
     let work = try TemporaryDirectory("orderfile-bench-startup")
     defer { work.remove() }
-    let readme = work.file("README.md")
+    let page = work.file("Performance.md")
     try "<!-- bench:startup -->\nold figures\n<!-- /bench:startup -->\n".write(
-      toFile: readme, atomically: true, encoding: .utf8)
+      toFile: page, atomically: true, encoding: .utf8)
     let result = try ProcessRunner.run(
       "/usr/bin/env",
       [
         "python3", PackagePaths.root + "/Scripts/bench", "startup", "--runs", "1", "--runtime-dir", runtime, "--json",
-        "--update-readme", "--readme", readme,
+        "--update-docs", "--doc", page,
       ],
       environment: Toolchain.environment)
     #expect(result.status == 0, "bench exited \(result.status): \(result.standardError.suffix(2000))")
@@ -87,7 +87,7 @@ struct BenchSmokeTests {
     let recorded = try #require(variants[1]["startup_ms"] as? [String: Any])
     #expect((recorded["median"] as? Double ?? 0) > 0)
     #expect(startup["runs"] as? Int == 30)
-    let updated = try String(contentsOfFile: readme, encoding: .utf8)
+    let updated = try String(contentsOfFile: page, encoding: .utf8)
     #expect(!updated.contains("old figures"))
     #expect(updated.contains("| runtime, started as orderfile record does |"))
   }

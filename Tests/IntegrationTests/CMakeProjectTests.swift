@@ -98,9 +98,9 @@ struct CMakeProjectTests {
   }
 }
 
-@Suite("The README's build snippets")
-struct ReadmeSnippetTests {
-  /// What `orderfile flags` prints in `directory` for `arguments`, as the README shows it: the
+@Suite("The build snippets of Docs/BuildWiring.md")
+struct BuildWiringSnippetTests {
+  /// What `orderfile flags` prints in `directory` for `arguments`, as the page shows it: the
   /// runtime installed under /opt/orderfile, the project at /src. Comment lines are left out.
   func printed(_ arguments: [String], in directory: String, compiler: String) throws -> [String] {
     let runtime = try RuntimeBuilder.libraryDirectory()
@@ -117,15 +117,15 @@ struct ReadmeSnippetTests {
       .split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
   }
 
-  @Test("every line the CMake and Make snippets print is in the README")
-  func readmeShowsPrintedSnippets() throws {
-    let work = try TemporaryDirectory("orderfile-readme")
+  @Test("every line the CMake and Make snippets print is in Docs/BuildWiring.md")
+  func pageShowsPrintedSnippets() throws {
+    let work = try TemporaryDirectory("orderfile-build-wiring")
     let project = work.file("src")
     try FileManager.default.createDirectory(atPath: project + "/orders", withIntermediateDirectories: true)
     for file in ["orders/app.order", "orders/libui.so.order", "app.order", "libui.so.order"] {
       try AtomicFile.write("main\n", to: project + "/" + file)
     }
-    let readme = try FileReading.text(atPath: PackagePaths.root + "/README.md")
+    let page = try FileReading.text(atPath: PackagePaths.root + "/Docs/BuildWiring.md")
     let snippets = [
       try printed(["--build-system", "cmake", "--instrument"], in: project, compiler: "clang++"),
       try printed(
@@ -138,8 +138,8 @@ struct ReadmeSnippetTests {
       ).map { $0.replacingOccurrences(of: "/src/", with: "$(CURDIR)/") },
     ]
     for line in snippets.joined() {
-      let shown = readme.contains(line)
-      #expect(shown, "README lacks the printed line: \(line)")
+      let shown = page.contains(line)
+      #expect(shown, "Docs/BuildWiring.md lacks the printed line: \(line)")
     }
     // The instrumented Make lines run the tool; what they run prints the snippet's flags.
     let make = try printed(["--build-system", "make", "--instrument"], in: project, compiler: "clang++")

@@ -31,6 +31,8 @@ struct InstallTests {
     ] {
       #expect(FileManager.default.fileExists(atPath: tree.root + "/" + file), "missing \(file)")
     }
+    // The installed README's links land on the installed pages of Docs/, as in the checkout.
+    #expect(try DocumentationLinkTests.brokenLinks(of: "README.md", root: tree.root + "/share/doc/orderfile") == [])
     // The archive holds the whole runtime as one object, so any hook pulls in all of it.
     let members = try runChecked("/usr/bin/ar", ["t", tree.root + "/lib/libOrderfileRuntime.a"])
     #expect(members.standardOutput == "orderfile-runtime.o\n")

@@ -22,7 +22,7 @@ struct MergeRegenerationTests {
     let directory = try TemporaryDirectory("orderfile-regenerate")
     let orders = directory.file("orders")
     let script = PackagePaths.root + "/Scripts/regenerate-orderfile"
-    // The configuration's own 10 runs per scenario: the setting the README's churn figures are about.
+    // The configuration's own 10 runs per scenario: the setting Docs/DailyJob.md's churn figures are about.
     let arguments = ["--orderfiles", orders, "--work", directory.file("work"), "--json", "-q"]
 
     let first = try ProcessRunner.run(script, arguments, environment: Self.environment)

@@ -18,7 +18,7 @@ enum ExampleTools {
 }
 
 /// How one example is built: its release build, with or without an orderfile, and its
-/// instrumented build. The flags are the README's recipes.
+/// instrumented build. The flags are the recipes of Docs/BuildWiring.md.
 protocol ExampleProject {
   /// The executable's file name.
   var executable: String { get }

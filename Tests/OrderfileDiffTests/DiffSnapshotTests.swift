@@ -77,16 +77,16 @@ struct DiffSnapshotTests {
     #expect(DiffCSVRenderer().render(report) == DiffCSVRenderer.header.joined(separator: ",") + "\r\n")
   }
 
-  @Test("the README's example report is the snapshot's")
-  func readmeExample() throws {
-    let readme = try FileReading.text(atPath: PackagePaths.root + "/README.md")
+  @Test("the example report of Docs/DailyJob.md is the snapshot's")
+  func documentedExample() throws {
+    let page = try FileReading.text(atPath: PackagePaths.root + "/Docs/DailyJob.md")
     let snapshot = Set(try FileReading.text(atPath: diffFixtures + "/expected.md").split(separator: "\n"))
-    let start = try #require(readme.range(of: "```markdown\n| entries (base → head)"))
-    let block = readme[start.lowerBound...].dropFirst("```markdown\n".count)
+    let start = try #require(page.range(of: "```markdown\n| entries (base → head)"))
+    let block = page[start.lowerBound...].dropFirst("```markdown\n".count)
     let end = try #require(block.range(of: "```"))
     let lines = block[..<end.lowerBound].split(separator: "\n")
     #expect(lines.count > 10)
-    for line in lines { #expect(snapshot.contains(line), "README line not in expected.md: \(line)") }
+    for line in lines { #expect(snapshot.contains(line), "Docs/DailyJob.md line not in expected.md: \(line)") }
   }
 
   @Test("CSV quotes fields with commas and quotes")

@@ -3,7 +3,7 @@
 To add a section: write a module here that defines its result dataclass, `run(ctx)`,
 `render_text(result)`, `render_markdown(result, report)` and a `SECTION = Section(...)`
 (see section.py), then list its SECTION below. The command line, --help, the JSON
-report, --report and --update-readme pick it up from here. A section that builds or
+report, --report and --update-docs pick it up from here. A section that builds or
 records something another section could reuse puts it on the context (context.py).
 """
 

@@ -18,7 +18,7 @@ VARIANTS = [
     ("empty", "instrumented, empty hooks"),
     ("runtime", "instrumented, runtime"),
 ]
-# What the README says of each of callheavy's modes.
+# What Docs/Performance.md says of each of callheavy's modes.
 MODE_NOTES = {"mixed": "~300 hot functions", "wide": "4,096 hot functions, random order"}
 FIXED_COST_MIN_ROUNDS = 15
 

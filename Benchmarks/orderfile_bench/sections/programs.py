@@ -20,7 +20,7 @@ LAYOUTS = [
     ("profdata", "llvm-profdata order"),
     ("bp", "lld balanced partitioning"),
 ]
-# How the README's table names the layouts.
+# How Docs/Performance.md's table names the layouts.
 LAYOUT_MARKDOWN = {
     "default": "default",
     "orderfile": "this project's orderfile",

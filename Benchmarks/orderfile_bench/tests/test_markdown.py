@@ -1,4 +1,4 @@
-"""The README exporter: blocks between markers are replaced, everything else kept."""
+"""The block exporter: blocks between markers are replaced, everything else kept."""
 
 import os
 import tempfile
@@ -60,10 +60,10 @@ class ReplaceBlocksTests(unittest.TestCase):
             path = os.path.join(d, "README.md")
             with open(path, "w") as f:
                 f.write(README)
-            replaced, _ = markdown.update_file(path, {"alpha": "fresh"})
+            replaced, _ = markdown.update_files([path], {"alpha": "fresh"})
             with open(path) as f:
                 self.assertIn("<!-- bench:alpha -->\nfresh\n<!-- /bench:alpha -->", f.read())
-            self.assertEqual(replaced, ["alpha"])
+            self.assertEqual(replaced, {path: ["alpha"]})
             self.assertEqual(os.listdir(d), ["README.md"])
 
     def test_a_demo_block_is_replaced_and_bench_blocks_are_left_alone(self):
@@ -79,10 +79,62 @@ class ReplaceBlocksTests(unittest.TestCase):
             with open(path, "w") as f:
                 f.write(README)
             with self.assertRaisesRegex(BadInput, r"README.md has no <!-- demo:alpha --> block$"):
-                markdown.update_file(path, {"alpha": "fresh"}, kind="demo", require_all=True)
+                markdown.update_files([path], {"alpha": "fresh"}, kind="demo", require_all=True)
             with open(path) as f:
                 self.assertEqual(f.read(), README)
             self.assertEqual(os.listdir(d), ["README.md"])
+
+
+class UpdateFilesTests(unittest.TestCase):
+    """Blocks spread over several files, as they are over Docs/."""
+
+    def write(self, directory, name, text):
+        path = os.path.join(directory, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def read(self, path):
+        with open(path) as f:
+            return f.read()
+
+    def test_each_block_is_written_in_the_file_that_holds_it(self):
+        with tempfile.TemporaryDirectory() as d:
+            first = self.write(d, "A.md", "<!-- bench:alpha -->\nold\n<!-- /bench:alpha -->\n")
+            second = self.write(d, "B.md", "Prose.\n<!-- bench:beta -->\nold\n<!-- /bench:beta -->\n")
+            untouched = self.write(d, "C.md", "No blocks here.\n")
+            replaced, missing = markdown.update_files([first, second, untouched],
+                                                      {"alpha": "new a", "beta": "new b", "gamma": "g"})
+            self.assertEqual(replaced, {first: ["alpha"], second: ["beta"], untouched: []})
+            self.assertEqual(missing, ["gamma"])
+            self.assertEqual(self.read(first), "<!-- bench:alpha -->\nnew a\n<!-- /bench:alpha -->\n")
+            self.assertEqual(self.read(second), "Prose.\n<!-- bench:beta -->\nnew b\n<!-- /bench:beta -->\n")
+            self.assertEqual(self.read(untouched), "No blocks here.\n")
+
+    def test_a_block_in_two_files_is_an_error_and_nothing_is_written(self):
+        with tempfile.TemporaryDirectory() as d:
+            text = "<!-- bench:alpha -->\nold\n<!-- /bench:alpha -->\n"
+            first, second = self.write(d, "A.md", text), self.write(d, "B.md", text)
+            with self.assertRaisesRegex(BadInput, r"^<!-- bench:alpha --> is in both .*A.md and .*B.md: keep one$"):
+                markdown.update_files([first, second], {"alpha": "new"})
+            self.assertEqual((self.read(first), self.read(second)), (text, text))
+
+    def test_require_all_across_files_names_the_block_and_writes_nothing(self):
+        with tempfile.TemporaryDirectory() as d:
+            text = "<!-- demo:alpha -->\nold\n<!-- /demo:alpha -->\n"
+            first, second = self.write(d, "A.md", text), self.write(d, "B.md", "Prose.\n")
+            with self.assertRaisesRegex(BadInput, r"^none of .*A.md, .*B.md has a <!-- demo:beta --> block$"):
+                markdown.update_files([first, second], {"alpha": "new", "beta": "b"}, kind="demo", require_all=True)
+            self.assertEqual(self.read(first), text)
+            self.assertEqual(sorted(os.listdir(d)), ["A.md", "B.md"])
+
+    def test_a_malformed_file_is_an_error_and_the_others_are_left_alone(self):
+        with tempfile.TemporaryDirectory() as d:
+            good = self.write(d, "A.md", "<!-- bench:alpha -->\nold\n<!-- /bench:alpha -->\n")
+            bad = self.write(d, "B.md", "x\n<!-- bench:beta -->\n")
+            with self.assertRaisesRegex(BadInput, r"B.md:2: block 'bench:beta' is never closed$"):
+                markdown.update_files([good, bad], {"alpha": "new"})
+            self.assertIn("old", self.read(good))
 
 
 class WrapTests(unittest.TestCase):

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""readme-blocks.py OUT README - writes the demo's outputs into README's marked blocks.
+"""doc-blocks.py OUT FILE... - writes the demo's outputs into the files' marked blocks.
 
-Scripts/demo --update-readme calls it after a run. Each block sits between
-<!-- demo:NAME --> and <!-- /demo:NAME --> lines and becomes a text block: the command as
-a reader would type it in out/demo, then what the tool printed, with the run's absolute
-paths made relative to out/demo. A README without a block named here is an error, and
-the README is then left as it was. The blocks are replaced by the bench's README updater
-(Benchmarks/orderfile_bench/markdown.py), the one that writes the `bench:` blocks.
+Scripts/demo --update-docs calls it after a run with every file of Docs/. Each block sits
+between <!-- demo:NAME --> and <!-- /demo:NAME --> lines, in whichever file quotes it, and
+becomes a text block: the command as a reader would type it in out/demo, then what the tool
+printed, with the run's absolute paths made relative to out/demo. A block named here that
+no file holds, or that two files hold, is an error, and every file is then left as it was.
+The blocks are replaced by the bench's block updater (Benchmarks/orderfile_bench/markdown.py),
+the one that writes the `bench:` blocks.
 """
 
 import os
@@ -14,7 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Benchmarks"))
 from orderfile_bench.common import BadInput  # noqa: E402
-from orderfile_bench.markdown import update_file  # noqa: E402
+from orderfile_bench.markdown import update_files  # noqa: E402
 
 # name -> (the command shown, or None for a table the demo prints itself; its output file in OUT)
 BLOCKS = {
@@ -46,17 +47,19 @@ def block(out, command, name):
 
 
 def main(argv):
-    if len(argv) != 2:
+    if len(argv) < 2:
         print(__doc__.strip().splitlines()[0], file=sys.stderr)
         return 64
-    out, readme = os.path.abspath(argv[0]), argv[1]
+    out, files = os.path.abspath(argv[0]), argv[1:]
     try:
         blocks = {name: block(out, command, output) for name, (command, output) in BLOCKS.items()}
-        update_file(readme, blocks, kind="demo", require_all=True)
+        replaced, _ = update_files(files, blocks, kind="demo", require_all=True)
     except (BadInput, OSError) as e:
-        print(f"readme-blocks: error: {e}", file=sys.stderr)
+        print(f"doc-blocks: error: {e}", file=sys.stderr)
         return 65
-    print(f"updated {len(BLOCKS)} blocks in {readme}")
+    for path, names in replaced.items():
+        if names:
+            print(f"updated {len(names)} blocks in {path}")
     return 0
 
 
