@@ -53,6 +53,7 @@ struct OrderfileOptionGroup: ParsableArguments {
   var debugDirectories: [String] = []
 
   @Option(
+    name: .customLong(Gate.minMatch.name),
     help: ArgumentHelp(
       "Fail (exit 1) when fewer recorded functions than this share become entries (merging: in any run): 0.95 or 95%.",
       valueName: "rate"))
@@ -64,7 +65,7 @@ struct OrderfileOptionGroup: ParsableArguments {
   @Option(
     name: .customLong("release-binary"),
     help: ArgumentHelp(
-      "The binary that will be linked with the orderfile (the SONAME link, the real file or a copy), for the recorded module it is by build-id, real file or file name (repeatable): entries it lacks (inlined in the release build) are left out and --min-match gates on its match rate.",
+      "The binary that will be linked with the orderfile (the SONAME link, the real file or a copy), for the recorded module it is by build-id, real file or file name (repeatable): entries it lacks (inlined in the release build) are left out and \(Gate.minMatch.option) gates on its match rate.",
       valueName: "path"))
   var releaseBinaries: [String] = []
 
