@@ -19,6 +19,7 @@ public typealias Build = OrderfileBuild.Build
 public typealias CrossTarget = OrderfileBuild.CrossTarget
 public typealias Rate = OrderfileSupport.Rate
 public typealias Percentage = OrderfileSupport.Percentage
+public typealias Gate = OrderfileSupport.Gate
 public typealias ReportFormat = OrderfileSupport.ReportFormat
 /// `estimate --cold-method`: `auto`, `page-cache` or `perf`.
 public typealias ColdLaunchMethodChoice = OrderfileLayout.ColdLaunchReferee.MethodChoice

@@ -15,8 +15,9 @@ public struct DiffRequest {
   public var headLabel: String?
   /// Also estimate the launch pages under each orderfile, for this trace and binary.
   public var pages: LaunchLayoutInputs?
-  /// Fail (exit 1) when the head needs more than this many percent more pages than the base.
-  public var failIfPagesRegress: Percentage?
+  /// The `max-page-growth` gate: fail (exit 1) when the head needs more than this many
+  /// percent more pages than the base.
+  public var maxPageGrowth: Percentage?
   /// Markdown, JSON or CSV.
   public var reportFormat: ReportFormat
   /// Changes listed in the Markdown before the rest are folded into one row.
@@ -32,25 +33,26 @@ public struct DiffRequest {
     public var timeLimitMilliseconds: Int?
     /// Also run each program once cold and count what it read of its file, by section kind.
     public var cold: ColdLaunchMethodChoice?
-    /// Fail (exit 1) when the head's cold launch reads more than this many percent more of its file.
-    public var failIfColdFaultsRegress: Percentage?
+    /// The `max-cold-growth` gate: fail (exit 1) when the head's cold launch reads more than
+    /// this many percent more of its file.
+    public var maxColdGrowth: Percentage?
 
     public init(
       base: String, head: String, arguments: [String], timeLimitMilliseconds: Int? = nil,
-      cold: ColdLaunchMethodChoice? = nil, failIfColdFaultsRegress: Percentage? = nil
+      cold: ColdLaunchMethodChoice? = nil, maxColdGrowth: Percentage? = nil
     ) {
       self.base = base
       self.head = head
       self.arguments = arguments
       self.timeLimitMilliseconds = timeLimitMilliseconds
       self.cold = cold
-      self.failIfColdFaultsRegress = failIfColdFaultsRegress
+      self.maxColdGrowth = maxColdGrowth
     }
   }
 
   public init(
     base: String, head: String, baseLabel: String? = nil, headLabel: String? = nil, pages: LaunchLayoutInputs? = nil,
-    failIfPagesRegress: Percentage? = nil, reportFormat: ReportFormat = .markdown, limit: Int = 20,
+    maxPageGrowth: Percentage? = nil, reportFormat: ReportFormat = .markdown, limit: Int = 20,
     measure: MeasuredBinaries? = nil
   ) {
     self.base = base
@@ -58,7 +60,7 @@ public struct DiffRequest {
     self.baseLabel = baseLabel
     self.headLabel = headLabel
     self.pages = pages
-    self.failIfPagesRegress = failIfPagesRegress
+    self.maxPageGrowth = maxPageGrowth
     self.reportFormat = reportFormat
     self.limit = limit
     self.measure = measure
@@ -71,7 +73,7 @@ public struct DiffRequest {
       estimate: pages.map {
         OrderfileComparison.EstimateInputs(
           tracePath: $0.trace, binaryPath: $0.binary, module: $0.traceModule, searchPaths: $0.searchPaths)
-      }, gateThresholdPercent: failIfPagesRegress?.value)
+      }, maxPageGrowth: maxPageGrowth?.value)
   }
 
   public func run() throws -> CommandOutput {
@@ -113,7 +115,7 @@ public struct DiffRequest {
         report.cold = ColdLaunchComparison(
           baseBinary: measure.base, base: try cold(measure.base), headBinary: measure.head,
           head: try cold(measure.head), method: try chosen.chosenMethod(),
-          gateThresholdPercent: measure.failIfColdFaultsRegress?.value)
+          maxColdGrowth: measure.maxColdGrowth?.value)
       }
     }
     var output = CommandOutput()
@@ -123,19 +125,8 @@ public struct DiffRequest {
     // Markdown is the diff's text: it goes into a merge request.
     let renderer = reportFormat.renderer(text: DiffMarkdownRenderer(limit: limit), csv: DiffCSVRenderer())
     output.print(try renderer.render(report))
-    if let gate = report.gate, !gate.passed {
-      let growth = gate.worstPercent.map { String(format: "%+.1f%%", $0) } ?? "from 0"
-      let size = gate.worstPageSize.map { " at \(formatBytes($0)) pages" } ?? ""
-      output.fail(
-        "launch pages grow \(growth)\(size), more than --fail-if-pages-regress allows (\(TextFormatting.number(gate.thresholdPercent))%)",
-        status: .gateFailed)
-    }
-    if let gate = report.cold?.gate, !gate.passed {
-      let growth = gate.worstPercent.map { String(format: "%+.1f%%", $0) } ?? "from 0"
-      output.fail(
-        "a cold launch reads \(growth) more of the head binary, more than --fail-if-cold-faults-regress allows (\(TextFormatting.number(gate.thresholdPercent))%)",
-        status: .gateFailed)
-    }
+    if let failure = report.gate?.failure(spelling: \.option) { output.fail(failure, status: .gateFailed) }
+    if let failure = report.cold?.gateFailure(spelling: \.option) { output.fail(failure, status: .gateFailed) }
     return output
   }
 }

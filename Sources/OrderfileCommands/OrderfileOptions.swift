@@ -85,7 +85,7 @@ public struct OrderfileOptions: Sendable {
     }
     if let minMatch, gateFailed {
       output.fail(
-        "match rate \(TextFormatting.percent(matchRate))\(matchRateNote) is below --min-match \(TextFormatting.percent(minMatch.value)); no orderfile written, an existing one is left as it was",
+        "match rate \(TextFormatting.percent(matchRate))\(matchRateNote) is below \(Gate.minMatch.option) \(TextFormatting.percent(minMatch.value)); no orderfile written, an existing one is left as it was",
         status: .gateFailed)
     }
     return output

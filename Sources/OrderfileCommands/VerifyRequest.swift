@@ -8,22 +8,25 @@ import OrderfileSymbolization
 public struct VerifyRequest: Sendable {
   public var binary: String
   public var order: String
-  /// The least share of entries present, and in order, that passes.
-  public var threshold: Rate
+  /// The `min-in-order` gate: the least share of entries present, and in order, that passes.
+  public var minInOrder: Rate
   /// Text or JSON.
   public var reportFormat: ReportFormat
   /// The root of the system the binary runs on, whose `libc.so.6` says which loader options
   /// apply (nil: this machine's, or the Debian cross sysroot of the binary's machine).
   public var sysroot: String?
 
+  /// The gate when `--min-in-order` is not given.
+  public static let defaultMinInOrder = LayoutVerifier.defaultMinInOrder
+
   public init(
-    binary: String, order: String, threshold: Rate = Rate(0.95), reportFormat: ReportFormat = .text,
-    sysroot: String? = nil
+    binary: String, order: String, minInOrder: Rate = VerifyRequest.defaultMinInOrder,
+    reportFormat: ReportFormat = .text, sysroot: String? = nil
   ) {
     self.sysroot = sysroot
     self.binary = binary
     self.order = order
-    self.threshold = threshold
+    self.minInOrder = minInOrder
     self.reportFormat = reportFormat
   }
 
@@ -32,7 +35,7 @@ public struct VerifyRequest: Sendable {
     guard orderfile.entryLines > 0 else { throw LayoutError.emptyOrderfile(path: order) }
     let symbolizer = try ELFSymbolizer.withSymbols(path: binary)
     let linker = try BinaryLocator.linker(ofFileAt: binary)
-    var verification = LayoutVerifier(threshold: threshold.value).verify(
+    var verification = LayoutVerifier(minInOrder: minInOrder).verify(
       order: orderfile, symbolizer: symbolizer, linker: linker)
     verification.fixedCode = try FixedCode.read(path: binary, launch: nil)
     // The loader options `flags --release` adds, judged for the linker that wrote this binary

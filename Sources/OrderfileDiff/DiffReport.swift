@@ -12,19 +12,19 @@ public struct DiffReport: Codable, Sendable, Equatable {
   public var measured: MeasuredComparison? = nil
   /// Present with `--measure-cold`: what a cold launch of each binary read of it, by section kind.
   public var cold: ColdLaunchComparison? = nil
-  /// Present with `--fail-if-pages-regress`.
+  /// Present with `--max-page-growth`.
   public var gate: PageGate?
   /// Every change, largest first. Renderers may fold the tail.
   public var changes: [OrderChange]
 
   public init(
-    base: String, head: String, diff: OrderDiff, pages: PageComparison? = nil, gateThresholdPercent: Double? = nil
+    base: String, head: String, diff: OrderDiff, pages: PageComparison? = nil, maxPageGrowth: Double? = nil
   ) {
     self.base = base
     self.head = head
     self.summary = diff.summary
     self.pages = pages
-    self.gate = pages.flatMap { pages in gateThresholdPercent.map { PageGate(thresholdPercent: $0, pages: pages) } }
+    self.gate = pages.flatMap { pages in maxPageGrowth.map { PageGate(maxPageGrowth: $0, pages: pages) } }
     self.changes = diff.changes
   }
 }

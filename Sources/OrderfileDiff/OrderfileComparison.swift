@@ -24,18 +24,19 @@ public struct OrderfileComparison {
   public var baseLabel: String?
   public var headLabel: String?
   public var estimate: EstimateInputs?
-  public var gateThresholdPercent: Double?
+  /// The `max-page-growth` gate, in percent of the base's pages.
+  public var maxPageGrowth: Double?
 
   public init(
     basePath: String, headPath: String, baseLabel: String? = nil, headLabel: String? = nil,
-    estimate: EstimateInputs? = nil, gateThresholdPercent: Double? = nil
+    estimate: EstimateInputs? = nil, maxPageGrowth: Double? = nil
   ) {
     self.basePath = basePath
     self.headPath = headPath
     self.baseLabel = baseLabel
     self.headLabel = headLabel
     self.estimate = estimate
-    self.gateThresholdPercent = gateThresholdPercent
+    self.maxPageGrowth = maxPageGrowth
   }
 
   public func run() throws -> DiffReport {
@@ -59,6 +60,6 @@ public struct OrderfileComparison {
     }
     return DiffReport(
       base: baseLabel ?? basePath, head: headLabel ?? headPath, diff: diff, pages: pages,
-      gateThresholdPercent: gateThresholdPercent)
+      maxPageGrowth: maxPageGrowth)
   }
 }

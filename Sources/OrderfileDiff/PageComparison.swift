@@ -1,4 +1,6 @@
+import Foundation
 import OrderfileLayout
+import OrderfileSupport
 
 /// Launch pages under the base and under the head orderfile, from `estimate`'s numbers.
 ///
@@ -64,10 +66,10 @@ public struct PageComparison: Codable, Sendable, Equatable {
   }
 }
 
-/// The `--fail-if-pages-regress` check: does the head touch more pages than the base allows?
+/// The `max-page-growth` gate: does the head touch more pages than the base allows?
 public struct PageGate: Codable, Sendable, Equatable {
   /// The largest growth allowed, in percent of the base's pages.
-  public var thresholdPercent: Double
+  public var maxPageGrowth: Double
   public var passed: Bool
   /// The page size that grew most (by percent; a growth from 0 counts as the most).
   public var worstPageSize: UInt64?
@@ -75,8 +77,8 @@ public struct PageGate: Codable, Sendable, Equatable {
   public var worstPercent: Double?
 
   /// Checks every reported page size.
-  public init(thresholdPercent: Double, pages: PageComparison) {
-    self.thresholdPercent = thresholdPercent
+  public init(maxPageGrowth: Double, pages: PageComparison) {
+    self.maxPageGrowth = maxPageGrowth
     var worst: PageComparison.Row?
     var worstValue = -Double.infinity
     for row in pages.pages {
@@ -88,6 +90,15 @@ public struct PageGate: Codable, Sendable, Equatable {
     }
     worstPageSize = worst?.pageSize
     worstPercent = worst?.pages.deltaPercent
-    passed = worstValue <= thresholdPercent
+    passed = worstValue <= maxPageGrowth
+  }
+
+  /// Why the gate failed, the gate spelt as `spelling` picks; nil when it passed.
+  public func failure(spelling: KeyPath<Gate, String>) -> String? {
+    guard !passed else { return nil }
+    let growth = worstPercent.map { String(format: "%+.1f%%", $0) } ?? "from 0"
+    let size = worstPageSize.map { " at \(formatBytes($0)) pages" } ?? ""
+    return
+      "launch pages grow \(growth)\(size), more than \(Gate.maxPageGrowth[keyPath: spelling]) \(TextFormatting.number(maxPageGrowth))%"
   }
 }

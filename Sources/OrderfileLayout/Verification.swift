@@ -1,4 +1,5 @@
 import OrderfileOrdering
+import OrderfileSupport
 import OrderfileSymbolization
 
 /// Whether a linked binary follows an orderfile, and if not, the likely reason.
@@ -48,7 +49,8 @@ public struct Verification: Codable, Sendable, Equatable {
   public var inOrder: Int
   public var presentShare: Double
   public var inOrderShare: Double
-  public var threshold: Double
+  /// The `min-in-order` gate: the least `presentShare` and `inOrderShare` that pass.
+  public var minInOrder: Double
   public var passed: Bool
   /// Up to ten entries not found in the binary.
   public var missing: [String]
@@ -85,10 +87,14 @@ public struct Verification: Codable, Sendable, Equatable {
 
 /// Checks a binary's function layout against an orderfile.
 public struct LayoutVerifier {
-  public var threshold: Double
+  /// The `min-in-order` gate: both shares must reach it.
+  public var minInOrder: Rate
 
-  public init(threshold: Double = 0.95) {
-    self.threshold = threshold
+  /// The gate when none is given (`verify`, `regenerate`).
+  public static let defaultMinInOrder = Rate(0.95)
+
+  public init(minInOrder: Rate = LayoutVerifier.defaultMinInOrder) {
+    self.minInOrder = minInOrder
   }
 
   public func verify(
@@ -176,11 +182,11 @@ public struct LayoutVerifier {
     let unique = names.count
     let presentShare = unique == 0 ? 1 : Double(present.count) / Double(unique)
     let inOrderShare = present.isEmpty ? 0 : Double(inOrder) / Double(present.count)
-    let passed = unique > 0 && presentShare >= threshold && inOrderShare >= threshold
+    let passed = unique > 0 && presentShare >= minInOrder.value && inOrderShare >= minInOrder.value
     var result = Verification(
       binary: symbolizer.path, order: order.path, orderFormat: order.format, linker: linker, entries: unique,
       present: present.count, inOrder: inOrder, presentShare: presentShare, inOrderShare: inOrderShare,
-      threshold: threshold, passed: passed, missing: Array(missing.prefix(10)), firstMisplaced: misplaced,
+      minInOrder: minInOrder.value, passed: passed, missing: Array(missing.prefix(10)), firstMisplaced: misplaced,
       cause: nil, diagnosis: nil)
     if !passed {
       (result.cause, result.diagnosis) = diagnose(
@@ -221,7 +227,7 @@ public struct LayoutVerifier {
         "\(underscored) entries are Mach-O names (a leading underscore, as ld64's -order_file wants) of functions this ELF binary has without it: generate it with --format lld"
       )
     }
-    if presentShare < threshold {
+    if presentShare < minInOrder.value {
       var byBase: [String: String] = [:]
       for name in positions.keys {
         let base = CloneName(name)?.base ?? name

@@ -41,7 +41,8 @@ public struct VerificationTextRenderer: Renderer {
         "loader option missing: \(missing.option): add \(missing.flags.joined(separator: " ")) (\(missing.reason))")
     }
     let verdict = verification.passed ? "PASS" : "FAIL"
-    lines.append("\(verdict) (threshold \(TextFormatting.percent(verification.threshold)) present and in order)")
+    lines.append(
+      "\(verdict) (\(Gate.minInOrder.option) \(TextFormatting.percent(verification.minInOrder)): present and in order)")
     lines.append(
       "(verify answers: did the link follow this orderfile? How much of the launch the orderfile holds is generate's match rate; the pages it touches, estimate --measure.)"
     )

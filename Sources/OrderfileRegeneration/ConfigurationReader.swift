@@ -28,7 +28,7 @@ public struct ConfigurationReader: Sendable {
     "ignore-churn-below", "instrumented",
   ]
   static let scenarioKeys = ["name", "weight", "command", "environment", "until", "time-limit"]
-  static let gateKeys = ["min-match", "max-page-growth", "max-cold-growth"]
+  static let gateKeys = Gate.allCases.map(\.name)
   static let instrumentedKeys = ["build", "binaries", "compiler"]
 
   public func read(path: String) throws -> RegenerationConfiguration {
@@ -136,14 +136,15 @@ public struct ConfigurationReader: Sendable {
     var gates = RegenerationConfiguration.Gates()
     if let field = top.optional("gates") {
       let fields = try field.mapping(known: Self.gateKeys)
-      if let minMatch = fields.optional("min-match") {
-        guard let rate = Rate(argument: try minMatch.scalarText()) else {
-          throw minMatch.error("'\(try minMatch.scalarText())' is not a share: 0.9 or 90%")
+      for gate in Gate.allCases {
+        guard let value = fields.optional(gate.name) else { continue }
+        switch gate {
+        case .minMatch: gates.minMatch = try value.rate()
+        case .minInOrder: gates.minInOrder = try value.rate()
+        case .maxPageGrowth: gates.maxPageGrowth = try value.percentage()
+        case .maxColdGrowth: gates.maxColdGrowth = try value.percentage()
         }
-        gates.minMatch = rate
       }
-      if let growth = fields.optional("max-page-growth") { gates.maxPageGrowth = try growth.percentage() }
-      if let growth = fields.optional("max-cold-growth") { gates.maxColdGrowth = try growth.percentage() }
     }
     let formatField = top.optional("format")
     let format =
@@ -296,6 +297,12 @@ struct Fields {
   func positiveInteger() throws -> Int {
     let text = try string()
     guard let value = Int(text), value > 0 else { throw error("'\(text)' is not a positive whole number") }
+    return value
+  }
+
+  func rate() throws -> Rate {
+    let text = try scalarText()
+    guard let value = Rate(argument: text) else { throw error("'\(text)' is not a share: 0.9 or 90%") }
     return value
   }
 

@@ -193,10 +193,7 @@ public struct Regeneration {
       guard FileManager.default.fileExists(atPath: binary.path) else {
         throw RegenerationError.binaryNotBuilt(module: name, path: display(binary.path), step: "relink")
       }
-      let order = try Orderfile.read(path: work.newOrderfile(name))
-      let symbolizer = try ELFSymbolizer.withSymbols(path: binary.path)
-      verifications[name] = LayoutVerifier().verify(
-        order: order, symbolizer: symbolizer, linker: try BinaryLocator.linker(ofFileAt: binary.path))
+      verifications[name] = try verify(binary: binary.path, order: work.newOrderfile(name))
     }
     clock.finish()
 
@@ -292,6 +289,14 @@ public struct Regeneration {
     return PreviousOrder(source: path, names: try Orderfile.read(path: path).names)
   }
 
+  /// A relinked binary checked against its new orderfile, as `verify` checks it, to the
+  /// `min-in-order` gate.
+  func verify(binary: String, order: String) throws -> Verification {
+    try LayoutVerifier(minInOrder: configuration.gates.minInOrder).verify(
+      order: Orderfile.read(path: order), symbolizer: ELFSymbolizer.withSymbols(path: binary),
+      linker: BinaryLocator.linker(ofFileAt: binary))
+  }
+
   func gateFailures(
     module: String, matchRate: Double, pages: [RegenerationReport.Pages], pagesMeasured: Bool = false,
     cold: ColdLaunchComparison? = nil, verification: Verification?
@@ -302,7 +307,7 @@ public struct Regeneration {
         .init(
           module: module, gate: .minMatch,
           message:
-            "match rate \(TextFormatting.percent(matchRate)) is below min-match \(TextFormatting.percent(minMatch.value))"
+            "match rate \(TextFormatting.percent(matchRate)) is below \(Gate.minMatch.name) \(TextFormatting.percent(minMatch.value))"
         ))
     }
     if let limit = configuration.gates.maxPageGrowth {
@@ -312,28 +317,21 @@ public struct Regeneration {
             .init(
               module: module, gate: .maxPageGrowth,
               message:
-                "\(pagesMeasured ? "measured" : "simulated") launch pages grow \(String(format: "%+.1f%%", growth)) at \(formatBytes(row.pageSize)) pages (\(row.pages.base) → \(row.pages.head)), more than max-page-growth \(limit)"
+                "\(pagesMeasured ? "measured" : "simulated") launch pages grow \(String(format: "%+.1f%%", growth)) at \(formatBytes(row.pageSize)) pages (\(row.pages.base) → \(row.pages.head)), more than \(Gate.maxPageGrowth.name) \(limit)"
             ))
           break
         }
       }
     }
-    if let cold, let gate = cold.gate, !gate.passed {
-      let growth = gate.worstPercent.map { String(format: "%+.1f%%", $0) } ?? "from 0"
-      let unit = cold.method == .perf ? "major faults" : "pages read"
-      failures.append(
-        .init(
-          module: module, gate: .maxColdGrowth,
-          message:
-            "cold launch \(unit) grow \(growth) (\(cold.total.base) → \(cold.total.head)), more than max-cold-growth \(TextFormatting.number(gate.thresholdPercent))%"
-        ))
+    if let failure = cold?.gateFailure(spelling: \.name) {
+      failures.append(.init(module: module, gate: .maxColdGrowth, message: failure))
     }
     if let verification, !verification.passed {
       failures.append(
         .init(
-          module: module, gate: .verify,
+          module: module, gate: .minInOrder,
           message:
-            "the relinked binary does not follow its orderfile: \(verification.inOrder) of \(verification.entries) entries in order"
+            "the relinked binary does not follow its orderfile: \(verification.present) of \(verification.entries) entries present, \(verification.inOrder) in order, below \(Gate.minInOrder.name) \(TextFormatting.percent(verification.minInOrder))"
         ))
     }
     return failures
@@ -432,7 +430,7 @@ public struct Regeneration {
     }
     return ColdLaunchComparison(
       baseBinary: shippedCopy, base: try measure(shippedCopy), headBinary: relinked, head: try measure(relinked),
-      method: method, gateThresholdPercent: limit.value)
+      method: method, maxColdGrowth: limit.value)
   }
 
   /// Runs a configured command with `/bin/sh` in the project directory; its output goes to

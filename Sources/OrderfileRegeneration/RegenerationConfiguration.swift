@@ -1,5 +1,6 @@
 import Foundation
 import OrderfileBuild
+import OrderfileLayout
 import OrderfileOrdering
 import OrderfileSupport
 
@@ -48,17 +49,24 @@ public struct RegenerationConfiguration: Sendable, Equatable {
     case instrumented(build: String, binaries: [Binary], compiler: InstrumentingCompiler)
   }
 
-  /// The gates, applied to each module on its own.
+  /// The gates, applied to each module on its own; a `Gate` names each.
   public struct Gates: Sendable, Equatable {
     /// Fail when a module's lowest match rate of any run is below this.
     public var minMatch: Rate?
+    /// Fail when a relinked binary holds less than this share of its orderfile's entries, or
+    /// has less than this share of them in order (as `verify` checks it).
+    public var minInOrder: Rate
     /// Fail when a module's launch pages (4 KiB or 16 KiB) grow by more than this many percent.
     public var maxPageGrowth: Percentage?
     /// Fail when what a cold launch of the first scenario reads of a program's file (majors
     /// with perf, else pages read) grows by more than this many percent.
     public var maxColdGrowth: Percentage?
-    public init(minMatch: Rate? = nil, maxPageGrowth: Percentage? = nil, maxColdGrowth: Percentage? = nil) {
+    public init(
+      minMatch: Rate? = nil, minInOrder: Rate = LayoutVerifier.defaultMinInOrder, maxPageGrowth: Percentage? = nil,
+      maxColdGrowth: Percentage? = nil
+    ) {
       self.minMatch = minMatch
+      self.minInOrder = minInOrder
       self.maxPageGrowth = maxPageGrowth
       self.maxColdGrowth = maxColdGrowth
     }

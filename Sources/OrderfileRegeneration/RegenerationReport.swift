@@ -83,12 +83,6 @@ public struct RegenerationReport: Codable, Sendable, Equatable {
 
   /// A gate a module failed.
   public struct GateFailure: Codable, Sendable, Equatable {
-    public enum Gate: String, Codable, Sendable {
-      case minMatch = "min-match"
-      case maxPageGrowth = "max-page-growth"
-      case maxColdGrowth = "max-cold-growth"
-      case verify
-    }
     public var module: String
     public var gate: Gate
     public var message: String

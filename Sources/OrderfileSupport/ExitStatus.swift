@@ -12,7 +12,8 @@ public struct ExitStatus: RawRepresentable, Hashable, Sendable, CustomStringConv
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
   public static let success = ExitStatus(rawValue: 0)
-  /// A gate the user asked for failed (`--min-match`, `--threshold`, `--fail-if-pages-regress`).
+  /// A gate the user asked for failed (`Gate`: `--min-match`, `--min-in-order`, `--max-page-growth`,
+  /// `--max-cold-growth`, or one of a `regenerate` configuration's `gates`).
   public static let gateFailed = ExitStatus(rawValue: 1)
   /// EX_USAGE: a bad flag, value or combination of them.
   public static let usage = ExitStatus(rawValue: 64)

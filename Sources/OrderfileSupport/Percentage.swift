@@ -1,6 +1,6 @@
 /// A percentage of 0 or more, written with or without the sign: `2` or `2%`.
 ///
-/// `diff --fail-if-pages-regress` takes one: how much launch pages may grow.
+/// The gates `max-page-growth` and `max-cold-growth` take one (`Gate`): how much a count may grow.
 public struct Percentage: Hashable, Sendable, CustomStringConvertible {
   /// The number of percent, 0 or more.
   public var value: Double

@@ -1,6 +1,6 @@
 /// A share from 0 to 1, written as a fraction or a percentage: `0.95` or `95%`.
 ///
-/// The gates `--min-match` and `--threshold` take one.
+/// The gates `min-match` and `min-in-order` take one (`Gate`).
 public struct Rate: Hashable, Sendable, CustomStringConvertible {
   /// The share, 0...1.
   public var value: Double

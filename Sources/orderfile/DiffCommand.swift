@@ -16,8 +16,8 @@ struct DiffCommand: ParsableCommand {
 
       With --trace and --binary, also the launch pages under each orderfile at
       4 KiB and 16 KiB, with signed deltas: the numbers 'orderfile estimate
-      --order' prints for each. --fail-if-pages-regress exits 1 when the head
-      needs more than that many percent more pages than the base.
+      --order' prints for each. --max-page-growth exits 1 when the head needs
+      more than that many percent more pages than the base.
 
       With --base-binary and --head-binary (the program linked with each
       orderfile), each also runs once with the arguments after '--' under the
@@ -29,8 +29,8 @@ struct DiffCommand: ParsableCommand {
       With --measure-cold as well, each program also runs once cold, as
       'estimate --measure-cold' runs it, and what it read of its own file is
       compared by section kind (major faults with perf, else pages read).
-      --fail-if-cold-faults-regress exits 1 when the head's total grows by
-      more than that many percent of the base's.
+      --max-cold-growth exits 1 when the head's total grows by more than that
+      many percent of the base's.
 
       Examples:
         orderfile diff app.order new/app.order > report.md
@@ -39,10 +39,9 @@ struct DiffCommand: ParsableCommand {
         orderfile diff libapp.order new/libapp.order --base-binary old/libapp.so.1 \\
           --head-binary new/libapp.so.1 -- ./app --version
         orderfile diff app.order new/app.order --trace launch.trace \\
-          --binary build/release/app --fail-if-pages-regress 2
+          --binary build/release/app --max-page-growth 2
         orderfile diff app.order new/app.order --base-binary old/app \\
-          --head-binary new/app --measure-cold \\
-          --fail-if-cold-faults-regress 2 -- --version
+          --head-binary new/app --measure-cold --max-cold-growth 2 -- --version
         orderfile diff app.order new/app.order --csv > changes.csv
       """
   )
@@ -68,10 +67,11 @@ struct DiffCommand: ParsableCommand {
   @OptionGroup var traceModule: TraceModuleOptions
 
   @Option(
+    name: .customLong(Gate.maxPageGrowth.name),
     help: ArgumentHelp(
       "Exit 1 when the head needs more than this many percent more launch pages than the base, at 4 KiB or 16 KiB: 2 or 2%.",
       valueName: "pct"))
-  var failIfPagesRegress: Percentage?
+  var maxPageGrowth: Percentage?
 
   @Option(
     help: ArgumentHelp("Changes listed in the Markdown before the rest are folded into one row.", valueName: "rows"))
@@ -105,10 +105,11 @@ struct DiffCommand: ParsableCommand {
   @OptionGroup var cold: ColdLaunchOptions
 
   @Option(
+    name: .customLong(Gate.maxColdGrowth.name),
     help: ArgumentHelp(
       "With --measure-cold: exit 1 when the head's cold launch reads more than this many percent more of its file (majors with perf, else pages read): 2 or 2%.",
       valueName: "pct"))
-  var failIfColdFaultsRegress: Percentage?
+  var maxColdGrowth: Percentage?
 
   @Argument(
     parsing: .postTerminator, help: "With --base-binary and --head-binary: the arguments both run with, after '--'.")
@@ -125,14 +126,14 @@ struct DiffCommand: ParsableCommand {
     if (trace == nil) != (binary == nil) {
       throw ValidationError("--trace and --binary go together: give both or neither")
     }
-    if failIfPagesRegress != nil && trace == nil {
-      throw ValidationError("--fail-if-pages-regress needs --trace and --binary to estimate pages")
+    if maxPageGrowth != nil && trace == nil {
+      throw ValidationError("\(Gate.maxPageGrowth.option) needs --trace and --binary to estimate pages")
     }
     if cold.measureCold && baseBinary == nil {
       throw ValidationError("--measure-cold needs --base-binary and --head-binary: the programs to run cold")
     }
-    if !cold.measureCold && (cold.coldMethod != .automatic || failIfColdFaultsRegress != nil) {
-      throw ValidationError("--cold-method and --fail-if-cold-faults-regress need --measure-cold")
+    if !cold.measureCold && (cold.coldMethod != .automatic || maxColdGrowth != nil) {
+      throw ValidationError("--cold-method and \(Gate.maxColdGrowth.option) need --measure-cold")
     }
     if limit < 1 { throw ValidationError("--limit must be at least 1") }
   }
@@ -143,12 +144,12 @@ struct DiffCommand: ParsableCommand {
       try DiffRequest(
         base: base, head: head, baseLabel: baseLabel, headLabel: headLabel,
         pages: trace.flatMap { trace in binary.map { traceModule.layout(trace: trace, binary: $0) } },
-        failIfPagesRegress: failIfPagesRegress, reportFormat: output.format, limit: limit,
+        maxPageGrowth: maxPageGrowth, reportFormat: output.format, limit: limit,
         measure: baseBinary.flatMap { base in
           headBinary.map {
             DiffRequest.MeasuredBinaries(
               base: base, head: $0, arguments: words, timeLimitMilliseconds: timeLimit,
-              cold: cold.method, failIfColdFaultsRegress: failIfColdFaultsRegress)
+              cold: cold.method, maxColdGrowth: maxColdGrowth)
           }
         }
       ).run()

@@ -24,19 +24,6 @@ struct SearchPathOptions: ParsableArguments {
   var searchPaths: [String] = []
 }
 
-/// `--search-path` in `generate`, `merge` and `report`, which also take its former spelling.
-struct BinarySearchOptions: ParsableArguments {
-  @OptionGroup var search: SearchPathOptions
-
-  // The spelling before `--search-path` (generate, merge, report), kept hidden for one
-  // release. In estimate and diff `--binary` is the binary to measure, so there it never was.
-  @Option(name: .customLong("binary"), help: .hidden)
-  var formerBinaryOption: [String] = []
-
-  /// Every place to search, in the order given (`--search-path` before the former spelling).
-  var binaries: [String] { search.searchPaths + formerBinaryOption }
-}
-
 /// The options `generate` and `merge` share: where the orderfiles go, which modules, the
 /// format, where binaries are found, and the match-rate gate.
 struct OrderfileOptionGroup: ParsableArguments {
@@ -58,7 +45,7 @@ struct OrderfileOptionGroup: ParsableArguments {
   )
   var format: OrderfileFormat = .lld
 
-  @OptionGroup var search: BinarySearchOptions
+  @OptionGroup var search: SearchPathOptions
 
   @Option(
     name: .customLong("debug-dir"),
@@ -66,6 +53,7 @@ struct OrderfileOptionGroup: ParsableArguments {
   var debugDirectories: [String] = []
 
   @Option(
+    name: .customLong(Gate.minMatch.name),
     help: ArgumentHelp(
       "Fail (exit 1) when fewer recorded functions than this share become entries (merging: in any run): 0.95 or 95%.",
       valueName: "rate"))
@@ -77,7 +65,7 @@ struct OrderfileOptionGroup: ParsableArguments {
   @Option(
     name: .customLong("release-binary"),
     help: ArgumentHelp(
-      "The binary that will be linked with the orderfile (the SONAME link, the real file or a copy), for the recorded module it is by build-id, real file or file name (repeatable): entries it lacks (inlined in the release build) are left out and --min-match gates on its match rate.",
+      "The binary that will be linked with the orderfile (the SONAME link, the real file or a copy), for the recorded module it is by build-id, real file or file name (repeatable): entries it lacks (inlined in the release build) are left out and \(Gate.minMatch.option) gates on its match rate.",
       valueName: "path"))
   var releaseBinaries: [String] = []
 
@@ -95,7 +83,7 @@ struct OrderfileOptionGroup: ParsableArguments {
   var options: OrderfileOptions {
     OrderfileOptions(
       destination: outputDir.map { .directory($0) } ?? output.map { .file($0) } ?? .standardOutput, module: module,
-      format: format, searchPaths: search.binaries + debugDirectories, minMatch: minMatch,
+      format: format, searchPaths: search.searchPaths + debugDirectories, minMatch: minMatch,
       includePostWindow: includePostWindow, releaseBinaries: releaseBinaries, keepAbsent: keepAbsent)
   }
 }
@@ -129,25 +117,15 @@ struct TraceModuleOptions: ParsableArguments {
 
   @OptionGroup var search: SearchPathOptions
 
-  // The spellings before `--trace-module` and `--search-path`, hidden for one release:
-  // `--module` picks the module to write in generate and merge, and `--instrumented` is
+  // The spelling before `--search-path`, hidden for one release: `--instrumented` is
   // record's mode.
-  @Option(name: .customLong("module"), help: .hidden)
-  var formerModuleOption: String?
-
   @Option(name: .customLong("instrumented"), help: .hidden)
   var formerInstrumentedOption: [String] = []
-
-  func validate() throws {
-    if traceModule != nil && formerModuleOption != nil {
-      throw ValidationError("--module is the former spelling of --trace-module: give one of them")
-    }
-  }
 
   /// The estimate's inputs, for `trace` and `binary`.
   func layout(trace: String, binary: String) -> LaunchLayoutInputs {
     LaunchLayoutInputs(
-      trace: trace, binary: binary, traceModule: traceModule ?? formerModuleOption,
+      trace: trace, binary: binary, traceModule: traceModule,
       searchPaths: search.searchPaths + formerInstrumentedOption)
   }
 }

@@ -21,9 +21,10 @@ struct OrderfileCommand: ParsableCommand {
       runtime instead ('record --instrumented'): full profiles, and where
       ptrace is not allowed.
 
-      Exit status: 0 success, 1 a gate failed (--min-match), 2 a command
-      regenerate runs failed, 64 usage error,
-      65 bad input data, 66 input not found, 70 internal error, 74 I/O error.
+      Exit status: 0 success, 1 a gate failed (--min-match, --min-in-order,
+      --max-page-growth, --max-cold-growth, or one under regenerate's gates),
+      2 a command regenerate runs failed, 64 usage error, 65 bad input data,
+      66 input not found, 70 internal error, 74 I/O error.
       """,
     version: "0.1.0",
     subcommands: [

@@ -18,12 +18,15 @@ struct RegenerateCommand: ParsableCommand {
          the runs agree with it (merge --previous), and checks the entries
          against the shipped binaries (merge --release-binary);
       4. runs the relink command with the new orderfiles in $ORDERFILE_NEW_DIR;
-      5. verifies each relinked binary against its new orderfile;
+      5. verifies each relinked binary against its new orderfile (the gate
+         min-in-order, 95% unless the file sets it);
       6. compares: per module, entries added, removed and moved, the launch
          pages of the shipped and the relinked binary, and how many entries of
          the committed orderfile the code no longer has;
-      7. gates each module on its match rate and its pages, and writes the
-         merge-request body (Markdown).
+      7. gates each module on what the file's gates set (min-match,
+         max-page-growth, max-cold-growth: the names and values of the
+         options of generate and diff), and writes the merge-request body
+         (Markdown).
 
       When nothing changed it says "no change" and exits 0. For a merge
       request, --orderfiles names the base branch's orderfiles and --check

@@ -44,7 +44,7 @@ struct ReportCommand: ParsableCommand {
   )
   var traces: [String]
 
-  @OptionGroup var search: BinarySearchOptions
+  @OptionGroup var search: SearchPathOptions
 
   @Option(help: ArgumentHelp("Write Chrome trace-event JSON (Perfetto, chrome://tracing).", valueName: "file"))
   var chromeTrace: String?
@@ -112,7 +112,7 @@ struct ReportCommand: ParsableCommand {
   func run() throws {
     try Terminal.run {
       try ReportRequest(
-        traces: traceFiles, searchPaths: search.binaries, reportFormat: output.format, chromeTrace: chromeTrace,
+        traces: traceFiles, searchPaths: search.searchPaths, reportFormat: output.format, chromeTrace: chromeTrace,
         folded: folded, perThread: perThread, html: html, pagesBinary: pagesBinary,
         measureCold: cold.method.map { ColdLaunchRequest(command: words, timeLimitMilliseconds: timeLimit, method: $0) }
       ).run()

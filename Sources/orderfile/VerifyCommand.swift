@@ -8,7 +8,7 @@ struct VerifyCommand: ParsableCommand {
     discussion: """
       Reports the share of entries present in the binary, the share that sit
       in order and adjacent, and the first entries out of place. Exits 1 when
-      either share is below --threshold, naming the likely cause: a build
+      either share is below --min-in-order, naming the likely cause: a build
       without -ffunction-sections, an orderfile in the wrong format for the
       linker, functions renamed between the instrumented and release builds, or
       functions the release build inlined.
@@ -22,7 +22,7 @@ struct VerifyCommand: ParsableCommand {
 
       Examples:
         orderfile verify --binary build/release/app --order app.order
-        orderfile verify --binary app --order app.order --threshold 0.9 --json
+        orderfile verify --binary app --order app.order --min-in-order 0.9 --json
       """
   )
 
@@ -33,9 +33,10 @@ struct VerifyCommand: ParsableCommand {
   var order: String
 
   @Option(
-    help: ArgumentHelp("The least share of entries present, and in order, that passes: 0.95 or 95%.", valueName: "rate")
-  )
-  var threshold = Rate(0.95)
+    name: .customLong(Gate.minInOrder.name),
+    help: ArgumentHelp(
+      "The least share of entries present, and of those in order, that passes: 0.95 or 95%.", valueName: "rate"))
+  var minInOrder = VerifyRequest.defaultMinInOrder
 
   @Option(
     help: ArgumentHelp(
@@ -48,7 +49,7 @@ struct VerifyCommand: ParsableCommand {
   func run() throws {
     try Terminal.run {
       try VerifyRequest(
-        binary: binary, order: order, threshold: threshold, reportFormat: output.format, sysroot: sysroot
+        binary: binary, order: order, minInOrder: minInOrder, reportFormat: output.format, sysroot: sysroot
       ).run()
     }
   }

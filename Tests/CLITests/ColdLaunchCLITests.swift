@@ -75,7 +75,7 @@ struct ColdLaunchCLITests {
   }
 
   @Test(
-    "diff --measure-cold --fail-if-cold-faults-regress: a head that reads 3 more .rodata pages fails, the other way passes",
+    "diff --measure-cold --max-cold-growth: a head that reads 3 more .rodata pages fails, the other way passes",
     .enabled(if: LoopFileSystem.unavailableWithPerf == nil, "\(LoopFileSystem.unavailableWithPerf ?? "")"))
   func diffGate() throws {
     let disk = try LoopFileSystem(megabytes: 16, type: "ext4")
@@ -92,18 +92,21 @@ struct ColdLaunchCLITests {
     func diff(_ base: String, _ head: String) throws -> ProcessResult {
       try orderfile([
         "diff", empty, empty, "--base-binary", disk.file(base), "--head-binary", disk.file(head), "--measure-cold",
-        "--cold-method", "perf", "--fail-if-cold-faults-regress", "2", "--json",
+        "--cold-method", "perf", "--max-cold-growth", "2", "--json",
       ])
     }
     let worse = try diff("fewer", "more")
     #expect(worse.status == 1, "\(worse.standardError)")
-    #expect(worse.standardError.contains("--fail-if-cold-faults-regress"))
+    #expect(
+      worse.standardError.contains("orderfile: error: cold launch major faults grow +")
+        && worse.standardError.contains("more than --max-cold-growth 2%"), "\(worse.standardError)")
     let cold = try json(worse.standardOutput)["cold"] as? [String: Any] ?? [:]
     #expect(cold["method"] as? String == "perf")
     let rodata = (cold["rows"] as? [[String: Any]] ?? []).first { $0["kind"] as? String == "readOnlyData" }
     let faults = rodata?["faults"] as? [String: Any] ?? [:]
     #expect(faults["base"] as? Int == 4 && faults["head"] as? Int == 7, "\(faults)")
-    #expect((cold["gate"] as? [String: Any])?["passed"] as? Bool == false)
+    let gate = cold["gate"] as? [String: Any] ?? [:]
+    #expect(gate["passed"] as? Bool == false && gate["maxColdGrowth"] as? Double == 2, "\(gate)")
 
     let better = try diff("more", "fewer")
     #expect(better.status == 0, "\(better.standardError)")

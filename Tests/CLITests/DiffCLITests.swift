@@ -71,7 +71,7 @@ struct DiffCLITests {
     #expect(markdown.standardOutput.contains(fourKRow), "\(markdown.standardOutput)")
   }
 
-  @Test("--fail-if-pages-regress exits 1 when the head needs more pages, after printing the report")
+  @Test("--max-page-growth exits 1 when the head needs more pages, after printing the report, naming the gate")
   func pageGate() throws {
     let directory = try TemporaryDirectory("orderfile-diff")
     let fixture = try ManyFunctions(directory: directory)
@@ -82,14 +82,20 @@ struct DiffCLITests {
     try AtomicFile.write("main\nf0\nf5\nf10\nf3\n", to: compact)
     let estimate = ["--trace", trace, "--binary", fixture.binary]
 
-    let regress = try orderfile(["diff", compact, spread, "--fail-if-pages-regress", "5%"] + estimate)
+    let regress = try orderfile(["diff", compact, spread, "--max-page-growth", "5%"] + estimate)
     #expect(regress.status == 1)
-    #expect(regress.standardOutput.contains("**failed**"))
+    #expect(regress.standardOutput.contains("Gate max-page-growth: launch pages may grow by at most 5%: **failed**"))
     let lines = regress.standardError.split(separator: "\n")
     #expect(lines.count == 1)
     #expect(lines.first?.hasPrefix("orderfile: error: launch pages grow +") == true, "\(lines)")
+    #expect(lines.first?.hasSuffix("pages, more than --max-page-growth 5%") == true, "\(lines)")
+    let json = try orderfile(["diff", compact, spread, "--max-page-growth", "5%", "--json"] + estimate)
+    let gate = try #require(
+      (try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])?["gate"]
+        as? [String: Any], "\(json.standardOutput)")
+    #expect(gate["maxPageGrowth"] as? Double == 5 && gate["passed"] as? Bool == false, "\(gate)")
 
-    let improve = try orderfile(["diff", spread, compact, "--fail-if-pages-regress", "0"] + estimate)
+    let improve = try orderfile(["diff", spread, compact, "--max-page-growth", "0"] + estimate)
     #expect(improve.status == 0, "\(improve.standardError)")
     #expect(improve.standardOutput.contains("**passed**"))
   }
@@ -106,14 +112,17 @@ struct DiffCLITests {
 
   @Test("usage errors name the flag; a missing orderfile is exit 66")
   func errors() throws {
-    let gateWithoutTrace = try orderfile(["diff", "a.order", "b.order", "--fail-if-pages-regress", "5"])
+    let gateWithoutTrace = try orderfile(["diff", "a.order", "b.order", "--max-page-growth", "5"])
     #expect(gateWithoutTrace.status == 64)
-    #expect(gateWithoutTrace.standardError.contains("--fail-if-pages-regress needs --trace and --binary"))
+    #expect(gateWithoutTrace.standardError.contains("--max-page-growth needs --trace and --binary"))
+    let coldGateAlone = try orderfile(["diff", "a.order", "b.order", "--max-cold-growth", "5"])
+    #expect(coldGateAlone.status == 64)
+    #expect(coldGateAlone.standardError.contains("--cold-method and --max-cold-growth need --measure-cold"))
     let badPercent = try orderfile([
-      "diff", "a.order", "b.order", "--trace", "t", "--binary", "b", "--fail-if-pages-regress", "lots",
+      "diff", "a.order", "b.order", "--trace", "t", "--binary", "b", "--max-page-growth", "lots",
     ])
     #expect(badPercent.status == 64)
-    #expect(badPercent.standardError.contains("The value 'lots' is invalid for '--fail-if-pages-regress <pct>'"))
+    #expect(badPercent.standardError.contains("The value 'lots' is invalid for '--max-page-growth <pct>'"))
     #expect(badPercent.standardError.contains("2 or 2%"), "the help line says what a percentage looks like")
     let both = try orderfile(["diff", "a.order", "b.order", "--json", "--csv"])
     #expect(both.status == 64)

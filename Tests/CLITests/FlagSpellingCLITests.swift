@@ -4,8 +4,9 @@ import Testing
 import _OrderfileTestSupport
 
 /// One flag name, one meaning: `--binary` is the binary a command measures, `--search-path`
-/// where recorded binaries are found, `--trace-module` the module a binary is. The former
-/// spellings still work for a release, hidden from `--help`.
+/// where recorded binaries are found, `--trace-module` the module a binary is. Where a name
+/// once meant something else (`generate --binary`, `estimate --module`), it is now an
+/// unknown option, never a silent second meaning.
 @Suite("Flag spellings")
 struct FlagSpellingCLITests {
   /// A traced binary moved away from the path its trace recorded, so that only a search
@@ -18,7 +19,7 @@ struct FlagSpellingCLITests {
     return (fixture, moved)
   }
 
-  @Test("generate finds a moved binary through --search-path, and through the former --binary")
+  @Test("generate finds a moved binary through --search-path; --binary is an unknown option there")
   func generateSearchPath() throws {
     let (fixture, moved) = try Self.movedFixture()
     defer { fixture.directory.remove() }
@@ -27,12 +28,15 @@ struct FlagSpellingCLITests {
     let new = try orderfile(["generate", fixture.trace, "--search-path", moved])
     #expect(new.status == 0, "\(new.standardError)")
     #expect(new.standardOutput == "main\nalpha\nbeta\ngamma_\n")
-    let former = try orderfile(["generate", fixture.trace, "--binary", moved])
-    #expect(former.status == 0, "\(former.standardError)")
-    #expect(former.standardOutput == new.standardOutput)
+    for command in ["generate", "merge", "report"] {
+      let former = try orderfile([command, fixture.trace, "--binary", moved])
+      #expect(former.status == 64, "\(command) --binary: \(former.standardError)")
+      #expect(former.standardError.contains("Unknown option '--binary'"), "\(command): \(former.standardError)")
+      #expect(former.standardOutput.isEmpty, "\(command) --binary printed: \(former.standardOutput)")
+    }
   }
 
-  @Test("estimate takes --trace-module and --search-path, and their former spellings --module and --instrumented")
+  @Test("estimate takes --trace-module and --search-path; --module is an unknown option there and in diff")
   func estimateSpellings() throws {
     let (fixture, moved) = try Self.movedFixture()
     defer { fixture.directory.remove() }
@@ -46,19 +50,23 @@ struct FlagSpellingCLITests {
     let new = try orderfile(estimate + ["--search-path", moved, "--trace-module", "tool"])
     #expect(new.status == 0, "\(new.standardError)")
     #expect(new.standardOutput.contains("\"launchFunctions\""))
-    let former = try orderfile(estimate + ["--instrumented", moved, "--module", "tool"])
+    let former = try orderfile(estimate + ["--instrumented", moved, "--trace-module", "tool"])
     #expect(former.status == 0, "\(former.standardError)")
     #expect(former.standardOutput == new.standardOutput)
 
-    // The module names mean the same under either spelling: the same error for no such module.
-    let wrongNew = try orderfile(estimate + ["--search-path", moved, "--trace-module", "nothing"])
-    let wrongFormer = try orderfile(estimate + ["--search-path", moved, "--module", "nothing"])
-    #expect(wrongNew.status == 65)
-    #expect(wrongFormer.status == 65)
-    #expect(wrongNew.standardError == wrongFormer.standardError)
-    let both = try orderfile(estimate + ["--trace-module", "tool", "--module", "tool"])
-    #expect(both.status == 64)
-    #expect(both.standardError.contains("--module is the former spelling of --trace-module"))
+    let wrong = try orderfile(estimate + ["--search-path", moved, "--trace-module", "nothing"])
+    #expect(wrong.status == 65)
+    // `--module` picks the module to write in generate and merge; estimate and diff take
+    // the module a binary is as --trace-module alone.
+    let empty = fixture.directory.file("empty.order")
+    try AtomicFile.write("", to: empty)
+    let diff = ["diff", empty, empty, "--trace", fixture.trace, "--binary", relinked]
+    for command in [estimate, diff] {
+      let module = try orderfile(command + ["--search-path", moved, "--module", "tool"])
+      #expect(module.status == 64, "\(command[0]) --module: \(module.standardError)")
+      #expect(module.standardError.contains("Unknown option '--module'"), "\(command[0]): \(module.standardError)")
+      #expect(module.standardOutput.isEmpty)
+    }
   }
 
   @Test("--help shows each meaning under its one name, never the former spellings")

@@ -57,6 +57,7 @@ struct ConfigurationReaderTests {
     #expect(configuration.scenarios[1].timeLimitMilliseconds == 2000)
     #expect(configuration.runs == 4)
     #expect(configuration.gates.minMatch == Rate(0.9))
+    #expect(configuration.gates.minInOrder == Rate(0.95), "verify's default")
     #expect(configuration.gates.maxPageGrowth == Percentage(2))
     #expect(configuration.recording == .release)
     #expect(configuration.workDirectory == "/project/.orderfile")
@@ -75,6 +76,26 @@ struct ConfigurationReaderTests {
             "unknown key (did you mean 'runs'?); known keys: \(ConfigurationReader.topLevelKeys.joined(separator: ", "))"
         ))
     #expect(error?.errorDescription?.hasPrefix("/project/orderfile.yml:17: rusn: unknown key") == true)
+  }
+
+  @Test("every gate is a key under gates by its option's name, value and unit; a command's former spelling is not")
+  func gateKeys() throws {
+    let gates = "  min-match: 0.8\n  min-in-order: 90%\n  max-page-growth: 3%\n  max-cold-growth: 10\n"
+    let text = valid.replacingOccurrences(of: "  min-match: 90%\n  max-page-growth: 2", with: gates)
+    let configuration = try reader.parse(text, file: "/project/orderfile.yml")
+    #expect(
+      configuration.gates
+        == .init(
+          minMatch: Rate(0.8), minInOrder: Rate(0.9), maxPageGrowth: Percentage(3), maxColdGrowth: Percentage(10)))
+    for gate in Gate.allCases {
+      #expect(text.contains("  \(gate.name): "), "\(gate) is not set above")
+    }
+    let former = valid.replacingOccurrences(of: "max-page-growth: 2", with: "fail-if-pages-regress: 2")
+    guard case .configuration(_, let line, let key, let message) = failure(former) else {
+      Issue.record("fail-if-pages-regress was read")
+      return
+    }
+    #expect(line == 20 && key == "gates.fail-if-pages-regress" && message.hasPrefix("unknown key"), "\(message)")
   }
 
   @Test("an unknown key inside a scenario names the scenario and the line")
@@ -122,6 +143,10 @@ struct ConfigurationReaderTests {
     #expect(
       failure(badGate)?.errorDescription
         == "/project/orderfile.yml:19: gates.min-match: '190%' is not a share: 0.9 or 90%")
+    let badInOrder = valid.replacingOccurrences(of: "min-match: 90%", with: "min-in-order: most")
+    #expect(
+      failure(badInOrder)?.errorDescription
+        == "/project/orderfile.yml:19: gates.min-in-order: 'most' is not a share: 0.9 or 90%")
     let notYAML = failure("orderfiles: [unclosed")?.errorDescription
     #expect(
       notYAML == "/project/orderfile.yml:2: not YAML: did not find expected ',' or ']'",

@@ -4,13 +4,14 @@ import OrderfileLayout
 import OrderfileSupport
 import OrderfileSymbolization
 import Testing
+import _OrderfileTestSupport
 
 @testable import OrderfileRegeneration
 
 /// A regeneration of a two-module project with these gates.
-private func regeneration(minMatch: Double? = nil, maxPageGrowth: Double? = nil, maxColdGrowth: Double? = nil) throws
-  -> Regeneration
-{
+private func regeneration(
+  minMatch: Double? = nil, minInOrder: Double = 0.95, maxPageGrowth: Double? = nil, maxColdGrowth: Double? = nil
+) throws -> Regeneration {
   var configuration = try ConfigurationReader(findProgram: { _ in nil }).parse(
     """
     orderfiles: orderfiles
@@ -24,7 +25,7 @@ private func regeneration(minMatch: Double? = nil, maxPageGrowth: Double? = nil,
         command: [app]
     """, file: "/project/orderfile.yml")
   configuration.gates = .init(
-    minMatch: minMatch.map(Rate.init), maxPageGrowth: maxPageGrowth.map(Percentage.init),
+    minMatch: minMatch.map(Rate.init), minInOrder: Rate(minInOrder), maxPageGrowth: maxPageGrowth.map(Percentage.init),
     maxColdGrowth: maxColdGrowth.map(Percentage.init))
   return Regeneration(configuration: configuration)
 }
@@ -82,15 +83,46 @@ struct GateTests {
     let job = try regeneration(maxColdGrowth: 10)
     let worse = ColdLaunchComparison(
       baseBinary: "shipped/app", base: module(4), headBinary: "build/app", head: module(5), method: .perf,
-      gateThresholdPercent: 10)
+      maxColdGrowth: 10)
     #expect(worse.rows.map(\.kind) == [.readOnlyData])
     let failing = job.gateFailures(module: "app", matchRate: 1, pages: [], cold: worse, verification: nil)
     #expect(failing.map(\.gate) == [.maxColdGrowth])
     #expect(failing.first?.message == "cold launch major faults grow +25.0% (4 → 5), more than max-cold-growth 10%")
     let better = ColdLaunchComparison(
       baseBinary: "shipped/app", base: module(5), headBinary: "build/app", head: module(4), method: .perf,
-      gateThresholdPercent: 10)
+      maxColdGrowth: 10)
     #expect(job.gateFailures(module: "app", matchRate: 1, pages: [], cold: better, verification: nil).isEmpty)
+  }
+
+  @Test("a relinked binary with less of its orderfile present than min-in-order fails that gate, named")
+  func minInOrder() throws {
+    let directory = try TemporaryDirectory("orderfile-gate")
+    defer { directory.remove() }
+    let binary = try buildBreakpointFixture(["sequence.c"], in: directory, output: "app")
+    // Its nine functions in the order they sit, and one it lacks: 90% present, all of those
+    // in order.
+    let defined = ["step_a", "step_b", "step_c", "step_d", "step_e", "marker", "after_marker", "never_called", "main"]
+    let symbols = try runChecked(Toolchain.nm, ["-n", binary]).standardOutput.split(separator: "\n")
+    let laidOut = symbols.compactMap { $0.split(separator: " ").last.map(String.init) }.filter(defined.contains)
+    #expect(laidOut.count == 9, "\(symbols)")
+    let order = directory.file("app.order")
+    try (laidOut + ["absent"]).map { $0 + "\n" }.joined().write(toFile: order, atomically: true, encoding: .utf8)
+
+    let strict = try regeneration()
+    let failing = strict.gateFailures(
+      module: "app", matchRate: 1, pages: [], verification: try strict.verify(binary: binary, order: order))
+    #expect(
+      failing == [
+        .init(
+          module: "app", gate: .minInOrder,
+          message:
+            "the relinked binary does not follow its orderfile: 9 of 10 entries present, 9 in order, below min-in-order 95.0%"
+        )
+      ])
+    let lenient = try regeneration(minInOrder: 0.9)
+    let verification = try lenient.verify(binary: binary, order: order)
+    #expect(verification.minInOrder == 0.9)
+    #expect(lenient.gateFailures(module: "app", matchRate: 1, pages: [], verification: verification).isEmpty)
   }
 
   @Test("the report names each failed module and says nothing was replaced")

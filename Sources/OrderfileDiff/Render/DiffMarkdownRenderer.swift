@@ -63,7 +63,7 @@ public struct DiffMarkdownRenderer: Renderer {
             return " (largest change \(growth) at \(formatBytes(size)))"
           } ?? ""
         lines.append(
-          "Gate: launch pages may grow by at most \(TextFormatting.number(gate.thresholdPercent))%: **\(gate.passed ? "passed" : "failed")**\(worst)."
+          "Gate \(Gate.maxPageGrowth.name): launch pages may grow by at most \(TextFormatting.number(gate.maxPageGrowth))%: **\(gate.passed ? "passed" : "failed")**\(worst)."
         )
       }
     }
@@ -99,7 +99,7 @@ public struct DiffMarkdownRenderer: Renderer {
         let growth = gate.worstPercent.map { Self.signed($0, suffix: "%") } ?? "from 0"
         lines += [
           "",
-          "Gate: cold launch \(unit) may grow by at most \(TextFormatting.number(gate.thresholdPercent))%: **\(gate.passed ? "passed" : "failed")** (\(growth)).",
+          "Gate \(Gate.maxColdGrowth.name): cold launch \(unit) may grow by at most \(TextFormatting.number(gate.maxColdGrowth))%: **\(gate.passed ? "passed" : "failed")** (\(growth)).",
         ]
       }
     }
