@@ -104,7 +104,7 @@ public struct RecordRequest {
       recorder.afterLaunch = afterLaunch
       return recorder
     case .noRebuild:
-      var recorder = BreakpointRecorder(
+      var recorder = RecorderChooser(
         output: output, timeLimitMilliseconds: timeLimitMilliseconds, untilFunctions: until,
         includeSystemLibraries: includeSystemLibraries,
         modules: ModuleSelection(include: includeModules, exclude: excludeModules))

@@ -3,105 +3,6 @@ import OrderfileSupport
 import OrderfileSymbolization
 import OrderfileTrace
 
-/// How a recording without a rebuild runs the program (`record --recorder`).
-public enum NoRebuildMethod: String, Sendable, CaseIterable {
-  /// In-process for a dynamically linked program that may be preloaded, else the tracer.
-  case automatic = "auto"
-  /// A preloaded library plants the traps and handles them inside the program (`InProcessRecorder`).
-  case inProcess = "in-process"
-  /// The ptrace tracer (`BreakpointRecorder`'s own run).
-  case tracer
-
-  /// The method a recording of the executable at `path` uses, and why the tracer when
-  /// `automatic` had to fall back to it. Throws when `inProcess` was asked for a program
-  /// that cannot be recorded that way.
-  public func resolve(for path: String, library: String?) throws -> (method: NoRebuildMethod, fallback: String?) {
-    guard self != .tracer else { return (.tracer, nil) }
-    guard let obstacle = Self.inProcessObstacle(for: path, library: library) else { return (.inProcess, nil) }
-    if self == .inProcess { throw RecordingError.inProcessImpossible(reason: obstacle) }
-    return (.tracer, obstacle + "; recorded with the tracer")
-  }
-
-  /// Why the executable at `path` cannot be recorded in-process with `library` (nil: none
-  /// installed), or nil when it can.
-  static func inProcessObstacle(for path: String, library: String?) -> String? {
-    if library == nil {
-      return "the in-process recorder (\(InProcessRecorder.libraryName)) is not installed beside the runtime"
-    } else if let status = Self.privilege(path) {
-      return "\(path) is \(status): the loader ignores LD_PRELOAD for it, so it cannot be recorded in-process"
-    } else if !Self.isDynamicallyLinked(path) {
-      return "\(path) is statically linked: nothing can be preloaded into it"
-    }
-    return nil
-  }
-
-  /// "setuid" or "setgid" for a program that gains privileges when it runs, as this user.
-  static func privilege(_ path: String) -> String? {
-    var status = stat()
-    guard geteuid() != 0, stat(path, &status) == 0 else { return nil }
-    if status.st_mode & S_ISUID != 0 && status.st_uid != geteuid() { return "setuid" }
-    if status.st_mode & S_ISGID != 0 && status.st_gid != getegid() { return "setgid" }
-    return nil
-  }
-
-  /// Whether the ELF file at `path` names a dynamic loader (PT_INTERP). A file that is not a
-  /// 64-bit little-endian ELF file counts as dynamic: the loader then says what is wrong.
-  static func isDynamicallyLinked(_ path: String) -> Bool {
-    ProgramInterpreter(path) != .none
-  }
-}
-
-/// The dynamic loader an ELF file names in its PT_INTERP segment.
-enum ProgramInterpreter: Equatable {
-  /// The loader the kernel starts for it.
-  case loader(String)
-  /// A 64-bit little-endian ELF file without one: statically linked.
-  case none
-  /// Not a file that can be read as a 64-bit little-endian ELF file.
-  case unknown
-
-  init(_ path: String) {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-      self = .unknown
-      return
-    }
-    defer { try? handle.close() }
-    guard let header = try? handle.read(upToCount: 64), header.count == 64,
-      header.starts(with: [0x7f, 0x45, 0x4c, 0x46]),
-      header[4] == 2, header[5] == 1
-    else {
-      self = .unknown
-      return
-    }
-    func integer<T: FixedWidthInteger>(_ bytes: Data, _ offset: Int, _: T.Type) -> T {
-      bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: T.self) }
-    }
-    let offset = integer(header, 32, UInt64.self)
-    let size = Int(integer(header, 54, UInt16.self))
-    let count = Int(integer(header, 56, UInt16.self))
-    guard size >= 56, (try? handle.seek(toOffset: offset)) != nil,
-      let table = try? handle.read(upToCount: size * count), table.count == size * count
-    else {
-      self = .unknown
-      return
-    }
-    guard let entry = (0..<count).first(where: { integer(table, $0 * size, UInt32.self) == 3 }) else {  // PT_INTERP
-      self = .none
-      return
-    }
-    // p_offset and p_filesz of the segment: the loader's path, NUL-terminated.
-    let start = integer(table, entry * size + 8, UInt64.self)
-    let length = Int(min(integer(table, entry * size + 32, UInt64.self), 4096))
-    guard (try? handle.seek(toOffset: start)) != nil, let bytes = try? handle.read(upToCount: length),
-      let name = String(bytes: bytes.prefix { $0 != 0 }, encoding: .utf8), name.hasPrefix("/")
-    else {
-      self = .unknown
-      return
-    }
-    self = .loader(name)
-  }
-}
-
 /// Records a launch of an unmodified program from inside its own process: the release
 /// binary, no ptrace, no second process stopping the program.
 ///
@@ -156,7 +57,7 @@ public struct InProcessRecorder: Recorder {
     let started = MonotonicClock.nanoseconds()
     let plan = Self.plan(executable: path, planner: planner, emulator: emulator, recordsData: recordsData)
     // Before the program runs, as the tracer's run does; every module is planned already.
-    try BreakpointRecorder.checkUntilFunctions(
+    try UntilFunction.checkBeforeRun(
       untilFunctions, in: path, libraries: { [] }, program: program, planner: planner)
     warnings.lines += planner.systemLibraryWarnings()
     let planning = Double(MonotonicClock.nanoseconds() - started) / 1e6
@@ -214,11 +115,10 @@ public struct InProcessRecorder: Recorder {
       recording.notes.append(
         "read-only data: \(main.dataTouches.count) first touches on \(pages) pages inside the launch window")
     }
-    recording.notes += BreakpointRecorder.moduleNotes(
+    recording.notes += Recording.moduleNotes(
       skipped: planner.skippedSystemLibraries.sorted(), excluded: planner.excludedModules.sorted())
-    for name in untilFunctions where !planner.matchedStopNames.contains(name) {
-      recording.warnings.append("--until '\(name)' named no function of the recorded modules; the window ended at exit")
-    }
+    recording.warnings += untilFunctions.filter { !planner.matchedStopNames.contains($0) }.map(
+      Recording.untilMatchedNothing)
     return recording
   }
 
@@ -240,7 +140,7 @@ public struct InProcessRecorder: Recorder {
     modules.append(.init(path: executable, isMainExecutable: true, plan: main, recordsData: recordsData))
     let libraries =
       emulator.map { $0.linkedLibraries(of: path) ?? [] }
-      ?? (RuntimeRecorder.linkedLibraries(path) ?? []).map {
+      ?? (LinkedLibraries.of(path) ?? []).map {
         Emulator.Library(guestPath: ModulePlanner.resolved($0), hostPath: $0)
       }
     for library in libraries {

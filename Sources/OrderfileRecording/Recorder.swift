@@ -6,8 +6,9 @@ import OrderfileTrace
 /// A way to run a program once and collect the trace of its launch.
 ///
 /// `RuntimeRecorder` runs a program built with the runtime (`orderfile flags
-/// --instrument`); `BreakpointRecorder` runs the unmodified release binary under a tracer.
-/// Both write the same trace format (Docs/TraceFormat.md), so everything after the
+/// --instrument`); `InProcessRecorder` and `TracerRecorder` run the unmodified release binary,
+/// as `RecorderChooser` picks one.
+/// All write the same trace format (Docs/TraceFormat.md), so everything after the
 /// recording (generate, merge, report) stays the same.
 public protocol Recorder {
   /// Runs `program` with `arguments` to its end and collects its trace.
@@ -124,7 +125,7 @@ public struct Recording: Sendable {
 public enum RecordingMode: String, Sendable, CaseIterable {
   /// The runtime of an instrumented build (`RuntimeRecorder`).
   case instrumented
-  /// The release binary itself, with first-entry breakpoints (`BreakpointRecorder`).
+  /// The release binary itself, with first-entry breakpoints (`RecorderChooser`).
   case noRebuild
 
   /// The mode for a program when the user names none: without a rebuild, unless the

@@ -137,7 +137,7 @@ public struct RuntimeRecorder: Recorder {
         recording.warnings.append("\(error.localizedDescription): the trace does not say it was stopped by a signal")
       }
       recording.warnings.append(
-        BreakpointRecorder.stopMessage(signal: signal, endedByIt: status == 128 + signal, status: status))
+        Recording.stopMessage(signal: signal, endedByIt: status == 128 + signal, status: status))
     }
     return recording
   }
@@ -169,36 +169,11 @@ public struct RuntimeRecorder: Recorder {
   /// that cannot be told.
   static func instrumentedWithoutRuntime(_ path: String) -> [String] {
     let preload = ProcessInfo.processInfo.environment["LD_PRELOAD"] ?? ""
-    guard !preload.contains("libOrderfileRuntime"), let libraries = linkedLibraries(path) else { return [] }
+    guard !preload.contains("libOrderfileRuntime"), let libraries = LinkedLibraries.of(path) else { return [] }
     guard !libraries.contains(where: { $0.contains("libOrderfileRuntime") }) else { return [] }
     // glibc defines the no-op hooks: it mentions them without calling them.
     let candidates = [path] + libraries.filter { !($0 as NSString).lastPathComponent.hasPrefix("libc.so") }
     return candidates.filter { (try? BinaryLocator.isInstrumented(fileAt: $0)) == true }
-  }
-
-  /// The shared libraries the loader resolves for the program at `path`, as `ldd` lists
-  /// them; nil when that cannot be told.
-  ///
-  /// For a program that names its loader this runs what `ldd` itself runs once it has
-  /// found one, the loader with `LD_TRACE_LOADED_OBJECTS` set and ldd's other variables
-  /// emptied, without ldd's shell and the four loader runs it makes to pick a loader: on a
-  /// 2-core machine that is about 13 of ldd's 15 ms of CPU, paid before every recording.
-  public static func linkedLibraries(_ path: String) -> [String]? {
-    let listed: ProcessResult?
-    if case .loader(let loader) = ProgramInterpreter(path) {
-      // As ldd: a name without a slash would be searched for as a library.
-      listed = try? ProcessRunner.run(
-        loader, [path.contains("/") ? path : "./" + path],
-        environment: [
-          "LD_TRACE_LOADED_OBJECTS": "1", "LD_WARN": "", "LD_BIND_NOW": "", "LD_LIBRARY_VERSION": "", "LD_VERBOSE": "",
-        ])
-    } else {
-      listed = try? ProcessRunner.run(ProcessRunner.resolve("ldd"), [path])
-    }
-    guard let listed, listed.succeeded else {
-      return nil
-    }
-    return Emulator.ldd(listing: listed.standardOutput)
   }
 
   private func moveIntoPlace(_ source: String, _ destination: String) throws {

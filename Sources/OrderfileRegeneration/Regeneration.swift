@@ -51,7 +51,7 @@ public struct RegenerationOptions: Sendable {
 /// orderfiles, relink, verify, compare, gate, and replace the committed orderfiles when the
 /// order changed.
 ///
-/// It drives the same library types as the tool's commands (`BreakpointRecorder` or
+/// It drives the same library types as the tool's commands (`TracerRecorder` or
 /// `RuntimeRecorder`, `TraceMerger`, `LayoutVerifier`, `OrderDiff`, `LaunchEstimation`),
 /// never the tool's own command line.
 ///
@@ -460,7 +460,7 @@ public struct Regeneration {
     let recorder: any Recorder
     switch configuration.recording {
     case .release:
-      recorder = BreakpointRecorder(
+      recorder = TracerRecorder(
         output: trace, timeLimitMilliseconds: scenario.timeLimitMilliseconds, untilFunctions: scenario.until)
     case .instrumented:
       recorder = RuntimeRecorder(output: trace, timeLimitMilliseconds: scenario.timeLimitMilliseconds)

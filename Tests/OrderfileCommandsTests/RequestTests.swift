@@ -70,7 +70,7 @@ struct RequestTests {
     let trace = directory.file("launch.trace")
     // /bin/true calls no recording hook: recorded without a rebuild, signals passed on.
     let plain = try RecordRequest(output: trace, program: "/bin/true", timeLimitMilliseconds: 50).recorder()
-    let breakpoints = try #require(plain as? BreakpointRecorder)
+    let breakpoints = try #require(plain as? RecorderChooser)
     #expect(breakpoints.passesTerminationSignals)
     #expect(breakpoints.timeLimitMilliseconds == 50)
     #expect(breakpoints.output == trace)
@@ -79,7 +79,7 @@ struct RequestTests {
     let selected = try RecordRequest(
       output: trace, program: "/bin/true", until: ["main"], includeSystemLibraries: true, excludeModules: ["libz.so"]
     ).recorder()
-    let selective = try #require(selected as? BreakpointRecorder)
+    let selective = try #require(selected as? RecorderChooser)
     #expect(selective.untilFunctions == ["main"])
     #expect(selective.includeSystemLibraries)
     #expect(selective.modules == ModuleSelection(exclude: ["libz.so"]))

@@ -50,7 +50,7 @@ private func recordApp(_ method: NoRebuildMethod, _ arguments: [String] = [], in
   -> (fixture: AppFixture, recording: Recording)
 {
   let fixture = try AppFixture(in: work)
-  var recorder = BreakpointRecorder(output: work.file("launch.trace"))
+  var recorder = RecorderChooser(output: work.file("launch.trace"))
   recorder.method = method
   recorder.inProcessLibrary = inProcessLibrary
   let recording = try recorder.record(program: fixture.app, arguments: [fixture.plugin] + arguments)
@@ -140,7 +140,7 @@ struct AppLibraryRecordingTests {
   func systemProgramLoadingAPlugin() throws {
     let work = try TemporaryDirectory("orderfile-app-python")
     let plugin = try buildBreakpointFixture(["plugin.c"], in: work, flags: ["-fPIC", "-shared"], output: "plugin.so")
-    var recorder = BreakpointRecorder(output: work.file("launch.trace"))
+    var recorder = RecorderChooser(output: work.file("launch.trace"))
     recorder.method = .inProcess
     recorder.inProcessLibrary = inProcessLibrary
     // The shell record starts runs python3 in a child: a system program, nothing of it armed,

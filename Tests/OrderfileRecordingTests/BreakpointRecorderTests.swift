@@ -17,11 +17,11 @@ private func build(_ sources: [String], in work: TemporaryDirectory, flags: [Str
 private func record(
   _ binary: String, _ arguments: [String] = [], output: String, programOutput: String, until: [String] = [],
   warnings: WarningLog = WarningLog()
-) throws -> (summary: BreakpointRecorder.Summary, warnings: [String]) {
-  var recorder = BreakpointRecorder(output: output, untilFunctions: until)
+) throws -> (summary: TracerRecorder.Summary, warnings: [String]) {
+  var recorder = TracerRecorder(output: output, untilFunctions: until)
   // These tests follow the program past its window: LaunchEndCLITests has it ended there.
   recorder.afterLaunch = .waitForExit
-  let summary = try recorder.record(
+  let summary = try recorder.run(
     program: "/bin/sh",
     arguments: ["-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", programOutput, binary] + arguments
   ) { warnings.add($0) }

@@ -18,7 +18,7 @@ private func recordInProcess(
   _ binary: String, _ arguments: [String] = [], output: String, programOutput: String? = nil, until: [String] = [],
   timeLimit: Int? = nil
 ) throws -> (recording: Recording, trace: String) {
-  var recorder = BreakpointRecorder(output: output, timeLimitMilliseconds: timeLimit, untilFunctions: until)
+  var recorder = RecorderChooser(output: output, timeLimitMilliseconds: timeLimit, untilFunctions: until)
   recorder.method = .inProcess
   recorder.inProcessLibrary = library
   // These tests follow the program past its window: LaunchEndCLITests has it ended there.

@@ -99,7 +99,7 @@ struct PreMainTests {
     let directory = try TemporaryDirectory("orderfile-premain")
     let program = try PreMainProgram.build(in: directory, instrumented: false)
     let output = directory.file("launch.trace")
-    let summary = try BreakpointRecorder(output: output).record(
+    let summary = try TracerRecorder(output: output).run(
       program: program, arguments: [directory.file("sleeps")], warn: { _ in })
     #expect(summary.recording.status == 0)
     let trace = try TraceReader.read(path: output)
@@ -159,7 +159,7 @@ struct RecorderTimeTests {
     for run in 0..<12 {
       if run >= 5, libraryErrors.min()! < millisecond, executableErrors.min()! < millisecond { break }
       let output = directory.file("launch\(run).trace")
-      let summary = try BreakpointRecorder(output: output).record(program: program, arguments: [], warn: { _ in })
+      let summary = try TracerRecorder(output: output).run(program: program, arguments: [], warn: { _ in })
       #expect(summary.recording.status == 0)
       let trace = try TraceReader.read(path: output)
       let recorder = try #require(trace.header.recorderTime)
@@ -191,10 +191,10 @@ struct RecorderTimeTests {
     let directory = try TemporaryDirectory("orderfile-recorder-time")
     let program = try buildWorkProgram(in: directory)
     let output = directory.file("launch.trace")
-    var recorder = BreakpointRecorder(output: output, timeLimitMilliseconds: 30)
+    var recorder = TracerRecorder(output: output, timeLimitMilliseconds: 30)
     // Followed past its window, for main's calls after it.
     recorder.afterLaunch = .waitForExit
-    let summary = try recorder.record(program: program, arguments: [], warn: { _ in })
+    let summary = try recorder.run(program: program, arguments: [], warn: { _ in })
     #expect(summary.recording.status == 0)
     let trace = try TraceReader.read(path: output)
     #expect(trace.header.recorderTime != nil)
@@ -230,7 +230,7 @@ struct RecorderTimeTests {
       alone.append(MonotonicClock.nanoseconds() - start)
       #expect(result.succeeded)
       let output = directory.file("launch\(run).trace")
-      _ = try BreakpointRecorder(output: output).record(program: program, arguments: [], warn: { _ in })
+      _ = try TracerRecorder(output: output).run(program: program, arguments: [], warn: { _ in })
       let trace = try TraceReader.read(path: output)
       let profile = ProfileBuilder().build(trace: trace, symbols: SymbolTable(trace: trace, binaries: BinaryResolver()))
       #expect(profile.phases.count >= 2)
