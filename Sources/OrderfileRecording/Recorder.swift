@@ -11,12 +11,12 @@ import OrderfileTrace
 /// All write the same trace format (Docs/TraceFormat.md), so everything after the
 /// recording (generate, merge, report) stays the same.
 public protocol Recorder {
-  /// Runs `program` with `arguments` to its end and collects its trace.
+  /// Runs the request's program to its end and collects its trace.
   ///
   /// - Returns: where the traces went and how the program ended; a program that fails
   ///   still returns a recording, since its launch was recorded.
   /// - Throws: when the program could not be started or left no trace.
-  func record(program: String, arguments: [String]) throws -> Recording
+  func record(_ request: RecordingRequest) throws -> Recording
 }
 
 /// What one recording run left behind.
@@ -121,21 +121,13 @@ public struct Recording: Sendable {
   }
 }
 
-/// How `record` records a program.
+/// How `record` records a program (`--no-rebuild`, `--instrumented`).
 public enum RecordingMode: String, Sendable, CaseIterable {
+  /// The release binary itself, with first-entry breakpoints (`InProcessRecorder`,
+  /// `TracerRecorder`).
+  case noRebuild
   /// The runtime of an instrumented build (`RuntimeRecorder`).
   case instrumented
-  /// The release binary itself, with first-entry breakpoints (`RecorderChooser`).
-  case noRebuild
-
-  /// The mode for a program when the user names none: without a rebuild, unless the
-  /// executable calls a recording hook (`-finstrument-functions`, SanitizerCoverage).
-  /// A name that is no executable file is left to the runtime recorder, whose error says so.
-  public static func automatic(for program: String) throws -> RecordingMode {
-    let path = ProcessRunner.resolve(program)
-    guard FileManager.default.isExecutableFile(atPath: path) else { return .instrumented }
-    return try BinaryLocator.isInstrumented(fileAt: path) ? .instrumented : .noRebuild
-  }
 }
 
 extension Trace {

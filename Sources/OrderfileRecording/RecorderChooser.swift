@@ -1,86 +1,79 @@
 import Foundation
 import OrderfileSupport
+import OrderfileSymbolization
 
-/// Chooses how a program is recorded without a rebuild, and hands the recording to that
-/// recorder: in-process (`InProcessRecorder`, through the preloaded library) or under the
-/// ptrace tracer (`TracerRecorder`), as `method` asks or the program allows. It records
-/// nothing itself.
+/// Chooses the recorder of a request and hands the request to it, whole: the runtime of an
+/// instrumented build (`RuntimeRecorder`), or the release binary from inside
+/// (`InProcessRecorder`, through the preloaded library) or under the ptrace tracer
+/// (`TracerRecorder`), as the request asks or the program allows. It records nothing itself.
 ///
-/// Under an emulator only the in-process recorder can: ptrace sees the emulator, not the
-/// program. That rule is checked here, once, before anything runs.
+/// Under an emulator only a recording from inside the program can work: ptrace sees the
+/// emulator, not the program. That rule is checked here, once, before anything runs.
 public struct RecorderChooser: Recorder {
-  public var output: String
-  public var timeLimitMilliseconds: Int?
-  /// Function names whose first call ends the launch window (`--until`).
-  public var untilFunctions: [String]
-  /// Arm system libraries (libc, libstdc++) too.
-  public var includeSystemLibraries: Bool
-  /// Modules to arm or leave alone by name or path (`--include-module`, `--exclude-module`).
-  public var modules: ModuleSelection
-  /// In-process or with the tracer (`--recorder`).
-  public var method: NoRebuildMethod = .automatic
-  /// Record the first touch of each page of the recorded modules' read-only data too: only
-  /// the in-process method can (a protected page faults in the program's own thread).
-  public var recordsData = false
-  /// `libOrderfileInProcess.so`, for the in-process method; nil or a missing file: none.
-  public var inProcessLibrary: String?
-  /// Runs the program under this emulator, in-process (`inProcessLibrary` built for the
-  /// program's machine).
-  public var emulator: Emulator?
-  public var afterLaunch: AfterLaunch = .end
-  public var planCache: PlanCache = .userDefault()
-  /// Whether the tracer passes SIGTERM, SIGHUP and SIGINT on (the in-process recorder always does).
-  public var passesTerminationSignals = false
+  /// `libOrderfileInProcess.so` for the program whose executable is at the path given (the
+  /// one built for its machine); nil: none is looked for. A missing file counts as none
+  /// installed. Asked only for a recording without a rebuild.
+  public var inProcessLibrary: (String) throws -> String?
+  /// The tracer's `passesTerminationSignals`; the in-process recorder always passes them on.
+  public var passesTerminationSignals: Bool
 
   public init(
-    output: String, timeLimitMilliseconds: Int? = nil, untilFunctions: [String] = [],
-    includeSystemLibraries: Bool = false, modules: ModuleSelection = .init()
+    inProcessLibrary: @escaping (String) throws -> String? = { _ in nil }, passesTerminationSignals: Bool = false
   ) {
-    self.output = output
-    self.timeLimitMilliseconds = timeLimitMilliseconds
-    self.untilFunctions = untilFunctions
-    self.includeSystemLibraries = includeSystemLibraries
-    self.modules = modules
+    self.inProcessLibrary = inProcessLibrary
+    self.passesTerminationSignals = passesTerminationSignals
   }
 
-  /// The recorder for `program`, and the note that says why the tracer when `automatic` had
-  /// to fall back to it. Throws when the method asked for cannot record the program.
-  public func recorder(for program: String) throws -> (recorder: any Recorder, note: String?) {
-    let path = ProcessRunner.resolve(program)
-    let library = inProcessLibrary.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
-    if emulator != nil {
-      if method == .tracer { throw RecordingError.tracerUnderEmulator(reason: nil) }
-      if let obstacle = NoRebuildMethod.inProcessObstacle(for: path, library: library) {
-        throw RecordingError.tracerUnderEmulator(reason: obstacle)
-      }
+  /// The mode to record in: the one asked for, else the program's.
+  public func mode(for request: RecordingRequest) throws -> RecordingMode {
+    if let mode = request.mode { return mode }
+    let automatic = try RecordingMode.automatic(for: request.program)
+    guard !request.noRebuildOptions.isEmpty else { return automatic }
+    // An instrumented build is recorded with its runtime unless asked otherwise: options
+    // of the other mode must not switch modes behind the user's back. (A name that is no
+    // executable is left to the breakpoint recorders, whose error says so.)
+    if automatic == .instrumented && FileManager.default.isExecutableFile(atPath: request.executable) {
+      throw RecordingError.noRebuildOptionsForInstrumented(program: request.program, options: request.noRebuildOptions)
     }
-    let (chosen, fallback) = try (recordsData && method == .automatic ? .inProcess : method).resolve(
-      for: path, library: library)
-    if chosen == .inProcess, let library {
-      var recorder = InProcessRecorder(
-        output: output, library: library, timeLimitMilliseconds: timeLimitMilliseconds, untilFunctions: untilFunctions,
-        includeSystemLibraries: includeSystemLibraries, modules: modules)
-      recorder.emulator = emulator
-      recorder.afterLaunch = afterLaunch
-      recorder.planCache = planCache
-      recorder.recordsData = recordsData
-      return (recorder, nil)
+    return .noRebuild
+  }
+
+  /// The recorder for `request`, and the note that says why the tracer when `automatic` had
+  /// to fall back to it. Throws when the recorder asked for cannot record the program.
+  public func recorder(for request: RecordingRequest) throws -> (recorder: any Recorder, note: String?) {
+    // Whatever the program is: one line, before anything runs.
+    if request.emulator != nil && request.method == .tracer { throw RecordingError.tracerUnderEmulator(reason: nil) }
+    guard try mode(for: request) == .noRebuild else { return (RuntimeRecorder(), nil) }
+    let path = request.executable
+    let configured = try inProcessLibrary(path)
+    let library = configured.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+    if request.emulator != nil, let obstacle = NoRebuildMethod.inProcessObstacle(for: path, library: library) {
+      throw RecordingError.tracerUnderEmulator(reason: obstacle)
     }
-    var recorder = TracerRecorder(
-      output: output, timeLimitMilliseconds: timeLimitMilliseconds, untilFunctions: untilFunctions,
-      includeSystemLibraries: includeSystemLibraries, modules: modules)
-    recorder.afterLaunch = afterLaunch
-    recorder.planCache = planCache
-    recorder.passesTerminationSignals = passesTerminationSignals
+    let method: NoRebuildMethod = request.recordsData && request.method == .automatic ? .inProcess : request.method
+    let (chosen, fallback) = try method.resolve(for: path, library: library)
+    if chosen == .inProcess, let library { return (InProcessRecorder(library: library), nil) }
     // Said only when the in-process recorder was looked for.
-    return (recorder, method == .automatic && inProcessLibrary != nil ? fallback : nil)
+    let note = request.method == .automatic && configured != nil ? fallback : nil
+    return (TracerRecorder(passesTerminationSignals: passesTerminationSignals), note)
   }
 
   /// Runs the program once with the recorder chosen for it.
-  public func record(program: String, arguments: [String]) throws -> Recording {
-    let (recorder, note) = try recorder(for: program)
-    var recording = try recorder.record(program: program, arguments: arguments)
+  public func record(_ request: RecordingRequest) throws -> Recording {
+    let (recorder, note) = try recorder(for: request)
+    var recording = try recorder.record(request)
     if let note { recording.notes.append(note) }
     return recording
+  }
+}
+
+extension RecordingMode {
+  /// The mode for a program when the user names none: without a rebuild, unless the
+  /// executable calls a recording hook (`-finstrument-functions`, SanitizerCoverage).
+  /// A name that is no executable file is left to the runtime recorder, whose error says so.
+  public static func automatic(for program: String) throws -> RecordingMode {
+    let path = ProcessRunner.resolve(program)
+    guard FileManager.default.isExecutableFile(atPath: path) else { return .instrumented }
+    return try BinaryLocator.isInstrumented(fileAt: path) ? .instrumented : .noRebuild
   }
 }

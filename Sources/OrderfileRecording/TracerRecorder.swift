@@ -17,34 +17,13 @@ import OrderfileTracer
 /// `execve` writes `output.<pid>.exec<n>`, n the execs before it (exec0: the process's
 /// first image), the name the runtime gives a later image of a process too.
 public struct TracerRecorder: Recorder {
-  public var output: String
-  public var timeLimitMilliseconds: Int?
-  /// Function names whose first call ends the launch window (`--until`).
-  public var untilFunctions: [String]
-  /// Arm system libraries (libc, libstdc++) too.
-  public var includeSystemLibraries: Bool
   /// SIGTERM, SIGHUP or SIGINT to this process while it records end the recording: the
   /// program is let go, sent the signal and waited for; the trace so far is written. For a
   /// command-line tool, which owns its process's signals; off by default.
-  public var passesTerminationSignals = false
-  /// Modules to arm or leave alone by name or path (`--include-module`, `--exclude-module`).
-  public var modules: ModuleSelection
-  /// What becomes of the program once its launch window has closed (`--until`,
-  /// `--time-limit`): by default it is ended, with every process it started.
-  public var afterLaunch: AfterLaunch = .end
-  /// Where the plans of module files are kept between recordings (`--no-plan-cache`:
-  /// `.disabled`).
-  public var planCache: PlanCache = .userDefault()
+  public var passesTerminationSignals: Bool
 
-  public init(
-    output: String, timeLimitMilliseconds: Int? = nil, untilFunctions: [String] = [],
-    includeSystemLibraries: Bool = false, modules: ModuleSelection = .init()
-  ) {
-    self.output = output
-    self.timeLimitMilliseconds = timeLimitMilliseconds
-    self.untilFunctions = untilFunctions
-    self.includeSystemLibraries = includeSystemLibraries
-    self.modules = modules
+  public init(passesTerminationSignals: Bool = false) {
+    self.passesTerminationSignals = passesTerminationSignals
   }
 
   /// What the recording saw beyond the traces themselves.
@@ -69,11 +48,11 @@ public struct TracerRecorder: Recorder {
   }
 
   /// Runs the program once under the tracer; what it has to say comes back in the recording.
-  public func record(program: String, arguments: [String]) throws -> Recording {
+  public func record(_ request: RecordingRequest) throws -> Recording {
     var warnings: [String] = []
     let summary: Summary
     do {
-      summary = try run(program: program, arguments: arguments) { warnings.append($0) }
+      summary = try run(request) { warnings.append($0) }
     } catch BreakpointRecordingError.nothingRecorded(let program, _) {
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings)
     }
@@ -93,32 +72,35 @@ public struct TracerRecorder: Recorder {
 
   /// Runs the program once under the tracer, and says what the tracer saw beyond the
   /// recording. Warnings go to `warn` as they happen.
-  public func run(program: String, arguments: [String], warn: @escaping (String) -> Void) throws -> Summary {
+  public func run(_ request: RecordingRequest, warn: @escaping (String) -> Void) throws -> Summary {
+    let (output, program, until, timeLimitMilliseconds) = (
+      request.output, request.program, request.until, request.timeLimitMilliseconds
+    )
     try TraceDestination.check(output)
     let path = ProcessRunner.resolve(program)
     try RecordingError.checkMachine(of: path, program: program)
     if let warning = Self.privilegeWarning(path: path) { warn(warning) }
     let session = TracingSession(
       planner: ModulePlanner(
-        stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, program: path, selection: modules,
-        cache: planCache, warn: warn),
+        stopNames: until, includeSystemLibraries: request.includeSystemLibraries, program: path,
+        selection: request.modules, cache: request.planCache, warn: warn),
       collector: TraceCollector(timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 }),
       warn: warn)
     session.planner.prepare(executable: path)
     try UntilFunction.checkBeforeRun(
-      untilFunctions, in: path, libraries: { LinkedLibraries.of(path) ?? [] }, program: program,
+      until, in: path, libraries: { LinkedLibraries.of(path) ?? [] }, program: program,
       planner: session.planner)
     var environment = ProcessInfo.processInfo.environment
     // An instrumented build recorded this way must not also write a trace of its own.
     environment["ORDERFILE_DISABLE"] = "1"
     let endsAtWindowClose: Int? =
-      if case .end(let grace) = afterLaunch, timeLimitMilliseconds != nil || !untilFunctions.isEmpty {
+      if case .end(let grace) = request.afterLaunch, timeLimitMilliseconds != nil || !until.isEmpty {
         grace
       } else {
         nil
       }
     let result = try session.run(
-      path: path, arguments: [program] + arguments,
+      path: path, arguments: [program] + request.arguments,
       environment: environment.map { "\($0.key)=\($0.value)" }.sorted(),
       timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 } ?? 0,
       passTerminationSignals: passesTerminationSignals, returnAtWindowClose: endsAtWindowClose != nil)
@@ -128,7 +110,7 @@ public struct TracerRecorder: Recorder {
     let ended =
       result.launch_over ? ProgramEnding.end(result.first_pid, graceMilliseconds: endsAtWindowClose ?? 0) : nil
     var recording = try write(
-      session.collector.finished, program: program, status: ended?.status ?? Self.exitStatus(result.status))
+      session.collector.finished, to: output, program: program, status: ended?.status ?? Self.exitStatus(result.status))
     recording.endedAfterLaunch = ended != nil
     if result.signal != 0 {
       recording.interruptedBy = result.signal
@@ -143,7 +125,7 @@ public struct TracerRecorder: Recorder {
     return Summary(
       recording: recording, armed: result.armed, races: result.races, armingMilliseconds: Double(result.arm_ns) / 1e6,
       recorderTime: Self.firstProcessTrace(in: session.collector.finished)?.header.recorderTime,
-      unmatchedUntil: untilFunctions.filter { !session.planner.matchedStopNames.contains($0) },
+      unmatchedUntil: until.filter { !session.planner.matchedStopNames.contains($0) },
       skippedSystemLibraries: session.planner.skippedSystemLibraries.sorted(),
       excludedModules: session.planner.excludedModules.sorted())
   }
@@ -180,7 +162,9 @@ public struct TracerRecorder: Recorder {
 
   static func firstProcessTrace(in traces: [TraceCollector.Finished]) -> Trace? { firstProcessFinal(in: traces)?.trace }
 
-  private func write(_ traces: [TraceCollector.Finished], program: String, status: Int32) throws -> Recording {
+  private func write(_ traces: [TraceCollector.Finished], to output: String, program: String, status: Int32) throws
+    -> Recording
+  {
     guard let main = Self.firstProcessFinal(in: traces) else {
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: [])
     }

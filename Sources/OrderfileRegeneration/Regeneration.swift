@@ -458,17 +458,20 @@ public struct Regeneration {
     throws
   {
     let recorder: any Recorder
+    var request = RecordingRequest(
+      output: trace, program: program, arguments: scenario.arguments,
+      timeLimitMilliseconds: scenario.timeLimitMilliseconds)
     switch configuration.recording {
     case .release:
-      recorder = TracerRecorder(
-        output: trace, timeLimitMilliseconds: scenario.timeLimitMilliseconds, untilFunctions: scenario.until)
+      recorder = TracerRecorder()
+      request.until = scenario.until
     case .instrumented:
-      recorder = RuntimeRecorder(output: trace, timeLimitMilliseconds: scenario.timeLimitMilliseconds)
+      recorder = RuntimeRecorder()
     }
     let recording = try ProgramSurroundings(
       environment: scenario.environment, directory: configuration.projectDirectory, log: log
     ).with {
-      try recorder.record(program: program, arguments: scenario.arguments)
+      try recorder.record(request)
     }
     // A program ended at its launch's end (an app, a server) did not fail.
     guard recording.status == 0 || recording.endedAfterLaunch else {

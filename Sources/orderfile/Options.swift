@@ -129,14 +129,10 @@ struct TraceModuleOptions: ParsableArguments {
 
   @OptionGroup var search: SearchPathOptions
 
-  // The spellings before `--trace-module` and `--search-path`, hidden for one release:
-  // `--module` picks the module to write in generate and merge, and `--instrumented` is
-  // record's mode.
+  // The spelling before `--trace-module`, hidden for one release: `--module` picks the
+  // module to write in generate and merge.
   @Option(name: .customLong("module"), help: .hidden)
   var formerModuleOption: String?
-
-  @Option(name: .customLong("instrumented"), help: .hidden)
-  var formerInstrumentedOption: [String] = []
 
   func validate() throws {
     if traceModule != nil && formerModuleOption != nil {
@@ -148,7 +144,7 @@ struct TraceModuleOptions: ParsableArguments {
   func layout(trace: String, binary: String) -> LaunchLayoutInputs {
     LaunchLayoutInputs(
       trace: trace, binary: binary, traceModule: traceModule ?? formerModuleOption,
-      searchPaths: search.searchPaths + formerInstrumentedOption)
+      searchPaths: search.searchPaths)
   }
 }
 
@@ -223,11 +219,14 @@ struct EmulatorOptions: ParsableArguments {
       valueName: "command"))
   var text: String?
 
-  /// The emulator's words (split at blanks, quotes kept), nil without `--emulator`.
-  var words: [String]? { text.flatMap(RecordRequest.emulatorWords) }
+  /// The emulator, its words split at blanks (quotes kept); nil without `--emulator`.
+  var emulator: Emulator? { text.flatMap(Emulator.init(parsing:)) }
+
+  /// The emulator's words, nil without `--emulator`.
+  var words: [String]? { emulator?.command }
 
   func validate() throws {
-    if let text, RecordRequest.emulatorWords(text) == nil {
+    if let text, Emulator(parsing: text) == nil {
       throw ValidationError(
         "--emulator needs a command, e.g. --emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'")
     }

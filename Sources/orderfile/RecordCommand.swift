@@ -72,14 +72,8 @@ struct RecordCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Instrumented: record at most this many distinct functions.", valueName: "count"))
   var capacity: Int?
 
-  @Flag(
-    help:
-      "Record the unmodified release binary with first-entry breakpoints (the default unless the executable is instrumented)."
-  )
-  var noRebuild = false
-
-  @Flag(help: "Record with the runtime of an instrumented build.")
-  var instrumented = false
+  /// `--no-rebuild` or `--instrumented`; more than one is refused in `validate()`.
+  @Flag var modes: [RecordingMode] = []
 
   @Option(
     help: ArgumentHelp(
@@ -149,20 +143,22 @@ struct RecordCommand: ParsableCommand {
     if words.isEmpty {
       throw ValidationError("give the program to run after '--', e.g. orderfile record -o launch.trace -- ./app")
     }
-    if noRebuild && instrumented { throw ValidationError("give at most one of --no-rebuild and --instrumented") }
-    if instrumented && (!until.isEmpty || systemLibraries || data || !includeModules.isEmpty || !excludeModules.isEmpty)
+    if Set(modes).count > 1 { throw ValidationError("give at most one of --no-rebuild and --instrumented") }
+    let mode = modes.last
+    if mode == .instrumented
+      && (!until.isEmpty || systemLibraries || data || !includeModules.isEmpty || !excludeModules.isEmpty)
     {
       throw ValidationError(
         "--until, --system-libraries, --data, --include-module and --exclude-module record without a rebuild; an instrumented program ends its window with orderfile_startup_complete()"
       )
     }
-    if instrumented && noPlanCache {
+    if mode == .instrumented && noPlanCache {
       throw ValidationError("--no-plan-cache is for recording without a rebuild: an instrumented build plans nothing")
     }
     if data && recorderMethod == .tracer {
       throw ValidationError("--data records in-process: give --recorder in-process or auto")
     }
-    if noRebuild && capacity != nil {
+    if mode == .noRebuild && capacity != nil {
       throw ValidationError("--capacity is for --instrumented: without a rebuild every function is recorded")
     }
     if until.contains(where: \.isEmpty) { throw ValidationError("--until needs a function name") }
@@ -174,16 +170,26 @@ struct RecordCommand: ParsableCommand {
   func run() throws {
     try Terminal.run {
       try RecordRequest(
-        output: output, program: words[0], arguments: Array(words.dropFirst()),
-        mode: noRebuild ? .noRebuild : instrumented ? .instrumented : nil, timeLimitMilliseconds: timeLimit,
-        capacity: capacity, until: until, includeSystemLibraries: systemLibraries, recordsData: data,
-        includeModules: includeModules,
-        excludeModules: excludeModules,
-        recorderMethod: recorderMethod, quiet: quiet, emulator: emulator.words,
-        waitForExit: waitForExit, usesPlanCache: !noPlanCache
+        RecordingRequest(
+          output: output, program: words[0], arguments: Array(words.dropFirst()), mode: modes.last,
+          timeLimitMilliseconds: timeLimit, afterLaunch: waitForExit ? .waitForExit : .end,
+          emulator: emulator.emulator, capacity: capacity, until: until, includeSystemLibraries: systemLibraries,
+          modules: .init(include: includeModules, exclude: excludeModules), method: recorderMethod,
+          recordsData: data, planCache: noPlanCache ? .disabled : .userDefault()),
+        quiet: quiet
       ).run()
     }
   }
 }
 
 extension NoRebuildMethod: ExpressibleByArgument {}
+
+extension RecordingMode: EnumerableFlag {
+  public static func help(for value: RecordingMode) -> ArgumentHelp? {
+    switch value {
+    case .noRebuild:
+      "Record the unmodified release binary with first-entry breakpoints (the default unless the executable is instrumented)."
+    case .instrumented: "Record with the runtime of an instrumented build."
+    }
+  }
+}

@@ -32,7 +32,9 @@ struct FlagSpellingCLITests {
     #expect(former.standardOutput == new.standardOutput)
   }
 
-  @Test("estimate takes --trace-module and --search-path, and their former spellings --module and --instrumented")
+  @Test(
+    "estimate takes --trace-module and --search-path, and the former spelling --module; --instrumented is record's alone"
+  )
   func estimateSpellings() throws {
     let (fixture, moved) = try Self.movedFixture()
     defer { fixture.directory.remove() }
@@ -46,9 +48,12 @@ struct FlagSpellingCLITests {
     let new = try orderfile(estimate + ["--search-path", moved, "--trace-module", "tool"])
     #expect(new.status == 0, "\(new.standardError)")
     #expect(new.standardOutput.contains("\"launchFunctions\""))
-    let former = try orderfile(estimate + ["--instrumented", moved, "--module", "tool"])
+    let former = try orderfile(estimate + ["--search-path", moved, "--module", "tool"])
     #expect(former.status == 0, "\(former.standardError)")
     #expect(former.standardOutput == new.standardOutput)
+    let instrumented = try orderfile(estimate + ["--instrumented", moved, "--trace-module", "tool"])
+    #expect(instrumented.status == 64)
+    #expect(instrumented.standardError.contains("Unknown option '--instrumented'"), "\(instrumented.standardError)")
 
     // The module names mean the same under either spelling: the same error for no such module.
     let wrongNew = try orderfile(estimate + ["--search-path", moved, "--trace-module", "nothing"])

@@ -18,13 +18,12 @@ private func record(
   _ binary: String, _ arguments: [String] = [], output: String, programOutput: String, until: [String] = [],
   warnings: WarningLog = WarningLog()
 ) throws -> (summary: TracerRecorder.Summary, warnings: [String]) {
-  var recorder = TracerRecorder(output: output, untilFunctions: until)
   // These tests follow the program past its window: LaunchEndCLITests has it ended there.
-  recorder.afterLaunch = .waitForExit
-  let summary = try recorder.run(
-    program: "/bin/sh",
-    arguments: ["-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", programOutput, binary] + arguments
-  ) { warnings.add($0) }
+  let request = RecordingRequest(
+    output: output, program: "/bin/sh",
+    arguments: ["-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", programOutput, binary] + arguments,
+    afterLaunch: .waitForExit, until: until)
+  let summary = try TracerRecorder().run(request) { warnings.add($0) }
   return (summary, warnings.lines)
 }
 

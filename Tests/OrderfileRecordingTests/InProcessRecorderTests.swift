@@ -18,18 +18,18 @@ private func recordInProcess(
   _ binary: String, _ arguments: [String] = [], output: String, programOutput: String? = nil, until: [String] = [],
   timeLimit: Int? = nil
 ) throws -> (recording: Recording, trace: String) {
-  var recorder = RecorderChooser(output: output, timeLimitMilliseconds: timeLimit, untilFunctions: until)
-  recorder.method = .inProcess
-  recorder.inProcessLibrary = library
+  let recorder = RecorderChooser(inProcessLibrary: { _ in library })
   // These tests follow the program past its window: LaunchEndCLITests has it ended there.
-  recorder.afterLaunch = .waitForExit
+  var request = RecordingRequest(
+    output: output, program: binary, arguments: arguments, timeLimitMilliseconds: timeLimit,
+    afterLaunch: .waitForExit, until: until, method: .inProcess)
   guard let programOutput else {
-    let recording = try recorder.record(program: binary, arguments: arguments)
+    let recording = try recorder.record(request)
     return (recording, recording.tracePath)
   }
-  let recording = try recorder.record(
-    program: "/bin/sh",
-    arguments: ["-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", programOutput, binary] + arguments)
+  request.program = "/bin/sh"
+  request.arguments = ["-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", programOutput, binary] + arguments
+  let recording = try recorder.record(request)
   // The shell's own image ran none of the program's code: the program's last image is the output.
   return (recording, recording.tracePath)
 }
