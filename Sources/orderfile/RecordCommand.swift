@@ -63,23 +63,13 @@ struct RecordCommand: ParsableCommand {
   @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the trace.", valueName: "trace"))
   var output: String
 
-  @Option(
-    help: ArgumentHelp(
-      "End the launch window this many milliseconds after process start, for programs that never call orderfile_startup_complete().",
-      valueName: "ms"))
-  var timeLimit: Int?
+  @OptionGroup var launch: LaunchOptions<Self>
 
   @Option(help: ArgumentHelp("Instrumented: record at most this many distinct functions.", valueName: "count"))
   var capacity: Int?
 
   /// `--no-rebuild` or `--instrumented`; more than one is refused in `validate()`.
   @Flag var modes: [RecordingMode] = []
-
-  @Option(
-    help: ArgumentHelp(
-      "Without a rebuild: end the launch window at the first call of this function (linkage or demangled name; repeatable).",
-      valueName: "function"))
-  var until: [String] = []
 
   @Flag(
     help:
@@ -131,14 +121,10 @@ struct RecordCommand: ParsableCommand {
   @Flag(name: .shortAndLong, help: "Print only warnings and errors, not the summary of what was recorded.")
   var quiet = false
 
-  @Argument(parsing: .captureForPassthrough, help: "The program and its arguments, after '--'.")
-  var command: [String] = []
-
-  /// The program and its arguments, without the `--` that separates them from the options.
-  var words: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
+  var words: [String] { launch.words }
+  var until: [String] { launch.until }
 
   func validate() throws {
-    try validateTimeLimit(timeLimit)
     if let capacity, capacity < 1024 { throw ValidationError("--capacity must be at least 1024") }
     if words.isEmpty {
       throw ValidationError("give the program to run after '--', e.g. orderfile record -o launch.trace -- ./app")
@@ -161,7 +147,6 @@ struct RecordCommand: ParsableCommand {
     if mode == .noRebuild && capacity != nil {
       throw ValidationError("--capacity is for --instrumented: without a rebuild every function is recorded")
     }
-    if until.contains(where: \.isEmpty) { throw ValidationError("--until needs a function name") }
     if includeModules.contains(where: \.isEmpty) || excludeModules.contains(where: \.isEmpty) {
       throw ValidationError("--include-module and --exclude-module need a file name or a path")
     }
@@ -172,7 +157,7 @@ struct RecordCommand: ParsableCommand {
       try RecordRequest(
         RecordingRequest(
           output: output, program: words[0], arguments: Array(words.dropFirst()), mode: modes.last,
-          timeLimitMilliseconds: timeLimit, afterLaunch: waitForExit ? .waitForExit : .end,
+          timeLimitMilliseconds: launch.timeLimit, afterLaunch: waitForExit ? .waitForExit : .end,
           emulator: emulator.emulator, capacity: capacity, until: until, includeSystemLibraries: systemLibraries,
           modules: .init(include: includeModules, exclude: excludeModules), method: recorderMethod,
           recordsData: data, planCache: noPlanCache ? .disabled : .userDefault()),
@@ -180,6 +165,15 @@ struct RecordCommand: ParsableCommand {
       ).run()
     }
   }
+}
+
+extension RecordCommand: EndsAtFunction {
+  static let timeLimitHelp =
+    "End the launch window this many milliseconds after process start, for programs that never call orderfile_startup_complete()."
+  static let untilHelp =
+    "Without a rebuild: end the launch window at the first call of this function (linkage or demangled name; repeatable)."
+  static let programHelp = "The program and its arguments, after '--'."
+  static let programParsing = ArgumentArrayParsingStrategy.captureForPassthrough
 }
 
 extension NoRebuildMethod: ExpressibleByArgument {}
