@@ -121,15 +121,6 @@ public struct Recording: Sendable {
   }
 }
 
-/// How `record` records a program (`--no-rebuild`, `--instrumented`).
-public enum RecordingMode: String, Sendable, CaseIterable {
-  /// The release binary itself, with first-entry breakpoints (`InProcessRecorder`,
-  /// `TracerRecorder`).
-  case noRebuild
-  /// The runtime of an instrumented build (`RuntimeRecorder`).
-  case instrumented
-}
-
 extension Trace {
   /// Whether the process ran none of the program's code: it made no first call of its own
   /// (none at all, or, in a fork child, none past those it inherited from its parent), or

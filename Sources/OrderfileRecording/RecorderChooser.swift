@@ -47,11 +47,11 @@ public struct RecorderChooser: Recorder {
     let path = request.executable
     let configured = try inProcessLibrary(path)
     let library = configured.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
-    if request.emulator != nil, let obstacle = NoRebuildMethod.inProcessObstacle(for: path, library: library) {
+    if request.emulator != nil, let obstacle = Self.inProcessObstacle(for: path, library: library) {
       throw RecordingError.tracerUnderEmulator(reason: obstacle)
     }
     let method: NoRebuildMethod = request.recordsData && request.method == .automatic ? .inProcess : request.method
-    let (chosen, fallback) = try method.resolve(for: path, library: library)
+    let (chosen, fallback) = try Self.method(method, for: path, library: library)
     if chosen == .inProcess, let library { return (InProcessRecorder(library: library), nil) }
     // Said only when the in-process recorder was looked for.
     let note = request.method == .automatic && configured != nil ? fallback : nil
@@ -75,5 +75,48 @@ extension RecordingMode {
     let path = ProcessRunner.resolve(program)
     guard FileManager.default.isExecutableFile(atPath: path) else { return .instrumented }
     return try BinaryLocator.isInstrumented(fileAt: path) ? .instrumented : .noRebuild
+  }
+}
+
+/// Which recorder of the unmodified binary a program allows.
+extension RecorderChooser {
+  /// The method a recording of the executable at `path` uses when `asked` is asked for,
+  /// and why the tracer when `automatic` had to fall back to it. Throws when `inProcess`
+  /// was asked for a program that cannot be recorded that way.
+  public static func method(
+    _ asked: NoRebuildMethod, for path: String, library: String?
+  ) throws -> (method: NoRebuildMethod, fallback: String?) {
+    guard asked != .tracer else { return (.tracer, nil) }
+    guard let obstacle = Self.inProcessObstacle(for: path, library: library) else { return (.inProcess, nil) }
+    if asked == .inProcess { throw RecordingError.inProcessImpossible(reason: obstacle) }
+    return (.tracer, obstacle + "; recorded with the tracer")
+  }
+
+  /// Why the executable at `path` cannot be recorded in-process with `library` (nil: none
+  /// installed), or nil when it can.
+  static func inProcessObstacle(for path: String, library: String?) -> String? {
+    if library == nil {
+      return "the in-process recorder (\(InProcessRecorder.libraryName)) is not installed beside the runtime"
+    } else if let status = Self.privilege(path) {
+      return "\(path) is \(status): the loader ignores LD_PRELOAD for it, so it cannot be recorded in-process"
+    } else if !Self.isDynamicallyLinked(path) {
+      return "\(path) is statically linked: nothing can be preloaded into it"
+    }
+    return nil
+  }
+
+  /// "setuid" or "setgid" for a program that gains privileges when it runs, as this user.
+  static func privilege(_ path: String) -> String? {
+    var status = stat()
+    guard geteuid() != 0, stat(path, &status) == 0 else { return nil }
+    if status.st_mode & S_ISUID != 0 && status.st_uid != geteuid() { return "setuid" }
+    if status.st_mode & S_ISGID != 0 && status.st_gid != getegid() { return "setgid" }
+    return nil
+  }
+
+  /// Whether the ELF file at `path` names a dynamic loader (PT_INTERP). A file that is not a
+  /// 64-bit little-endian ELF file counts as dynamic: the loader then says what is wrong.
+  static func isDynamicallyLinked(_ path: String) -> Bool {
+    ProgramInterpreter(path) != .none
   }
 }

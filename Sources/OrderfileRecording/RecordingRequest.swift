@@ -75,3 +75,22 @@ public struct RecordingRequest: Sendable, Equatable {
   /// in PATH).
   var executable: String { ProcessRunner.resolve(program) }
 }
+
+/// How `record` records a program (`--no-rebuild`, `--instrumented`).
+public enum RecordingMode: String, Sendable, CaseIterable {
+  /// The release binary itself, with first-entry breakpoints (`InProcessRecorder`,
+  /// `TracerRecorder`).
+  case noRebuild
+  /// The runtime of an instrumented build (`RuntimeRecorder`).
+  case instrumented
+}
+
+/// How a recording without a rebuild runs the program (`record --recorder`).
+public enum NoRebuildMethod: String, Sendable, CaseIterable {
+  /// In-process for a dynamically linked program that may be preloaded, else the tracer.
+  case automatic = "auto"
+  /// A preloaded library plants the traps and handles them inside the program (`InProcessRecorder`).
+  case inProcess = "in-process"
+  /// The ptrace tracer (`TracerRecorder`).
+  case tracer
+}

@@ -244,7 +244,7 @@ struct InProcessRecorderTests {
     let work = try TemporaryDirectory("orderfile-ip-static")
     let binary = try buildBreakpointFixture(["sequence.c"], in: work, flags: ["-static"], output: "sequence")
     #expect(throws: RecordingError.self) { try recordInProcess(binary, output: work.file("t.trace")) }
-    #expect(try NoRebuildMethod.automatic.resolve(for: binary, library: library).method == .tracer)
+    #expect(try RecorderChooser.method(.automatic, for: binary, library: library).method == .tracer)
   }
 }
 
