@@ -202,13 +202,6 @@ enum JSONOrCSVFlag: String, OutputFormatFlag {
   }
 }
 
-/// The one check of `--time-limit`, for every command that takes it.
-func validateTimeLimit(_ milliseconds: Int?) throws {
-  if let milliseconds, milliseconds <= 0 {
-    throw ValidationError("--time-limit must be a positive number of milliseconds")
-  }
-}
-
 /// `--emulator` in `record` and `estimate --measure`: the emulator that runs a program of
 /// another machine here, one command line split into words.
 struct EmulatorOptions: ParsableArguments {
