@@ -26,5 +26,9 @@ public typealias ColdLaunchMethodChoice = OrderfileLayout.ColdLaunchReferee.Meth
 public typealias WeightedTrace = OrderfileMerge.WeightedTrace
 public typealias RecordingMode = OrderfileRecording.RecordingMode
 public typealias NoRebuildMethod = OrderfileRecording.NoRebuildMethod
+/// `record`'s options, as one value (`RecordRequest` takes it whole).
+public typealias RecordingRequest = OrderfileRecording.RecordingRequest
+/// `--emulator`: the command that runs a program of another machine, split into words.
+public typealias Emulator = OrderfileRecording.Emulator
 public typealias RegenerationOptions = OrderfileRegeneration.RegenerationOptions
 public typealias RegenerationProgress = OrderfileRegeneration.RegenerationProgress

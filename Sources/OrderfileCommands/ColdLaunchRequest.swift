@@ -23,7 +23,7 @@ public struct ColdLaunchRequest: Sendable {
   /// keep cached and which an orderfile does not lay out).
   func measure(binary: String) throws -> ColdLaunch {
     let executable = ProcessRunner.resolve(command[0])
-    let libraries = (RuntimeRecorder.linkedLibraries(executable) ?? []).filter {
+    let libraries = (LinkedLibraries.of(executable) ?? []).filter {
       !TraceModule.isSystemLibrary(path: $0)
     }
     return try ColdLaunchReferee(method: method).measure(

@@ -99,17 +99,8 @@ public struct Emulator: Sendable, Equatable {
       program: program, arguments: [], environment: ["LD_TRACE_LOADED_OBJECTS": "1"])
     guard let listed = try? ProcessRunner.run(command[0], arguments, environment: environment), listed.succeeded
     else { return nil }
-    return Self.ldd(listing: listed.standardOutput).map {
+    return LinkedLibraries.ldd(listing: listed.standardOutput).map {
       Library(guestPath: $0, hostPath: hostPath(ofGuestPath: $0))
-    }
-  }
-
-  /// The resolved paths of an `ldd` listing: "\tlibx.so => /path/libx.so (0x…)"; the
-  /// loader's and the vdso's lines have no "=> /".
-  static func ldd(listing: String) -> [String] {
-    listing.split(separator: "\n").compactMap { line -> String? in
-      guard let arrow = line.range(of: "=> /") else { return nil }
-      return line[line.index(before: arrow.upperBound)...].split(separator: " ").first.map(String.init)
     }
   }
 }

@@ -3,54 +3,6 @@ import OrderfileSupport
 import OrderfileSymbolization
 import OrderfileTrace
 
-/// How a recording without a rebuild runs the program (`record --recorder`).
-public enum NoRebuildMethod: String, Sendable, CaseIterable {
-  /// In-process for a dynamically linked program that may be preloaded, else the tracer.
-  case automatic = "auto"
-  /// A preloaded library plants the traps and handles them inside the program (`InProcessRecorder`).
-  case inProcess = "in-process"
-  /// The ptrace tracer (`BreakpointRecorder`'s own run).
-  case tracer
-
-  /// The method a recording of the executable at `path` uses, and why the tracer when
-  /// `automatic` had to fall back to it. Throws when `inProcess` was asked for a program
-  /// that cannot be recorded that way.
-  public func resolve(for path: String, library: String?) throws -> (method: NoRebuildMethod, fallback: String?) {
-    guard self != .tracer else { return (.tracer, nil) }
-    guard let obstacle = Self.inProcessObstacle(for: path, library: library) else { return (.inProcess, nil) }
-    if self == .inProcess { throw RecordingError.inProcessImpossible(reason: obstacle) }
-    return (.tracer, obstacle + "; recorded with the tracer")
-  }
-
-  /// Why the executable at `path` cannot be recorded in-process with `library` (nil: none
-  /// installed), or nil when it can.
-  static func inProcessObstacle(for path: String, library: String?) -> String? {
-    if library == nil {
-      return "the in-process recorder (\(InProcessRecorder.libraryName)) is not installed beside the runtime"
-    } else if let status = Self.privilege(path) {
-      return "\(path) is \(status): the loader ignores LD_PRELOAD for it, so it cannot be recorded in-process"
-    } else if !Self.isDynamicallyLinked(path) {
-      return "\(path) is statically linked: nothing can be preloaded into it"
-    }
-    return nil
-  }
-
-  /// "setuid" or "setgid" for a program that gains privileges when it runs, as this user.
-  static func privilege(_ path: String) -> String? {
-    var status = stat()
-    guard geteuid() != 0, stat(path, &status) == 0 else { return nil }
-    if status.st_mode & S_ISUID != 0 && status.st_uid != geteuid() { return "setuid" }
-    if status.st_mode & S_ISGID != 0 && status.st_gid != getegid() { return "setgid" }
-    return nil
-  }
-
-  /// Whether the ELF file at `path` names a dynamic loader (PT_INTERP). A file that cannot be
-  /// read as an ELF executable counts as dynamic: the loader then says what is wrong.
-  static func isDynamicallyLinked(_ path: String) -> Bool {
-    ProgramInterpreter(path) != .none
-  }
-}
-
 /// Records a launch of an unmodified program from inside its own process: the release
 /// binary, no ptrace, no second process stopping the program.
 ///
@@ -61,52 +13,30 @@ public enum NoRebuildMethod: String, Sendable, CaseIterable {
 /// (Sources/OrderfileInProcess/recorder.c). Traces are collected as for an instrumented
 /// build (`RuntimeRecorder`): one per process, `<trace>.<pid>` for children.
 public struct InProcessRecorder: Recorder {
-  public var output: String
-  public var timeLimitMilliseconds: Int?
-  public var untilFunctions: [String]
-  public var includeSystemLibraries: Bool
-  public var modules: ModuleSelection
   /// The preloaded library, built for the program's machine.
   public var library: String
-  /// Runs the program under this emulator: its libraries are those the emulated loader
-  /// resolves (the sysroot, the program's run paths), named as that loader names them.
-  public var emulator: Emulator?
-  /// What becomes of the program once its launch window has closed.
-  public var afterLaunch: AfterLaunch = .end
-  /// Where the plans of module files are kept between recordings.
-  public var planCache: PlanCache = .userDefault()
-  /// Record the first touch of each page of the planned modules' read-only data too
-  /// (Sources/OrderfileInProcess/data_pages.c).
-  public var recordsData = false
 
   public static let libraryName = "libOrderfileInProcess.so"
 
-  public init(
-    output: String, library: String, timeLimitMilliseconds: Int? = nil, untilFunctions: [String] = [],
-    includeSystemLibraries: Bool = false, modules: ModuleSelection = .init()
-  ) {
-    self.output = output
+  public init(library: String) {
     self.library = library
-    self.timeLimitMilliseconds = timeLimitMilliseconds
-    self.untilFunctions = untilFunctions
-    self.includeSystemLibraries = includeSystemLibraries
-    self.modules = modules
   }
 
-  public func record(program: String, arguments: [String]) throws -> Recording {
+  public func record(_ request: RecordingRequest) throws -> Recording {
+    let (output, program, until, emulator) = (request.output, request.program, request.until, request.emulator)
     // Before the plan is written beside the trace: an output that cannot be written is the
     // error to report, not the plan file that could not be created.
     try TraceDestination.check(output)
     let path = ProcessRunner.resolve(program)
     let warnings = WarningLines()
     let planner = ModulePlanner(
-      stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, program: path, selection: modules,
-      cache: planCache, warn: { warnings.lines.append($0) })
+      stopNames: until, includeSystemLibraries: request.includeSystemLibraries, program: path,
+      selection: request.modules, cache: request.planCache, warn: { warnings.lines.append($0) })
     let started = MonotonicClock.nanoseconds()
-    let plan = Self.plan(executable: path, planner: planner, emulator: emulator, recordsData: recordsData)
+    let plan = Self.plan(executable: path, planner: planner, emulator: emulator, recordsData: request.recordsData)
     // Before the program runs, as the tracer's run does; every module is planned already.
-    try BreakpointRecorder.checkUntilFunctions(
-      untilFunctions, in: path, libraries: { [] }, program: program, planner: planner)
+    try UntilFunction.checkBeforeRun(
+      until, in: path, libraries: { [] }, program: program, planner: planner)
     warnings.lines += planner.systemLibraryWarnings()
     let planning = Double(MonotonicClock.nanoseconds() - started) / 1e6
     // Absolute: a launcher may change directory before it execs the program.
@@ -116,8 +46,7 @@ public struct InProcessRecorder: Recorder {
     // Under an emulator the user's preloads are the host's, built for another machine.
     let inherited =
       emulator != nil ? nil : ProcessInfo.processInfo.environment["LD_PRELOAD"].flatMap { $0.isEmpty ? nil : $0 }
-    var runtime = RuntimeRecorder(output: output, timeLimitMilliseconds: timeLimitMilliseconds)
-    runtime.emulator = emulator
+    var runtime = RuntimeRecorder()
     runtime.environment = [
       // The user's preloads stay, after this one: its signal calls must be the first found.
       // Absolute (ORDERFILE_RUNTIME_DIR may be relative): a child that changes directory
@@ -126,11 +55,13 @@ public struct InProcessRecorder: Recorder {
       "ORDERFILE_TRAP_PLAN": planFile,
     ]
     runtime.passesTerminationSignals = true
-    runtime.afterLaunch = afterLaunch
-    runtime.windowCloseEndsLaunch = !untilFunctions.isEmpty
+    runtime.windowCloseEndsLaunch = !until.isEmpty
+    // The instrumented runtime's record capacity is no limit of this one's.
+    var runtimeRequest = request
+    runtimeRequest.capacity = nil
     var recording: Recording
     do {
-      recording = try runtime.record(program: program, arguments: arguments)
+      recording = try runtime.record(runtimeRequest)
     } catch RecordingError.noTrace {
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings.lines)
     }
@@ -158,16 +89,15 @@ public struct InProcessRecorder: Recorder {
       "recorded without a rebuild, in-process: \(plan.armed) entries planned in \(String(format: "%.1f", planning)) ms"
         + (recording.planning?.cacheNote ?? "") + (arming.map { ", armed in \(String(format: "%.1f", $0)) ms" } ?? "")
     ]
-    if recordsData, let main {
+    if request.recordsData, let main {
       let pages = Set(main.dataTouches.map { [$0.module, Int($0.page.lowerBound / $0.pageSize)] }).count
       recording.notes.append(
         "read-only data: \(main.dataTouches.count) first touches on \(pages) pages inside the launch window")
     }
-    recording.notes += BreakpointRecorder.moduleNotes(
+    recording.notes += Recording.moduleNotes(
       skipped: planner.skippedSystemLibraries.sorted(), excluded: planner.excludedModules.sorted())
-    for name in untilFunctions where !planner.matchedStopNames.contains(name) {
-      recording.warnings.append("--until '\(name)' named no function of the recorded modules; the window ended at exit")
-    }
+    recording.warnings += until.filter { !planner.matchedStopNames.contains($0) }.map(
+      Recording.untilMatchedNothing)
     return recording
   }
 
@@ -189,7 +119,7 @@ public struct InProcessRecorder: Recorder {
     modules.append(.init(path: executable, isMainExecutable: true, plan: main, recordsData: recordsData))
     let libraries =
       emulator.map { $0.linkedLibraries(of: path) ?? [] }
-      ?? (RuntimeRecorder.linkedLibraries(path) ?? []).map {
+      ?? (LinkedLibraries.of(path) ?? []).map {
         Emulator.Library(guestPath: ModulePlanner.resolved($0), hostPath: $0)
       }
     for library in libraries {

@@ -6,16 +6,17 @@ import OrderfileTrace
 /// A way to run a program once and collect the trace of its launch.
 ///
 /// `RuntimeRecorder` runs a program built with the runtime (`orderfile flags
-/// --instrument`); `BreakpointRecorder` runs the unmodified release binary under a tracer.
-/// Both write the same trace format (Docs/TraceFormat.md), so everything after the
+/// --instrument`); `InProcessRecorder` and `TracerRecorder` run the unmodified release binary,
+/// as `RecorderChooser` picks one.
+/// All write the same trace format (Docs/TraceFormat.md), so everything after the
 /// recording (generate, merge, report) stays the same.
 public protocol Recorder {
-  /// Runs `program` with `arguments` to its end and collects its trace.
+  /// Runs the request's program to its end and collects its trace.
   ///
   /// - Returns: where the traces went and how the program ended; a program that fails
   ///   still returns a recording, since its launch was recorded.
   /// - Throws: when the program could not be started or left no trace.
-  func record(program: String, arguments: [String]) throws -> Recording
+  func record(_ request: RecordingRequest) throws -> Recording
 }
 
 /// What one recording run left behind.
@@ -117,23 +118,6 @@ public struct Recording: Sendable {
     self.execTraces = execTraces
     self.notes = notes
     self.warnings = warnings
-  }
-}
-
-/// How `record` records a program.
-public enum RecordingMode: String, Sendable, CaseIterable {
-  /// The runtime of an instrumented build (`RuntimeRecorder`).
-  case instrumented
-  /// The release binary itself, with first-entry breakpoints (`BreakpointRecorder`).
-  case noRebuild
-
-  /// The mode for a program when the user names none: without a rebuild, unless the
-  /// executable calls a recording hook (`-finstrument-functions`, SanitizerCoverage).
-  /// A name that is no executable file is left to the runtime recorder, whose error says so.
-  public static func automatic(for program: String) throws -> RecordingMode {
-    let path = ProcessRunner.resolve(program)
-    guard FileManager.default.isExecutableFile(atPath: path) else { return .instrumented }
-    return try BinaryLocator.isInstrumented(fileAt: path) ? .instrumented : .noRebuild
   }
 }
 

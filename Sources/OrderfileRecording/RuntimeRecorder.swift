@@ -12,31 +12,22 @@ import OrderfileTrace
 /// trace of each image (the runtime numbers the later ones). The program's
 /// trace is then moved into place in one rename.
 public struct RuntimeRecorder: Recorder {
-  public var output: String
-  public var timeLimitMilliseconds: Int?
-  public var capacity: Int?
   /// More variables for the program (the in-process recorder's preload and plan).
   public var environment: [String: String] = [:]
   /// SIGTERM, SIGHUP or SIGINT to this process while the program runs are passed on to it
   /// and the traces so far kept (`TerminationSignals`); for a command-line tool.
   public var passesTerminationSignals = false
-  /// Runs the program under this emulator (`record --emulator`): a program of another machine.
-  public var emulator: Emulator?
-  /// What becomes of the program once its launch window has closed: by default it is ended
-  /// (an app or a server never exits by itself).
-  public var afterLaunch: AfterLaunch = .end
   /// The window's closing by the program itself ends its launch too (`--until`, which the
-  /// in-process recorder closes it for); without it only `timeLimitMilliseconds` does, and
-  /// an instrumented program that calls `orderfile_startup_complete()` runs on to its exit.
+  /// in-process recorder closes it for); without it only the time limit does, and an
+  /// instrumented program that calls `orderfile_startup_complete()` runs on to its exit.
   public var windowCloseEndsLaunch = false
 
-  public init(output: String, timeLimitMilliseconds: Int? = nil, capacity: Int? = nil) {
-    self.output = output
-    self.timeLimitMilliseconds = timeLimitMilliseconds
-    self.capacity = capacity
-  }
+  public init() {}
 
-  public func record(program: String, arguments: [String]) throws -> Recording {
+  /// Runs the request's program; of recording without a rebuild's options it reads none.
+  public func record(_ request: RecordingRequest) throws -> Recording {
+    let (output, program, arguments) = (request.output, request.program, request.arguments)
+    let (timeLimitMilliseconds, emulator) = (request.timeLimitMilliseconds, request.emulator)
     try TraceDestination.check(output)
     if emulator == nil { try RecordingError.checkMachine(of: ProcessRunner.resolve(program), program: program) }
     Self.removeStaleScratch(in: PathName.directory(of: output))
@@ -54,7 +45,7 @@ public struct RuntimeRecorder: Recorder {
     environment["ORDERFILE_OUTPUT"] = scratch + "/trace.%p"
     environment["ORDERFILE_DISABLE"] = "0"
     if let timeLimitMilliseconds { environment["ORDERFILE_TIME_LIMIT_MS"] = String(timeLimitMilliseconds) }
-    if let capacity { environment["ORDERFILE_CAPACITY"] = String(capacity) }
+    if let capacity = request.capacity { environment["ORDERFILE_CAPACITY"] = String(capacity) }
     // The trace then says its times are the emulator's (OFT_FLAG_EMULATED), also when the
     // program named is qemu-user itself with the program after it.
     if emulator != nil || Emulator(command: [program]).isQemu { environment["ORDERFILE_EMULATED"] = "1" }
@@ -73,10 +64,10 @@ public struct RuntimeRecorder: Recorder {
       let (words, variables) = emulator.invocation(program: executable, arguments: arguments, environment: environment)
       (pid, exit) = try Self.spawnAndWait(
         ProcessRunner.resolve(emulator.command[0]), arguments: words, environment: variables,
-        program: emulator.command[0], afterLaunch: afterLaunch, watch: watch, started: started)
+        program: emulator.command[0], afterLaunch: request.afterLaunch, watch: watch, started: started)
     } else {
       (pid, exit) = try Self.spawnAndWait(
-        executable, arguments: arguments, environment: environment, program: program, afterLaunch: afterLaunch,
+        executable, arguments: arguments, environment: environment, program: program, afterLaunch: request.afterLaunch,
         watch: watch, started: started)
     }
     let status = exit.status
@@ -102,12 +93,12 @@ public struct RuntimeRecorder: Recorder {
       try LiveTraceWindow.closeAtTimeLimit(path: own, limit: UInt64(timeLimitMilliseconds) * 1_000_000)
     }
     try moveIntoPlace(own, output)
-    let program = try? TraceReader.read(path: output)
+    let ownTrace = try? TraceReader.read(path: output)
     var children: [String] = []
     var images: [(number: Int, path: String)] = []
     let others = (try? FileManager.default.contentsOfDirectory(atPath: scratch)) ?? []
     for name in others.sorted() where name.hasPrefix("trace.") {
-      if Recording.removeIfNothingOfTheProgram(scratch + "/" + name, beside: program) { continue }
+      if Recording.removeIfNothingOfTheProgram(scratch + "/" + name, beside: ownTrace) { continue }
       let destination = output + "." + name.dropFirst("trace.".count)
       try moveIntoPlace(scratch + "/" + name, destination)
       // The runtime names the trace of a process's later image "<its trace>.exec<n>".
@@ -121,7 +112,7 @@ public struct RuntimeRecorder: Recorder {
     // its own image: the process's last image, the program's, is the trace asked for, as
     // the tracer writes it.
     let ownImages = images.filter { $0.path.hasPrefix(output + ".\(pid).exec") }
-    if program?.records.isEmpty == true, let last = ownImages.max(by: { $0.number < $1.number }) {
+    if ownTrace?.records.isEmpty == true, let last = ownImages.max(by: { $0.number < $1.number }) {
       try moveIntoPlace(last.path, output)
       images.removeAll { $0.path == last.path }
     }
@@ -137,7 +128,7 @@ public struct RuntimeRecorder: Recorder {
         recording.warnings.append("\(error.localizedDescription): the trace does not say it was stopped by a signal")
       }
       recording.warnings.append(
-        BreakpointRecorder.stopMessage(signal: signal, endedByIt: status == 128 + signal, status: status))
+        Recording.stopMessage(signal: signal, endedByIt: status == 128 + signal, status: status))
     }
     return recording
   }
@@ -169,36 +160,11 @@ public struct RuntimeRecorder: Recorder {
   /// that cannot be told.
   static func instrumentedWithoutRuntime(_ path: String) -> [String] {
     let preload = ProcessInfo.processInfo.environment["LD_PRELOAD"] ?? ""
-    guard !preload.contains("libOrderfileRuntime"), let libraries = linkedLibraries(path) else { return [] }
+    guard !preload.contains("libOrderfileRuntime"), let libraries = LinkedLibraries.of(path) else { return [] }
     guard !libraries.contains(where: { $0.contains("libOrderfileRuntime") }) else { return [] }
     // glibc defines the no-op hooks: it mentions them without calling them.
     let candidates = [path] + libraries.filter { !PathName.base(of: $0).hasPrefix("libc.so") }
     return candidates.filter { (try? BinaryLocator.isInstrumented(fileAt: $0)) == true }
-  }
-
-  /// The shared libraries the loader resolves for the program at `path`, as `ldd` lists
-  /// them; nil when that cannot be told.
-  ///
-  /// For a program that names its loader this runs what `ldd` itself runs once it has
-  /// found one, the loader with `LD_TRACE_LOADED_OBJECTS` set and ldd's other variables
-  /// emptied, without ldd's shell and the four loader runs it makes to pick a loader: on a
-  /// 2-core machine that is about 13 of ldd's 15 ms of CPU, paid before every recording.
-  public static func linkedLibraries(_ path: String) -> [String]? {
-    let listed: ProcessResult?
-    if case .loader(let loader) = ProgramInterpreter(path) {
-      // As ldd: a name without a slash would be searched for as a library.
-      listed = try? ProcessRunner.run(
-        loader, [path.contains("/") ? path : "./" + path],
-        environment: [
-          "LD_TRACE_LOADED_OBJECTS": "1", "LD_WARN": "", "LD_BIND_NOW": "", "LD_LIBRARY_VERSION": "", "LD_VERBOSE": "",
-        ])
-    } else {
-      listed = try? ProcessRunner.run(ProcessRunner.resolve("ldd"), [path])
-    }
-    guard let listed, listed.succeeded else {
-      return nil
-    }
-    return Emulator.ldd(listing: listed.standardOutput)
   }
 
   private func moveIntoPlace(_ source: String, _ destination: String) throws {

@@ -1,5 +1,6 @@
 import OrderfileSupport
 import OrderfileSymbolization
+import OrderfileTrace
 
 /// How `--until` names a function, for every command that takes it (`record`, `estimate --measure`).
 public enum UntilFunction {
@@ -245,5 +246,31 @@ enum RustName {
       rest = rest[start.upperBound...]
     }
     return numbers
+  }
+}
+
+extension UntilFunction {
+  /// Fails before the program runs when a `--until` name matches no function of its
+  /// executable or of the libraries the loader resolves for it (those it would record):
+  /// a window that never ends would silently become the whole run. A library the program
+  /// loads itself (`dlopen`) is not seen here, nor a program that a script or a system
+  /// program (`sh -c`, `env`) starts: those are checked after the run. The modules are
+  /// planned here, by `planner`, which the run then reuses: each is read once.
+  static func checkBeforeRun(
+    _ names: [String], in path: String, libraries: () -> [String], program: String, planner: ModulePlanner
+  ) throws {
+    guard !names.isEmpty, !TraceModule.systemProgramDirectories.contains(where: path.hasPrefix) else { return }
+    // By the paths the tracer and the plan name them, links resolved.
+    _ = planner.plan(path: ModulePlanner.resolved(path), isMainExecutable: true, isInterpreter: false)
+    // The libraries only when the executable lacks a name: the run plans them anyway.
+    if names.contains(where: { !planner.matchedStopNames.contains($0) }) {
+      for library in libraries() {
+        _ = planner.plan(path: ModulePlanner.resolved(library), isMainExecutable: false, isInterpreter: false)
+      }
+    }
+    if let name = names.first(where: { !planner.matchedStopNames.contains($0) }) {
+      throw BreakpointRecordingError.untilMatchesNothing(
+        name: name, program: program, nearest: planner.nearestNames(to: name))
+    }
   }
 }

@@ -51,7 +51,7 @@ public struct RegenerationOptions: Sendable {
 /// orderfiles, relink, verify, compare, gate, and replace the committed orderfiles when the
 /// order changed.
 ///
-/// It drives the same library types as the tool's commands (`BreakpointRecorder` or
+/// It drives the same library types as the tool's commands (`TracerRecorder` or
 /// `RuntimeRecorder`, `TraceMerger`, `LayoutVerifier`, `OrderDiff`, `LaunchEstimation`),
 /// never the tool's own command line.
 ///
@@ -456,17 +456,20 @@ public struct Regeneration {
     throws
   {
     let recorder: any Recorder
+    var request = RecordingRequest(
+      output: trace, program: program, arguments: scenario.arguments,
+      timeLimitMilliseconds: scenario.timeLimitMilliseconds)
     switch configuration.recording {
     case .release:
-      recorder = BreakpointRecorder(
-        output: trace, timeLimitMilliseconds: scenario.timeLimitMilliseconds, untilFunctions: scenario.until)
+      recorder = TracerRecorder()
+      request.until = scenario.until
     case .instrumented:
-      recorder = RuntimeRecorder(output: trace, timeLimitMilliseconds: scenario.timeLimitMilliseconds)
+      recorder = RuntimeRecorder()
     }
     let recording = try ProgramSurroundings(
       environment: scenario.environment, directory: configuration.projectDirectory, log: log
     ).with {
-      try recorder.record(program: program, arguments: scenario.arguments)
+      try recorder.record(request)
     }
     // A program ended at its launch's end (an app, a server) did not fail.
     guard recording.status == 0 || recording.endedAfterLaunch else {

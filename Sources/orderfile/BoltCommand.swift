@@ -73,32 +73,24 @@ struct BoltCommand: ParsableCommand {
     help: "Rewrite the binary's debug info for the new layout (-update-debug-sections); BOLT drops it otherwise.")
   var keepDebugInfo = false
 
-  @Option(
-    help: ArgumentHelp(
-      "End the profiled launch this many milliseconds after its start, for a program that never exits by itself.",
-      valueName: "ms"))
-  var timeLimit: Int?
+  @OptionGroup var launch: ProgramOptions<Self>
 
   @OptionGroup var format: OutputFormatOptions<JSONFlag>
-
-  @Argument(
-    parsing: .captureForPassthrough,
-    help: "The launch to profile, after '--': the binary and its arguments (default: the binary alone).")
-  var command: [String] = []
-
-  func validate() throws {
-    try validateTimeLimit(timeLimit)
-  }
-
-  /// The program and its arguments, without the `--` that separates them from the options.
-  var words: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
 
   func run() throws {
     try Terminal.run {
       try BoltRequest(
-        binary: binary, order: order, output: output, boltPath: boltPath, command: words, oldText: oldText,
-        keepDebugInfo: keepDebugInfo, reportFormat: format.format, timeLimitMilliseconds: timeLimit
+        binary: binary, order: order, output: output, boltPath: boltPath, command: launch.words, oldText: oldText,
+        keepDebugInfo: keepDebugInfo, reportFormat: format.format, timeLimitMilliseconds: launch.timeLimit
       ).run()
     }
   }
+}
+
+extension BoltCommand: RunsProgram {
+  static let timeLimitHelp =
+    "End the profiled launch this many milliseconds after its start, for a program that never exits by itself."
+  static let programHelp =
+    "The launch to profile, after '--': the binary and its arguments (default: the binary alone)."
+  static let programParsing = ArgumentArrayParsingStrategy.captureForPassthrough
 }

@@ -96,11 +96,7 @@ struct DiffCommand: ParsableCommand {
       "The program or shared library linked with the head orderfile, to measure.", valueName: "path"))
   var headBinary: String?
 
-  @Option(
-    help: ArgumentHelp(
-      "With --base-binary: count only pages first touched within this many milliseconds of the start.",
-      valueName: "ms"))
-  var timeLimit: Int?
+  @OptionGroup var program: ProgramOptions<Self>
 
   @OptionGroup var cold: ColdLaunchOptions
 
@@ -111,18 +107,15 @@ struct DiffCommand: ParsableCommand {
       valueName: "pct"))
   var maxColdGrowth: Percentage?
 
-  @Argument(
-    parsing: .postTerminator, help: "With --base-binary and --head-binary: the arguments both run with, after '--'.")
-  var arguments: [String] = []
+  var timeLimit: Int? { program.timeLimit }
 
   func validate() throws {
     if (baseBinary == nil) != (headBinary == nil) {
       throw ValidationError("--base-binary and --head-binary go together: give both or neither")
     }
-    if baseBinary == nil && (timeLimit != nil || !arguments.isEmpty) {
+    if baseBinary == nil && (timeLimit != nil || !program.command.isEmpty) {
       throw ValidationError("--time-limit and the arguments after '--' need --base-binary and --head-binary")
     }
-    try validateTimeLimit(timeLimit)
     if (trace == nil) != (binary == nil) {
       throw ValidationError("--trace and --binary go together: give both or neither")
     }
@@ -139,7 +132,6 @@ struct DiffCommand: ParsableCommand {
   }
 
   func run() throws {
-    let words = arguments.first == "--" ? Array(arguments.dropFirst()) : arguments
     try Terminal.run {
       try DiffRequest(
         base: base, head: head, baseLabel: baseLabel, headLabel: headLabel,
@@ -148,11 +140,19 @@ struct DiffCommand: ParsableCommand {
         measure: baseBinary.flatMap { base in
           headBinary.map {
             DiffRequest.MeasuredBinaries(
-              base: base, head: $0, arguments: words, timeLimitMilliseconds: timeLimit,
+              base: base, head: $0, arguments: program.words, timeLimitMilliseconds: timeLimit,
               cold: cold.method, maxColdGrowth: maxColdGrowth)
           }
         }
       ).run()
     }
   }
+}
+
+extension DiffCommand: RunsProgram {
+  static let timeLimitHelp =
+    "With --base-binary: count only pages first touched within this many milliseconds of the start."
+  static let programHelp = "With --base-binary and --head-binary: the arguments both run with, after '--'."
+  static let programValueName = "arguments"
+  static let programParsing = ArgumentArrayParsingStrategy.postTerminator
 }

@@ -86,26 +86,13 @@ struct EstimateCommand: ParsableCommand {
 
   @OptionGroup var cold: ColdLaunchOptions
 
-  @Option(
-    help: ArgumentHelp(
-      "With --measure: end the count at the first call of this function (linkage or demangled name; repeatable).",
-      valueName: "function"))
-  var until: [String] = []
-
-  @Option(
-    help: ArgumentHelp(
-      "With --measure or --measure-cold: count only pages touched within this many milliseconds of the start.",
-      valueName: "ms"))
-  var timeLimit: Int?
+  @OptionGroup var launch: LaunchOptions<Self>
 
   @OptionGroup var emulator: EmulatorOptions
 
-  @Argument(
-    parsing: .postTerminator, help: "With --measure or --measure-cold: the program and its arguments, after '--'.")
-  var command: [String] = []
-
-  /// The program and its arguments, without the `--` that separates them from the options.
-  var words: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
+  var words: [String] { launch.words }
+  var until: [String] { launch.until }
+  var timeLimit: Int? { launch.timeLimit }
 
   func validate() throws {
     if (measure || cold.measureCold) && words.isEmpty {
@@ -125,8 +112,6 @@ struct EstimateCommand: ParsableCommand {
     if !cold.measureCold && cold.coldMethod != .automatic {
       throw ValidationError("--cold-method needs --measure-cold")
     }
-    try validateTimeLimit(timeLimit)
-    if until.contains(where: \.isEmpty) { throw ValidationError("--until needs a function name") }
     if faultAround <= 0 || faultAround & (faultAround - 1) != 0 {
       throw ValidationError("--fault-around must be a power of two number of KiB, e.g. 64")
     }
@@ -144,4 +129,13 @@ struct EstimateCommand: ParsableCommand {
       ).run()
     }
   }
+}
+
+extension EstimateCommand: EndsAtFunction {
+  static let timeLimitHelp =
+    "With --measure or --measure-cold: count only pages touched within this many milliseconds of the start."
+  static let untilHelp =
+    "With --measure: end the count at the first call of this function (linkage or demangled name; repeatable)."
+  static let programHelp = "With --measure or --measure-cold: the program and its arguments, after '--'."
+  static let programParsing = ArgumentArrayParsingStrategy.postTerminator
 }

@@ -117,16 +117,12 @@ struct TraceModuleOptions: ParsableArguments {
 
   @OptionGroup var search: SearchPathOptions
 
-  // The spelling before `--search-path`, hidden for one release: `--instrumented` is
-  // record's mode.
-  @Option(name: .customLong("instrumented"), help: .hidden)
-  var formerInstrumentedOption: [String] = []
 
   /// The estimate's inputs, for `trace` and `binary`.
   func layout(trace: String, binary: String) -> LaunchLayoutInputs {
     LaunchLayoutInputs(
       trace: trace, binary: binary, traceModule: traceModule,
-      searchPaths: search.searchPaths + formerInstrumentedOption)
+      searchPaths: search.searchPaths)
   }
 }
 
@@ -184,13 +180,6 @@ enum JSONOrCSVFlag: String, OutputFormatFlag {
   }
 }
 
-/// The one check of `--time-limit`, for every command that takes it.
-func validateTimeLimit(_ milliseconds: Int?) throws {
-  if let milliseconds, milliseconds <= 0 {
-    throw ValidationError("--time-limit must be a positive number of milliseconds")
-  }
-}
-
 /// `--emulator` in `record` and `estimate --measure`: the emulator that runs a program of
 /// another machine here, one command line split into words.
 struct EmulatorOptions: ParsableArguments {
@@ -201,11 +190,14 @@ struct EmulatorOptions: ParsableArguments {
       valueName: "command"))
   var text: String?
 
-  /// The emulator's words (split at blanks, quotes kept), nil without `--emulator`.
-  var words: [String]? { text.flatMap(RecordRequest.emulatorWords) }
+  /// The emulator, its words split at blanks (quotes kept); nil without `--emulator`.
+  var emulator: Emulator? { text.flatMap(Emulator.init(parsing:)) }
+
+  /// The emulator's words, nil without `--emulator`.
+  var words: [String]? { emulator?.command }
 
   func validate() throws {
-    if let text, RecordRequest.emulatorWords(text) == nil {
+    if let text, Emulator(parsing: text) == nil {
       throw ValidationError(
         "--emulator needs a command, e.g. --emulator 'qemu-aarch64-static -L /usr/aarch64-linux-gnu'")
     }

@@ -63,29 +63,13 @@ struct RecordCommand: ParsableCommand {
   @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the trace.", valueName: "trace"))
   var output: String
 
-  @Option(
-    help: ArgumentHelp(
-      "End the launch window this many milliseconds after process start, for programs that never call orderfile_startup_complete().",
-      valueName: "ms"))
-  var timeLimit: Int?
+  @OptionGroup var launch: LaunchOptions<Self>
 
   @Option(help: ArgumentHelp("Instrumented: record at most this many distinct functions.", valueName: "count"))
   var capacity: Int?
 
-  @Flag(
-    help:
-      "Record the unmodified release binary with first-entry breakpoints (the default unless the executable is instrumented)."
-  )
-  var noRebuild = false
-
-  @Flag(help: "Record with the runtime of an instrumented build.")
-  var instrumented = false
-
-  @Option(
-    help: ArgumentHelp(
-      "Without a rebuild: end the launch window at the first call of this function (linkage or demangled name; repeatable).",
-      valueName: "function"))
-  var until: [String] = []
+  /// `--no-rebuild` or `--instrumented`; more than one is refused in `validate()`.
+  @Flag var modes: [RecordingMode] = []
 
   @Flag(
     help:
@@ -137,35 +121,32 @@ struct RecordCommand: ParsableCommand {
   @Flag(name: .shortAndLong, help: "Print only warnings and errors, not the summary of what was recorded.")
   var quiet = false
 
-  @Argument(parsing: .captureForPassthrough, help: "The program and its arguments, after '--'.")
-  var command: [String] = []
-
-  /// The program and its arguments, without the `--` that separates them from the options.
-  var words: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
+  var words: [String] { launch.words }
+  var until: [String] { launch.until }
 
   func validate() throws {
-    try validateTimeLimit(timeLimit)
     if let capacity, capacity < 1024 { throw ValidationError("--capacity must be at least 1024") }
     if words.isEmpty {
       throw ValidationError("give the program to run after '--', e.g. orderfile record -o launch.trace -- ./app")
     }
-    if noRebuild && instrumented { throw ValidationError("give at most one of --no-rebuild and --instrumented") }
-    if instrumented && (!until.isEmpty || systemLibraries || data || !includeModules.isEmpty || !excludeModules.isEmpty)
+    if Set(modes).count > 1 { throw ValidationError("give at most one of --no-rebuild and --instrumented") }
+    let mode = modes.last
+    if mode == .instrumented
+      && (!until.isEmpty || systemLibraries || data || !includeModules.isEmpty || !excludeModules.isEmpty)
     {
       throw ValidationError(
         "--until, --system-libraries, --data, --include-module and --exclude-module record without a rebuild; an instrumented program ends its window with orderfile_startup_complete()"
       )
     }
-    if instrumented && noPlanCache {
+    if mode == .instrumented && noPlanCache {
       throw ValidationError("--no-plan-cache is for recording without a rebuild: an instrumented build plans nothing")
     }
     if data && recorderMethod == .tracer {
       throw ValidationError("--data records in-process: give --recorder in-process or auto")
     }
-    if noRebuild && capacity != nil {
+    if mode == .noRebuild && capacity != nil {
       throw ValidationError("--capacity is for --instrumented: without a rebuild every function is recorded")
     }
-    if until.contains(where: \.isEmpty) { throw ValidationError("--until needs a function name") }
     if includeModules.contains(where: \.isEmpty) || excludeModules.contains(where: \.isEmpty) {
       throw ValidationError("--include-module and --exclude-module need a file name or a path")
     }
@@ -174,16 +155,35 @@ struct RecordCommand: ParsableCommand {
   func run() throws {
     try Terminal.run {
       try RecordRequest(
-        output: output, program: words[0], arguments: Array(words.dropFirst()),
-        mode: noRebuild ? .noRebuild : instrumented ? .instrumented : nil, timeLimitMilliseconds: timeLimit,
-        capacity: capacity, until: until, includeSystemLibraries: systemLibraries, recordsData: data,
-        includeModules: includeModules,
-        excludeModules: excludeModules,
-        recorderMethod: recorderMethod, quiet: quiet, emulator: emulator.words,
-        waitForExit: waitForExit, usesPlanCache: !noPlanCache
+        RecordingRequest(
+          output: output, program: words[0], arguments: Array(words.dropFirst()), mode: modes.last,
+          timeLimitMilliseconds: launch.timeLimit, afterLaunch: waitForExit ? .waitForExit : .end,
+          emulator: emulator.emulator, capacity: capacity, until: until, includeSystemLibraries: systemLibraries,
+          modules: .init(include: includeModules, exclude: excludeModules), method: recorderMethod,
+          recordsData: data, planCache: noPlanCache ? .disabled : .userDefault()),
+        quiet: quiet
       ).run()
     }
   }
 }
 
+extension RecordCommand: EndsAtFunction {
+  static let timeLimitHelp =
+    "End the launch window this many milliseconds after process start, for programs that never call orderfile_startup_complete()."
+  static let untilHelp =
+    "Without a rebuild: end the launch window at the first call of this function (linkage or demangled name; repeatable)."
+  static let programHelp = "The program and its arguments, after '--'."
+  static let programParsing = ArgumentArrayParsingStrategy.captureForPassthrough
+}
+
 extension NoRebuildMethod: ExpressibleByArgument {}
+
+extension RecordingMode: EnumerableFlag {
+  public static func help(for value: RecordingMode) -> ArgumentHelp? {
+    switch value {
+    case .noRebuild:
+      "Record the unmodified release binary with first-entry breakpoints (the default unless the executable is instrumented)."
+    case .instrumented: "Record with the runtime of an instrumented build."
+    }
+  }
+}

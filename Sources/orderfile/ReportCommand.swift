@@ -65,10 +65,8 @@ struct ReportCommand: ParsableCommand {
 
   @OptionGroup var cold: ColdLaunchOptions
 
-  @Option(
-    help: ArgumentHelp(
-      "With --measure-cold: count only pages read within this many milliseconds of the start.", valueName: "ms"))
-  var timeLimit: Int?
+  @OptionGroup var limit: TimeLimitOption<Self>
+  var timeLimit: Int? { limit.timeLimit }
 
   /// The words after the command line's first `--`. The traces are an array of positional
   /// arguments, after which argument parser allows no second one, so the words after `--` end
@@ -97,7 +95,6 @@ struct ReportCommand: ParsableCommand {
       throw ValidationError("--cold-method needs --measure-cold")
     }
     if !cold.measureCold && timeLimit != nil { throw ValidationError("--time-limit needs --measure-cold") }
-    try validateTimeLimit(timeLimit)
     if traces.count > 1 {
       let exports = [("--chrome-trace", chromeTrace), ("--folded", folded), ("--html", html)].filter { $0.1 != nil }
       if let export = exports.first {
@@ -118,4 +115,8 @@ struct ReportCommand: ParsableCommand {
       ).run()
     }
   }
+}
+
+extension ReportCommand: LimitsLaunch {
+  static let timeLimitHelp = "With --measure-cold: count only pages read within this many milliseconds of the start."
 }

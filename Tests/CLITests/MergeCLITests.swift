@@ -95,7 +95,8 @@ struct MergeCLITests {
     #expect(try FileReading.bytes(atPath: generated) == FileReading.bytes(atPath: merged))
   }
 
-  @Test("the output is byte-identical whatever order the traces are given in")
+  @Test(
+    "the orderfile and the --json report are byte-identical whatever order the traces and their weights are given in")
   func permutedTraces() throws {
     let directory = try TemporaryDirectory("orderfile-merge")
     let fixture = try ManyFunctions(directory: directory)
@@ -120,7 +121,7 @@ struct MergeCLITests {
     #expect(first?.stdout.contains("\"weight\" : 0.5") == true)
   }
 
-  @Test("weights change the merged order")
+  @Test("a weight given as trace:weight on the command line changes the merged order")
   func weights() throws {
     let directory = try TemporaryDirectory("orderfile-merge")
     let fixture = try ManyFunctions(directory: directory)

@@ -186,47 +186,6 @@ struct Arm64InProcessTests {
     #expect(entries.filter { $0.hasPrefix("parse_") && $0.hasSuffix(".cold") }.count == 16, "\(entries)")
   }
 
-  @Test("eight threads racing to each of 1,000 entries: every call returns what it should, each entry recorded once")
-  func racingThreads() throws {
-    let work = try TemporaryDirectory("orderfile-arm64-ip-race")
-    defer { work.remove() }
-    let binary = work.file("race")
-    try crossBuild("clang", [PackagePaths.fixtures + "/breakpoints/race.c"], ["-lpthread"], output: binary)
-    let plain = try Arm64.run(binary)
-    #expect(plain.standardOutput.hasPrefix("race 1000 functions ran 8 times each"), "\(plain.standardOutput)")
-    let trace = work.file("launch.trace")
-    let recorded = try recordUnderQemu(binary, trace: trace)
-    #expect(recorded.succeeded, "\(recorded.standardError)")
-    // Every function ran once per thread and computed the same values as without the recorder.
-    #expect(recorded.standardOutput == plain.standardOutput, "\(recorded.standardOutput)")
-    let names = try recordedNames(try TraceReader.read(path: trace), module: "/race").filter {
-      $0.hasPrefix("f1") && $0.count == 5
-    }
-    #expect(names.count == 1000, "\(names.count) first calls of f1000…f1999")
-    #expect(Set(names).count == 1000, "recorded more than once: \(names.count - Set(names).count)")
-    #expect(names == (1000..<2000).map { "f\($0)" }, "the rounds' order")
-  }
-
-  @Test("a library loaded with dlopen is armed at the loader's hook, before its constructor runs")
-  func dlopenedLibrary() throws {
-    let work = try TemporaryDirectory("orderfile-arm64-ip-dlopen")
-    defer { work.remove() }
-    let fixtures = PackagePaths.fixtures + "/breakpoints/"
-    try crossBuild("clang", [fixtures + "plugin.c"], ["-fPIC", "-shared"], output: work.file("plugin.so"))
-    try crossBuild("clang", [fixtures + "host.c"], ["-ldl"], output: work.file("host"))
-    let trace = work.file("launch.trace")
-    let recorded = try recordUnderQemu(work.file("host"), [work.file("plugin.so")], trace: trace)
-    #expect(recorded.succeeded, "\(recorded.standardError)")
-    let read = try TraceReader.read(path: trace)
-    let plugin = try recordedNames(read, module: "/plugin.so")
-    #expect(
-      plugin.filter { $0.hasPrefix("plugin_") } == ["plugin_constructor", "plugin_setup", "plugin_entry"], "\(plugin)")
-    let host = try recordedNames(read, module: "/host")
-    let before = try #require(host.firstIndex(of: "before_load"), "\(host)")
-    let after = try #require(host.firstIndex(of: "after_load"), "\(host)")
-    #expect(before < after)
-  }
-
   @Test(
     "branch protection (PAC and BTI, qemu -cpu max): guarded code recorded, paciasp and bti c entries resumed, results unchanged"
   )

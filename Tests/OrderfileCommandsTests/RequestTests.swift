@@ -16,7 +16,8 @@ private struct FakeRecorder: Recorder {
   var notes: [String] = []
   var warnings: [String] = []
 
-  func record(program: String, arguments: [String]) throws -> Recording {
+  func record(_ request: RecordingRequest) throws -> Recording {
+    let program = request.program
     let header = TraceHeader(
       versionMajor: 1, versionMinor: 0, pid: 7, parentPID: nil, forkRecordIndex: nil, recordCapacity: 1024,
       moduleCapacity: 1, processStartNanoseconds: 100, processStartResolutionNanoseconds: 1,
@@ -41,7 +42,7 @@ struct RequestTests {
   func record() throws {
     let directory = try TemporaryDirectory()
     let trace = directory.file("launch.trace")
-    let output = try RecordRequest(output: trace, program: "./app").run(
+    let output = try RecordRequest(RecordingRequest(output: trace, program: "./app")).run(
       with: FakeRecorder(
         output: trace, status: 3, dropped: 2, notes: ["recorded without a rebuild"],
         warnings: ["./lib.so has no symbol table"]))
@@ -57,7 +58,7 @@ struct RequestTests {
 
         """)
     #expect(output.status == ExitStatus(rawValue: 3))
-    let quiet = try RecordRequest(output: trace, program: "./app", quiet: true).run(
+    let quiet = try RecordRequest(RecordingRequest(output: trace, program: "./app"), quiet: true).run(
       with: FakeRecorder(output: trace, status: 0))
     #expect(quiet.writes.isEmpty)
     #expect(quiet.status == .success)
@@ -68,21 +69,35 @@ struct RequestTests {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let trace = directory.file("launch.trace")
-    // /bin/true calls no recording hook: recorded without a rebuild, signals passed on.
-    let plain = try RecordRequest(output: trace, program: "/bin/true", timeLimitMilliseconds: 50).recorder()
-    let breakpoints = try #require(plain as? BreakpointRecorder)
-    #expect(breakpoints.passesTerminationSignals)
-    #expect(breakpoints.timeLimitMilliseconds == 50)
-    #expect(breakpoints.output == trace)
-    let asked = try RecordRequest(output: trace, program: "/bin/true", mode: .instrumented, capacity: 4096).recorder()
-    #expect((asked as? RuntimeRecorder)?.capacity == 4096)
-    let selected = try RecordRequest(
-      output: trace, program: "/bin/true", until: ["main"], includeSystemLibraries: true, excludeModules: ["libz.so"]
-    ).recorder()
-    let selective = try #require(selected as? BreakpointRecorder)
-    #expect(selective.untilFunctions == ["main"])
-    #expect(selective.includeSystemLibraries)
-    #expect(selective.modules == ModuleSelection(exclude: ["libz.so"]))
+    // record's chooser passes the user's signals on and looks for the in-process recorder.
+    let chooser = RecordRequest(RecordingRequest(output: trace, program: "/bin/true")).chooser
+    #expect(chooser.passesTerminationSignals)
+    #expect(try chooser.inProcessLibrary("/bin/true") == RecordRequest.defaultInProcessLibrary())
+    // /bin/true calls no recording hook: recorded without a rebuild, in-process where the
+    // library is, else with the tracer, which passes signals on as the chooser says.
+    let plain = RecordingRequest(output: trace, program: "/bin/true", timeLimitMilliseconds: 50)
+    let library = directory.file(InProcessRecorder.libraryName)
+    try AtomicFile.write("", to: library)
+    let inProcess = try RecorderChooser(inProcessLibrary: { _ in library }).recorder(for: plain)
+    #expect((inProcess.recorder as? InProcessRecorder)?.library == library)
+    let missing = try RecorderChooser(
+      inProcessLibrary: { _ in directory.file("missing.so") }, passesTerminationSignals: true
+    ).recorder(for: plain)
+    #expect((missing.recorder as? TracerRecorder)?.passesTerminationSignals == true)
+    #expect(missing.note?.hasSuffix("is not installed beside the runtime; recorded with the tracer") == true)
+    var asked = plain
+    asked.mode = .instrumented
+    #expect(try RecorderChooser().recorder(for: asked).recorder is RuntimeRecorder)
+    var tracer = plain
+    tracer.method = .tracer
+    #expect(try RecorderChooser(inProcessLibrary: { _ in library }).recorder(for: tracer).recorder is TracerRecorder)
+    // The tracer cannot see into an emulated program: refused whatever the mode, before
+    // anything runs.
+    for mode in [RecordingMode.noRebuild, .instrumented] {
+      tracer.mode = mode
+      tracer.emulator = Emulator(command: ["qemu-aarch64-static"])
+      #expect(throws: RecordingError.tracerUnderEmulator(reason: nil)) { try RecorderChooser().recorder(for: tracer) }
+    }
   }
 
   @Test("record refuses options of the no-rebuild mode for an instrumented program, naming them")
@@ -101,11 +116,13 @@ struct RequestTests {
     let program = directory.file("hooked")
     let compiled = try ProcessRunner.run("/usr/bin/cc", ["-finstrument-functions", "-o", program, source])
     try #require(compiled.status == 0, "cc failed: \(compiled.standardError)")
-    let request = RecordRequest(output: directory.file("t.trace"), program: program, until: ["main"])
+    let request = RecordingRequest(output: directory.file("t.trace"), program: program, until: ["main"])
     #expect(throws: RecordingError.noRebuildOptionsForInstrumented(program: program, options: ["--until"])) {
-      try request.recorder()
+      try RecorderChooser().recorder(for: request)
     }
-    #expect(try RecordRequest(output: directory.file("t.trace"), program: program).chosenMode() == .instrumented)
+    #expect(
+      try RecorderChooser().mode(for: RecordingRequest(output: directory.file("t.trace"), program: program))
+        == .instrumented)
   }
 
   @Test("flags prints both lines under comments, one line, a snippet or JSON")

@@ -50,10 +50,9 @@ private func recordApp(_ method: NoRebuildMethod, _ arguments: [String] = [], in
   -> (fixture: AppFixture, recording: Recording)
 {
   let fixture = try AppFixture(in: work)
-  var recorder = BreakpointRecorder(output: work.file("launch.trace"))
-  recorder.method = method
-  recorder.inProcessLibrary = inProcessLibrary
-  let recording = try recorder.record(program: fixture.app, arguments: [fixture.plugin] + arguments)
+  let recording = try RecorderChooser(inProcessLibrary: { _ in inProcessLibrary }).record(
+    RecordingRequest(
+      output: work.file("launch.trace"), program: fixture.app, arguments: [fixture.plugin] + arguments, method: method))
   #expect(recording.status == 0)
   return (fixture, recording)
 }
@@ -140,14 +139,13 @@ struct AppLibraryRecordingTests {
   func systemProgramLoadingAPlugin() throws {
     let work = try TemporaryDirectory("orderfile-app-python")
     let plugin = try buildBreakpointFixture(["plugin.c"], in: work, flags: ["-fPIC", "-shared"], output: "plugin.so")
-    var recorder = BreakpointRecorder(output: work.file("launch.trace"))
-    recorder.method = .inProcess
-    recorder.inProcessLibrary = inProcessLibrary
     // The shell record starts runs python3 in a child: a system program, nothing of it armed,
     // until ctypes loads the plugin.
     let script = "import ctypes, sys; sys.exit(ctypes.CDLL(sys.argv[1]).plugin_entry(1) - 42)"
-    let recording = try recorder.record(
-      program: "/bin/sh", arguments: ["-c", "/usr/bin/python3 -c \"$0\" \"$1\"", script, plugin])
+    let recording = try InProcessRecorder(library: inProcessLibrary).record(
+      RecordingRequest(
+        output: work.file("launch.trace"), program: "/bin/sh",
+        arguments: ["-c", "/usr/bin/python3 -c \"$0\" \"$1\"", script, plugin]))
     #expect(recording.status == 0)
     #expect(recording.childTraces.count == 1, "\(recording.childTraces)")
     let child = try TraceReader.read(path: try #require(recording.childTraces.first))

@@ -60,6 +60,6 @@ struct EmulatorTests {
       \tlibc.so.6 => /lib/libc.so.6 (0x0000005502890000)
       \t/lib/ld-linux-aarch64.so.1 (0x0000005502832000)
       """
-    #expect(Emulator.ldd(listing: listing) == ["/tmp/app/libplugin.so", "/lib/libc.so.6"])
+    #expect(LinkedLibraries.ldd(listing: listing) == ["/tmp/app/libplugin.so", "/lib/libc.so.6"])
   }
 }

@@ -8,7 +8,7 @@ import Testing
 import _OrderfileTestSupport
 
 /// The in-process recorder built by Scripts/build-runtime beside the tool.
-private let library = PackagePaths.binaryDirectory + "/" + InProcessRecorder.libraryName
+private let library = ReleaseRecorder.library
 
 /// Records `binary` in-process; returns the recording and the trace of the program's own
 /// image. With `programOutput`, a shell that redirects its standard output execs it: the
@@ -18,18 +18,18 @@ private func recordInProcess(
   _ binary: String, _ arguments: [String] = [], output: String, programOutput: String? = nil, until: [String] = [],
   timeLimit: Int? = nil
 ) throws -> (recording: Recording, trace: String) {
-  var recorder = BreakpointRecorder(output: output, timeLimitMilliseconds: timeLimit, untilFunctions: until)
-  recorder.method = .inProcess
-  recorder.inProcessLibrary = library
+  let recorder = RecorderChooser(inProcessLibrary: { _ in library })
   // These tests follow the program past its window: LaunchEndCLITests has it ended there.
-  recorder.afterLaunch = .waitForExit
+  var request = RecordingRequest(
+    output: output, program: binary, arguments: arguments, timeLimitMilliseconds: timeLimit,
+    afterLaunch: .waitForExit, until: until, method: .inProcess)
   guard let programOutput else {
-    let recording = try recorder.record(program: binary, arguments: arguments)
+    let recording = try recorder.record(request)
     return (recording, recording.tracePath)
   }
-  let recording = try recorder.record(
-    program: "/bin/sh",
-    arguments: ["-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", programOutput, binary] + arguments)
+  request.program = "/bin/sh"
+  request.arguments = ["-c", "out=$1; shift; exec \"$@\" > \"$out\"", "sh", programOutput, binary] + arguments
+  let recording = try recorder.record(request)
   // The shell's own image ran none of the program's code: the program's last image is the output.
   return (recording, recording.tracePath)
 }
@@ -75,47 +75,6 @@ struct InProcessRecorderTests {
     #expect(json["measured"] == nil, "\(json["measured"] ?? "")")
   }
 
-  @Test("threads racing to one function's first call: recorded once, every call runs its body, no thread dies")
-  func racingThreads() throws {
-    let work = try TemporaryDirectory("orderfile-ip-race")
-    // Frame pointers: every function starts with the one-byte push %rbp, so a thread sent on
-    // at an entry's second byte skips it and dies of SIGSEGV at the function's return.
-    let binary = try buildBreakpointFixture(
-      ["race.c"], in: work, flags: ["-pthread", "-fno-omit-frame-pointer"], output: "race")
-    let expected = try runChecked(binary, []).standardOutput
-    #expect(expected.hasPrefix("race 1000 functions ran 8 times each "), "\(expected)")
-    // Eight threads leave each of 1,000 rounds together: in every round the threads on the
-    // cores reach the same armed entry at once, so several trap on it before its code is
-    // back, and all but one must lose the claim and go back to the entry.
-    for attempt in 0..<2 {
-      let trace = work.file("race\(attempt).trace")
-      let out = work.file("race\(attempt).out")
-      let recorded = try recordInProcess(binary, output: trace, programOutput: out)
-      // A thread that lost the claim and was not sent back to the entry dies (status 139);
-      // a call lost or run twice shows in the program's own counts.
-      #expect(recorded.recording.status == 0)
-      #expect(try FileReading.text(atPath: out) == expected)
-      let called = try names(in: try TraceReader.read(path: recorded.trace), module: "/race")
-        .filter { $0.hasPrefix("f") && Int($0.dropFirst()) != nil }
-      let twice = Dictionary(grouping: called, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
-      #expect(twice.count == 0, "recorded more than once: \(twice.count) functions, \(twice.prefix(10))")
-      #expect(Set(called).count == 1000, "recorded: \(Set(called).count) of 1000 functions")
-    }
-  }
-
-  @Test("threads that block every signal are recorded, and the program runs to its end")
-  func blockedSignals() throws {
-    let work = try TemporaryDirectory("orderfile-ip-blocked")
-    let binary = try buildBreakpointFixture(["blocked.c"], in: work, flags: ["-pthread"], output: "blocked")
-    let trace = work.file("launch.trace")
-    let out = work.file("out")
-    let recorded = try recordInProcess(binary, output: trace, programOutput: out)
-    #expect(recorded.recording.status == 0)
-    #expect(try FileReading.text(atPath: out) == "blocked 10 15\n")
-    let called = try calls(in: try TraceReader.read(path: recorded.trace), module: "/blocked")
-    #expect(called.contains { $0.name == "in_thread" })
-  }
-
   @Test("a program with its own SIGTRAP handler still gets its own traps, and reads its handler back")
   func ownTrapHandler() throws {
     let work = try TemporaryDirectory("orderfile-ip-own-trap")
@@ -127,45 +86,6 @@ struct InProcessRecorderTests {
     #expect(try FileReading.text(atPath: out) == "own_trap 2 handler-kept\n")
     let called = try names(in: try TraceReader.read(path: recorded.trace), module: "/own_trap")
     #expect(called.contains("trap_here") && called.contains("main"), "\(called)")
-  }
-
-  @Test("fork gives the child its own trace; exec starts a new trace of the same pid")
-  func forkAndExec() throws {
-    let work = try TemporaryDirectory("orderfile-ip-lineage")
-    let binary = try buildBreakpointFixture(["lineage.c"], in: work, output: "lineage")
-    let trace = work.file("launch.trace")
-    let (recording, programTrace) = try recordInProcess(binary, output: trace, programOutput: work.file("out"))
-    #expect(recording.status == 0)
-    #expect(try FileReading.text(atPath: work.file("out")) == "child said 4, parent 5\nsecond image 5\n")
-    // Images: the program's first, and its second (the last) at the output; the shell's,
-    // which ran none of the program's code, is not kept.
-    #expect(recording.execTraces.count == 1, "\(recording.execTraces)")
-    let final = try TraceReader.read(path: programTrace)
-    #expect(try names(in: final, module: "/lineage").contains("second_image"))
-    #expect(try !names(in: final, module: "/lineage").contains("first_image"))
-    let first = try names(in: TraceReader.read(path: recording.execTraces[0]), module: "/lineage")
-    #expect(first.contains("first_image") && !first.contains("child_only"), "\(first)")
-    #expect(recording.childTraces.count == 1, "\(recording.childTraces)")
-    let child = try TraceReader.read(path: try #require(recording.childTraces.first))
-    #expect(child.header.parentPID == final.header.pid)
-    let own = try names(in: child, module: "/lineage")[(child.header.forkRecordIndex ?? 0)...]
-    #expect(own.contains("child_only"), "\(own)")
-  }
-
-  @Test("a library loaded with dlopen is armed before its constructor runs")
-  func dlopenedLibrary() throws {
-    let work = try TemporaryDirectory("orderfile-ip-dlopen")
-    let plugin = try buildBreakpointFixture(["plugin.c"], in: work, flags: ["-fPIC", "-shared"], output: "plugin.so")
-    let host = try buildBreakpointFixture(["host.c"], in: work, flags: ["-ldl"], output: "host")
-    let trace = work.file("launch.trace")
-    #expect(try recordInProcess(host, [plugin], output: trace).recording.status == 0)
-    let read = try TraceReader.read(path: trace)
-    let pluginCalls = try names(in: read, module: "/plugin.so")
-    #expect(
-      pluginCalls.filter { $0.hasPrefix("plugin_") } == ["plugin_constructor", "plugin_setup", "plugin_entry"],
-      "\(pluginCalls)")
-    let hostCalls = try names(in: read, module: "/host")
-    #expect(hostCalls.firstIndex(of: "before_load")! < hostCalls.firstIndex(of: "after_load")!)
   }
 
   @Test("two constructors of known length (30 ms, 60 ms) are each attributed within 1 ms of what the program saw")
@@ -324,7 +244,7 @@ struct InProcessRecorderTests {
     let work = try TemporaryDirectory("orderfile-ip-static")
     let binary = try buildBreakpointFixture(["sequence.c"], in: work, flags: ["-static"], output: "sequence")
     #expect(throws: RecordingError.self) { try recordInProcess(binary, output: work.file("t.trace")) }
-    #expect(try NoRebuildMethod.automatic.resolve(for: binary, library: library).method == .tracer)
+    #expect(try RecorderChooser.method(.automatic, for: binary, library: library).method == .tracer)
   }
 }
 

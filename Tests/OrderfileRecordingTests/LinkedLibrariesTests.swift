@@ -24,7 +24,7 @@ struct LinkedLibrariesTests {
     let program = try PreMainProgram.build(in: work, instrumented: false)
     let expected = try lddLibraries(program)
     #expect(expected.contains(work.file("libpremain.so")), "\(expected)")
-    #expect(RuntimeRecorder.linkedLibraries(program) == expected)
+    #expect(LinkedLibraries.of(program) == expected)
   }
 
 }

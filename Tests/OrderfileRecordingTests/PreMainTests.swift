@@ -63,7 +63,8 @@ struct PreMainTests {
     let directory = try TemporaryDirectory("orderfile-premain")
     let program = try PreMainProgram.build(in: directory, instrumented: true, gcc: compiler == "gcc")
     let output = directory.file("launch.trace")
-    let recording = try RuntimeRecorder(output: output).record(program: program, arguments: [directory.file("sleeps")])
+    let recording = try RuntimeRecorder().record(
+      RecordingRequest(output: output, program: program, arguments: [directory.file("sleeps")]))
     #expect(recording.status == 0)
     let trace = try TraceReader.read(path: output)
     #expect(trace.header.processStartSource == .spawn)
@@ -99,8 +100,8 @@ struct PreMainTests {
     let directory = try TemporaryDirectory("orderfile-premain")
     let program = try PreMainProgram.build(in: directory, instrumented: false)
     let output = directory.file("launch.trace")
-    let summary = try BreakpointRecorder(output: output).record(
-      program: program, arguments: [directory.file("sleeps")], warn: { _ in })
+    let summary = try TracerRecorder().run(
+      RecordingRequest(output: output, program: program, arguments: [directory.file("sleeps")]), warn: { _ in })
     #expect(summary.recording.status == 0)
     let trace = try TraceReader.read(path: output)
     #expect(trace.header.processStartSource == .spawn)
@@ -159,7 +160,7 @@ struct RecorderTimeTests {
     for run in 0..<12 {
       if run >= 5, libraryErrors.min()! < millisecond, executableErrors.min()! < millisecond { break }
       let output = directory.file("launch\(run).trace")
-      let summary = try BreakpointRecorder(output: output).record(program: program, arguments: [], warn: { _ in })
+      let summary = try TracerRecorder().run(RecordingRequest(output: output, program: program), warn: { _ in })
       #expect(summary.recording.status == 0)
       let trace = try TraceReader.read(path: output)
       let recorder = try #require(trace.header.recorderTime)
@@ -191,10 +192,10 @@ struct RecorderTimeTests {
     let directory = try TemporaryDirectory("orderfile-recorder-time")
     let program = try buildWorkProgram(in: directory)
     let output = directory.file("launch.trace")
-    var recorder = BreakpointRecorder(output: output, timeLimitMilliseconds: 30)
     // Followed past its window, for main's calls after it.
-    recorder.afterLaunch = .waitForExit
-    let summary = try recorder.record(program: program, arguments: [], warn: { _ in })
+    let summary = try TracerRecorder().run(
+      RecordingRequest(output: output, program: program, timeLimitMilliseconds: 30, afterLaunch: .waitForExit),
+      warn: { _ in })
     #expect(summary.recording.status == 0)
     let trace = try TraceReader.read(path: output)
     #expect(trace.header.recorderTime != nil)
@@ -230,7 +231,7 @@ struct RecorderTimeTests {
       alone.append(MonotonicClock.nanoseconds() - start)
       #expect(result.succeeded)
       let output = directory.file("launch\(run).trace")
-      _ = try BreakpointRecorder(output: output).record(program: program, arguments: [], warn: { _ in })
+      _ = try TracerRecorder().run(RecordingRequest(output: output, program: program), warn: { _ in })
       let trace = try TraceReader.read(path: output)
       let profile = ProfileBuilder().build(trace: trace, symbols: SymbolTable(trace: trace, binaries: BinaryResolver()))
       #expect(profile.phases.count >= 2)

@@ -49,7 +49,8 @@ struct RuntimeRecorderTests {
         source, "-o", program,
       ])
     #expect {
-      try RuntimeRecorder(output: directory.file("launch.trace")).record(program: program, arguments: [])
+      try RuntimeRecorder().record(
+        RecordingRequest(output: directory.file("launch.trace"), program: program, arguments: []))
     } throws: { error in
       guard case .runtimeNotLoaded(_, _, let instrumented) = error as? RecordingError else { return false }
       return instrumented == [program] && error.localizedDescription.contains("-Wl,--no-as-needed -lOrderfileRuntime")
@@ -66,7 +67,7 @@ struct RuntimeRecorderTests {
     let stale = directory.file(".orderfile-record-\(deadPID)")
     try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: false)
     try AtomicFile.write("partial", to: stale + "/trace.\(deadPID)")
-    let recording = try RuntimeRecorder(output: output).record(program: program, arguments: [])
+    let recording = try RuntimeRecorder().record(RecordingRequest(output: output, program: program, arguments: []))
     #expect(recording.status == 0)
     #expect(recording.tracePath == output)
     let parent = try TraceReader.read(path: output)
@@ -84,7 +85,8 @@ struct RuntimeRecorderTests {
   func uninstrumented() throws {
     let directory = try TemporaryDirectory("orderfile-record")
     #expect {
-      try RuntimeRecorder(output: directory.file("launch.trace")).record(program: "/bin/true", arguments: [])
+      try RuntimeRecorder().record(
+        RecordingRequest(output: directory.file("launch.trace"), program: "/bin/true", arguments: []))
     } throws: { error in
       (error as? RecordingError) == .noTrace(program: "/bin/true", status: 0) && ExitStatus.of(error) == .dataError
     }
@@ -95,8 +97,9 @@ struct RuntimeRecorderTests {
   func missingProgram() throws {
     let directory = try TemporaryDirectory("orderfile-record")
     #expect {
-      try RuntimeRecorder(output: directory.file("launch.trace")).record(
-        program: directory.file("no-such-program"), arguments: [])
+      try RuntimeRecorder().record(
+        RecordingRequest(
+          output: directory.file("launch.trace"), program: directory.file("no-such-program"), arguments: []))
     } throws: { error in
       guard case .launchFailed? = error as? SupportError else { return false }
       return ExitStatus.of(error) == .noInput

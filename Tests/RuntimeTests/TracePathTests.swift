@@ -54,7 +54,8 @@ struct TracePathTests {
     let directory = try TemporaryDirectory("runtime-reexec-record")
     let program = try RuntimeFixture.program("reexec.c", compiler: .gcc, in: directory, name: "reexec")
     let output = directory.file("launch.trace")
-    let recording = try RuntimeRecorder(output: output).record(program: program, arguments: ["2", "print"])
+    let recording = try RuntimeRecorder().record(
+      RecordingRequest(output: output, program: program, arguments: ["2", "print"]))
     #expect(recording.status == 0)
     #expect(recording.tracePath == output)
     #expect(recording.childTraces.isEmpty)

@@ -4,47 +4,7 @@ import OrderfileSymbolization
 import OrderfileTrace
 import OrderfileTracer
 
-/// Why a recording without a rebuild failed.
-public enum BreakpointRecordingError: LocalizedError, ExitStatusProviding, Equatable, Sendable {
-  /// The tracer could not start the program, or lost it; `message` says what failed and
-  /// whether the program was detached or killed; `errno` is the failed call's.
-  case tracer(program: String, message: String, errno: Int32)
-  /// The program ran but no trace came of it; `reasons` are the warnings that say why
-  /// (its executable has no usable symbols).
-  case nothingRecorded(program: String, reasons: [String])
-  /// A `--until` name matches no function of the program's executable or of the libraries
-  /// it links; `nearest` are names of functions like it.
-  case untilMatchesNothing(name: String, program: String, nearest: [String])
-
-  public var errorDescription: String? {
-    switch self {
-    case .tracer(_, let message, _):
-      return message
-    case .nothingRecorded(let program, let reasons):
-      let why = reasons.isEmpty ? "it exited before calling any of its functions" : reasons.joined(separator: "; ")
-      return "\(program): no function of the program was recorded: \(why)"
-    case .untilMatchesNothing(let name, let program, let nearest):
-      let hint =
-        nearest.isEmpty
-        ? "give a linkage name or a demangled one, as report and symbolize print them"
-        : "nearest: " + nearest.map { "'\($0)'" }.joined(separator: ", ")
-      return "--until '\(name)' names no function of \(program) or of the libraries it links: \(hint)"
-    }
-  }
-
-  public var exitStatus: ExitStatus {
-    switch self {
-    case .tracer(_, _, let error):
-      if error == EPERM { return .unavailable }
-      let launch = ExitStatus.ofLaunch(errno: error)
-      return launch == .ioError ? .internalError : launch
-    case .nothingRecorded: return .dataError
-    case .untilMatchesNothing: return .usage
-    }
-  }
-}
-
-/// Records a launch of an unmodified program: the release build itself, any language with a
+/// Records a launch of an unmodified program under the ptrace tracer: the release build itself, any language with a
 /// symbol table, no instrumentation and no runtime.
 ///
 /// A one-byte breakpoint sits on the entry of every function of the program's own files and
@@ -56,45 +16,14 @@ public enum BreakpointRecordingError: LocalizedError, ExitStatusProviding, Equat
 /// every other process image writes `output.<pid>`, and an image a process replaced by
 /// `execve` writes `output.<pid>.exec<n>`, n the execs before it (exec0: the process's
 /// first image), the name the runtime gives a later image of a process too.
-public struct BreakpointRecorder: Recorder {
-  public var output: String
-  public var timeLimitMilliseconds: Int?
-  /// Function names whose first call ends the launch window (`--until`).
-  public var untilFunctions: [String]
-  /// Arm system libraries (libc, libstdc++) too.
-  public var includeSystemLibraries: Bool
+public struct TracerRecorder: Recorder {
   /// SIGTERM, SIGHUP or SIGINT to this process while it records end the recording: the
   /// program is let go, sent the signal and waited for; the trace so far is written. For a
   /// command-line tool, which owns its process's signals; off by default.
-  public var passesTerminationSignals = false
-  /// Modules to arm or leave alone by name or path (`--include-module`, `--exclude-module`).
-  public var modules: ModuleSelection
-  /// In-process or with the tracer (`--recorder`); `record(program:arguments:)` follows it.
-  public var method: NoRebuildMethod = .tracer
-  /// Record the first touch of each page of the recorded modules' read-only data too: only
-  /// the in-process method can (a protected page faults in the program's own thread).
-  public var recordsData = false
-  /// `libOrderfileInProcess.so`, for the in-process method; nil or a missing file: none.
-  public var inProcessLibrary: String?
-  /// Runs the program under this emulator, in-process (`inProcessLibrary` built for the
-  /// program's machine): the tracer cannot see into an emulated program.
-  public var emulator: Emulator?
-  /// What becomes of the program once its launch window has closed (`--until`,
-  /// `--time-limit`): by default it is ended, with every process it started.
-  public var afterLaunch: AfterLaunch = .end
-  /// Where the plans of module files are kept between recordings (`--no-plan-cache`:
-  /// `.disabled`).
-  public var planCache: PlanCache = .userDefault()
+  public var passesTerminationSignals: Bool
 
-  public init(
-    output: String, timeLimitMilliseconds: Int? = nil, untilFunctions: [String] = [],
-    includeSystemLibraries: Bool = false, modules: ModuleSelection = .init()
-  ) {
-    self.output = output
-    self.timeLimitMilliseconds = timeLimitMilliseconds
-    self.untilFunctions = untilFunctions
-    self.includeSystemLibraries = includeSystemLibraries
-    self.modules = modules
+  public init(passesTerminationSignals: Bool = false) {
+    self.passesTerminationSignals = passesTerminationSignals
   }
 
   /// What the recording saw beyond the traces themselves.
@@ -118,39 +47,12 @@ public struct BreakpointRecorder: Recorder {
     public var excludedModules: [String] = []
   }
 
-  /// Runs the program once, in-process or under the tracer as `method` decides; what it has
-  /// to say comes back in the recording.
-  public func record(program: String, arguments: [String]) throws -> Recording {
-    let library = inProcessLibrary.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
-    if emulator != nil {
-      if method == .tracer { throw RecordingError.tracerUnderEmulator(reason: nil) }
-      if let obstacle = NoRebuildMethod.inProcessObstacle(for: ProcessRunner.resolve(program), library: library) {
-        throw RecordingError.tracerUnderEmulator(reason: obstacle)
-      }
-    }
-    let (chosen, fallback) = try (recordsData && method == .automatic ? .inProcess : method).resolve(
-      for: ProcessRunner.resolve(program), library: library)
-    if chosen == .inProcess, let library {
-      var recorder = InProcessRecorder(
-        output: output, library: library, timeLimitMilliseconds: timeLimitMilliseconds, untilFunctions: untilFunctions,
-        includeSystemLibraries: includeSystemLibraries, modules: modules)
-      recorder.emulator = emulator
-      recorder.afterLaunch = afterLaunch
-      recorder.planCache = planCache
-      recorder.recordsData = recordsData
-      return try recorder.record(program: program, arguments: arguments)
-    }
-    var recording = try recordWithTracer(program: program, arguments: arguments)
-    if let fallback, method == .automatic, inProcessLibrary != nil { recording.notes.append(fallback) }
-    return recording
-  }
-
-  /// Runs the program once under the tracer.
-  func recordWithTracer(program: String, arguments: [String]) throws -> Recording {
+  /// Runs the program once under the tracer; what it has to say comes back in the recording.
+  public func record(_ request: RecordingRequest) throws -> Recording {
     var warnings: [String] = []
     let summary: Summary
     do {
-      summary = try record(program: program, arguments: arguments) { warnings.append($0) }
+      summary = try run(request) { warnings.append($0) }
     } catch BreakpointRecordingError.nothingRecorded(let program, _) {
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: warnings)
     }
@@ -163,40 +65,42 @@ public struct BreakpointRecorder: Recorder {
           "; the program was held \(String(format: "%.1f", Double($0.totalNanoseconds) / 1e6)) ms by the tracer, taken out of the trace's times"
         } ?? "")
     ]
-    recording.notes += Self.moduleNotes(skipped: summary.skippedSystemLibraries, excluded: summary.excludedModules)
-    for name in summary.unmatchedUntil {
-      recording.warnings.append("--until '\(name)' named no function of the recorded modules; the window ended at exit")
-    }
+    recording.notes += Recording.moduleNotes(skipped: summary.skippedSystemLibraries, excluded: summary.excludedModules)
+    recording.warnings += summary.unmatchedUntil.map(Recording.untilMatchedNothing)
     return recording
   }
 
-  /// Runs the program once under the tracer. Warnings go to `warn` as they happen.
-  public func record(program: String, arguments: [String], warn: @escaping (String) -> Void) throws -> Summary {
+  /// Runs the program once under the tracer, and says what the tracer saw beyond the
+  /// recording. Warnings go to `warn` as they happen.
+  public func run(_ request: RecordingRequest, warn: @escaping (String) -> Void) throws -> Summary {
+    let (output, program, until, timeLimitMilliseconds) = (
+      request.output, request.program, request.until, request.timeLimitMilliseconds
+    )
     try TraceDestination.check(output)
     let path = ProcessRunner.resolve(program)
     try RecordingError.checkMachine(of: path, program: program)
     if let warning = Self.privilegeWarning(path: path) { warn(warning) }
     let session = TracingSession(
       planner: ModulePlanner(
-        stopNames: untilFunctions, includeSystemLibraries: includeSystemLibraries, program: path, selection: modules,
-        cache: planCache, warn: warn),
+        stopNames: until, includeSystemLibraries: request.includeSystemLibraries, program: path,
+        selection: request.modules, cache: request.planCache, warn: warn),
       collector: TraceCollector(timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 }),
       warn: warn)
     session.planner.prepare(executable: path)
-    try Self.checkUntilFunctions(
-      untilFunctions, in: path, libraries: { RuntimeRecorder.linkedLibraries(path) ?? [] }, program: program,
+    try UntilFunction.checkBeforeRun(
+      until, in: path, libraries: { LinkedLibraries.of(path) ?? [] }, program: program,
       planner: session.planner)
     var environment = ProcessInfo.processInfo.environment
     // An instrumented build recorded this way must not also write a trace of its own.
     environment["ORDERFILE_DISABLE"] = "1"
     let endsAtWindowClose: Int? =
-      if case .end(let grace) = afterLaunch, timeLimitMilliseconds != nil || !untilFunctions.isEmpty {
+      if case .end(let grace) = request.afterLaunch, timeLimitMilliseconds != nil || !until.isEmpty {
         grace
       } else {
         nil
       }
     let result = try session.run(
-      path: path, arguments: [program] + arguments,
+      path: path, arguments: [program] + request.arguments,
       environment: environment.map { "\($0.key)=\($0.value)" }.sorted(),
       timeLimitNanoseconds: timeLimitMilliseconds.map { UInt64($0) * 1_000_000 } ?? 0,
       passTerminationSignals: passesTerminationSignals, returnAtWindowClose: endsAtWindowClose != nil)
@@ -206,12 +110,12 @@ public struct BreakpointRecorder: Recorder {
     let ended =
       result.launch_over ? ProgramEnding.end(result.first_pid, graceMilliseconds: endsAtWindowClose ?? 0) : nil
     var recording = try write(
-      session.collector.finished, program: program, status: ended?.status ?? Self.exitStatus(result.status))
+      session.collector.finished, to: output, program: program, status: ended?.status ?? Self.exitStatus(result.status))
     recording.endedAfterLaunch = ended != nil
     if result.signal != 0 {
       recording.interruptedBy = result.signal
       recording.warnings.append(
-        Self.stopMessage(
+        Recording.stopMessage(
           signal: result.signal, endedByIt: result.status & 0x7f == result.signal, status: recording.status))
     }
     // The tracer plans and arms together: its arming time holds the planning.
@@ -221,33 +125,9 @@ public struct BreakpointRecorder: Recorder {
     return Summary(
       recording: recording, armed: result.armed, races: result.races, armingMilliseconds: Double(result.arm_ns) / 1e6,
       recorderTime: Self.firstProcessTrace(in: session.collector.finished)?.header.recorderTime,
-      unmatchedUntil: untilFunctions.filter { !session.planner.matchedStopNames.contains($0) },
+      unmatchedUntil: until.filter { !session.planner.matchedStopNames.contains($0) },
       skippedSystemLibraries: session.planner.skippedSystemLibraries.sorted(),
       excludedModules: session.planner.excludedModules.sorted())
-  }
-
-  /// Fails before the program runs when a `--until` name matches no function of its
-  /// executable or of the libraries the loader resolves for it (those it would record):
-  /// a window that never ends would silently become the whole run. A library the program
-  /// loads itself (`dlopen`) is not seen here, nor a program that a script or a system
-  /// program (`sh -c`, `env`) starts: those are checked after the run. The modules are
-  /// planned here, by `planner`, which the run then reuses: each is read once.
-  static func checkUntilFunctions(
-    _ names: [String], in path: String, libraries: () -> [String], program: String, planner: ModulePlanner
-  ) throws {
-    guard !names.isEmpty, !TraceModule.systemProgramDirectories.contains(where: path.hasPrefix) else { return }
-    // By the paths the tracer and the plan name them, links resolved.
-    _ = planner.plan(path: ModulePlanner.resolved(path), isMainExecutable: true, isInterpreter: false)
-    // The libraries only when the executable lacks a name: the run plans them anyway.
-    if names.contains(where: { !planner.matchedStopNames.contains($0) }) {
-      for library in libraries() {
-        _ = planner.plan(path: ModulePlanner.resolved(library), isMainExecutable: false, isInterpreter: false)
-      }
-    }
-    if let name = names.first(where: { !planner.matchedStopNames.contains($0) }) {
-      throw BreakpointRecordingError.untilMatchesNothing(
-        name: name, program: program, nearest: planner.nearestNames(to: name))
-    }
   }
 
   /// Where the trace of an image that `execve` replaced goes: `<trace>.<pid>.exec<n>`, n
@@ -266,34 +146,6 @@ public struct BreakpointRecorder: Recorder {
       "\(path) is \(kind): traced by a user without privileges it runs without its own (the kernel ignores \(kind) under ptrace), so it may fail or behave differently; record it as root, or record an instrumented build"
   }
 
-  /// The notes on modules the planner left unarmed, for either recorder.
-  static func moduleNotes(skipped: [String], excluded: [String]) -> [String] {
-    var notes: [String] = []
-    if !skipped.isEmpty {
-      notes.append("\(skipped.count) system libraries not recorded (--system-libraries records them)")
-    }
-    if !excluded.isEmpty {
-      notes.append(
-        "not recorded, as --exclude-module asked: \(TextFormatting.list(excluded.map { PathName.base(of: $0) }))")
-    }
-    return notes
-  }
-
-  /// What `record` says when a termination signal sent to it stopped the recording.
-  static func stopMessage(signal: Int32, endedByIt: Bool, status: Int32) -> String {
-    "recording stopped by \(signalName(signal)): the program was let go and sent it, then "
-      + (endedByIt ? "ended by it" : "ended with status \(status)") + "; the traces hold what ran until then"
-  }
-
-  static func signalName(_ signal: Int32) -> String {
-    switch signal {
-    case SIGTERM: return "SIGTERM"
-    case SIGHUP: return "SIGHUP"
-    case SIGINT: return "SIGINT"
-    default: return "signal \(signal)"
-    }
-  }
-
   /// 128 + signal for a process a signal ended, as a shell reports it.
   static func exitStatus(_ waitStatus: Int32) -> Int32 {
     let signal = waitStatus & 0x7f
@@ -310,7 +162,9 @@ public struct BreakpointRecorder: Recorder {
 
   static func firstProcessTrace(in traces: [TraceCollector.Finished]) -> Trace? { firstProcessFinal(in: traces)?.trace }
 
-  private func write(_ traces: [TraceCollector.Finished], program: String, status: Int32) throws -> Recording {
+  private func write(_ traces: [TraceCollector.Finished], to output: String, program: String, status: Int32) throws
+    -> Recording
+  {
     guard let main = Self.firstProcessFinal(in: traces) else {
       throw BreakpointRecordingError.nothingRecorded(program: program, reasons: [])
     }
