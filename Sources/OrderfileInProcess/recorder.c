@@ -71,6 +71,7 @@
 
 #include "../OrderfileRuntime/runtime_internal.h"
 #include "inprocess.h"
+#include "orderfile_system_paths.h"
 #include "trap.h"
 
 #define OF_PLAN_MAGIC "OFPLAN1"
@@ -316,16 +317,11 @@ static bool of_is_armed(uintptr_t base) {
   return false;
 }
 
+/* A system or toolchain library, a system program (a shell the program runs), or one of the
+ * tool's own libraries (this one, the runtime): not the user's code, never armed unplanned. */
 static bool of_is_system_path(const char *path) OF_NOINSTR;
 static bool of_is_system_path(const char *path) {
-  static const char *const prefixes[] = {"/lib/",  "/lib64/",  "/usr/lib/",  "/usr/lib64/", "/usr/local/lib/",
-                                         "/bin/",  "/sbin/",   "/usr/bin/",  "/usr/sbin/",  "/usr/libexec/"};
-  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
-    if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0) {
-      return true;
-    }
-  }
-  return strstr(path, "/swift/linux/") != NULL || strstr(path, "libOrderfile") != NULL;
+  return of_is_system_library(path) || of_is_system_program(path) || strstr(path, "libOrderfile") != NULL;
 }
 
 /* Arms every loaded module the plan names (by device and inode; the main executable by
