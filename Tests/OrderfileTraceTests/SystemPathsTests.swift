@@ -82,6 +82,42 @@ struct SystemPathsTests {
     }
   }
 
+  @Test("the page probe watches the program's own library, not a toolchain's runtime: the tool's classification")
+  func pageProbeAgrees() throws {
+    let work = try TemporaryDirectory()
+    defer { work.remove() }
+    // A toolchain lies wherever it was unpacked: here, inside the test's own folder.
+    let own = work.file("own")
+    let toolchain = work.file("toolchain/usr/lib/swift/linux")
+    for folder in [own, toolchain] {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+    try "int own_call(void) { return 1; }\n".write(toFile: work.file("own.c"), atomically: true, encoding: .utf8)
+    try "int toolchain_call(void) { return 1; }\n".write(
+      toFile: work.file("toolchain.c"), atomically: true, encoding: .utf8)
+    try "int own_call(void); int toolchain_call(void);\nint main(void) { return own_call() + toolchain_call() - 2; }\n"
+      .write(toFile: work.file("main.c"), atomically: true, encoding: .utf8)
+    try runChecked(Toolchain.clang, ["-O2", "-fPIC", "-shared", work.file("own.c"), "-o", own + "/libown.so"])
+    try runChecked(
+      Toolchain.clang, ["-O2", "-fPIC", "-shared", work.file("toolchain.c"), "-o", toolchain + "/libtoolchain.so"])
+    let program = work.file("program")
+    try runChecked(
+      Toolchain.clang,
+      [
+        "-O2", work.file("main.c"), "-o", program, "-L", own, "-L", toolchain, "-lown", "-ltoolchain",
+        "-Wl,-rpath,\(own):\(toolchain)",
+      ])
+    let watched = try TouchedPages.watchedModules(running: program, in: work)
+    let libraries = [own + "/libown.so", toolchain + "/libtoolchain.so"]
+    for library in libraries {
+      #expect(
+        watched.contains(library) == !TraceModule.isSystemLibrary(path: library),
+        "\(library): watched \(watched.contains(library)), a system library for the tool \(TraceModule.isSystemLibrary(path: library))"
+      )
+    }
+    #expect(watched.contains(libraries[0]) && !watched.contains(libraries[1]), "watched: \(watched)")
+  }
+
   @Test("no file under Sources but the header spells an entry of its lists")
   func oneDefinition() throws {
     let lists =
