@@ -20,7 +20,7 @@ uintptr_t of_probe_trap;
 volatile uint64_t of_probe_entered, of_probe_left; /* set in the signal handler */
 
 /* Nesting of the recorder's own work on this thread (a trap, the runtime's start): only the
- * outermost stretch adds its time to of_clock (see "Clock" at the top of this file). */
+ * outermost stretch adds its time to of_clock (see "Clock" at the top of recorder.c). */
 static __thread uint32_t of_recorder_depth __attribute__((tls_model("initial-exec")));
 
 uint64_t of_recorder_enter(void) OF_NOINSTR;
