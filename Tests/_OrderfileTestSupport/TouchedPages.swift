@@ -30,7 +30,7 @@ public enum TouchedPages {
   private static func probeLines(
     running binary: String, arguments: [String], in work: TemporaryDirectory
   ) throws -> [[Substring]] {
-    let output = work.file("touched-\(PathName.split(binary).base)-\(UUID().uuidString.prefix(8))")
+    let output = work.file("touched-\(PathName.base(of: binary))-\(UUID().uuidString.prefix(8))")
     try runChecked(
       binary, arguments, environment: ["LD_PRELOAD": PackagePaths.pageProbe, "ORDERFILE_PAGE_PROBE_OUTPUT": output])
     return try FileReading.text(atPath: output).split(separator: "\n").map { $0.split(separator: " ") }
