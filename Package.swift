@@ -21,7 +21,14 @@ let package = Package(
       dependencies: ["OrderfileTraceFormat"],
       linkerSettings: [.linkedLibrary("pthread")]
     ),
-    // The trace format: one C header that the runtime compiles and Swift imports.
+    // The in-process recorder and the page probe, libraries `record` and `estimate --measure`
+    // preload into an unmodified program: like the runtime, SwiftPM only compiles them and
+    // links them into nothing; Scripts/build-runtime builds what is preloaded.
+    // Neither has a public header: nothing imports them.
+    .target(name: "OrderfileInProcess", dependencies: ["OrderfileTraceFormat"], publicHeadersPath: "."),
+    .target(name: "OrderfilePageProbe", dependencies: ["OrderfileTraceFormat"], publicHeadersPath: "."),
+    // The trace format, and which libraries are the system's: C headers that the runtime,
+    // the recorders and the probe compile and Swift imports.
     .target(name: "OrderfileTraceFormat"),
     .systemLibrary(
       name: "CLibdw",

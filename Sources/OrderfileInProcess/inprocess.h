@@ -8,7 +8,10 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <ucontext.h>
+
+#include "trap.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -42,6 +45,74 @@ bool of_install_trap_handler(void) __attribute__((no_instrument_function));
 /* symbols.c: the sorted, distinct ELF vaddrs of the defined functions of the file at
  * `path` (.symtab, else .dynsym), in anonymous memory that is never freed; NULL if none. */
 const uint64_t *of_read_function_entries(const char *path, uint64_t *count) __attribute__((no_instrument_function));
+
+/* recorder.c: a warning on stderr, `a` then `b`. */
+void of_say(const char *a, const char *b) __attribute__((no_instrument_function));
+
+/* plan.c: the plan, as many modules as the recorder arms at most. */
+#define OF_ARMED_CAPACITY 256u
+/* One module of the plan file: see Sources/OrderfileRecording/InProcessPlan.swift. */
+typedef struct of_plan_module {
+  const char *path;
+  uint32_t path_length;
+  uint32_t flags;           /* OF_PLAN_MAIN: the main executable */
+  const uint64_t *entries;  /* ELF vaddrs, sorted, no repeats */
+  uint64_t entry_count;
+  const uint64_t *stops;    /* entries whose first call ends the launch window */
+  uint64_t stop_count;
+  dev_t device;
+  ino_t inode;
+  bool identified;          /* device and inode are known */
+} of_plan_module;
+
+#define OF_PLAN_MAIN 1u
+#define OF_PLAN_DATA 2u /* record the first touch of each page of its read-only data */
+extern of_plan_module of_plan[OF_ARMED_CAPACITY];
+extern uint32_t of_plan_count;
+/* Reads one variable of the initial environment without libc's environ (not set yet). */
+bool of_early_getenv(const char *name, char *out, size_t capacity) __attribute__((no_instrument_function));
+/* Maps and checks the plan file; fills of_plan. */
+bool of_load_plan(const char *path) __attribute__((no_instrument_function));
+
+/* arming.c: the armed modules. */
+/* A loaded module with traps in it. Published by a release store of of_armed_count. */
+typedef struct of_armed {
+  uintptr_t base;          /* dlpi_addr */
+  uintptr_t low, high;     /* runtime addresses of its first and one past its last entry */
+  const uint64_t *entries; /* sorted ELF vaddrs */
+  uint64_t count;
+  of_code *saved;          /* the code each trap replaced */
+  uint8_t *taken;          /* 1 once a thread has claimed the entry's first call */
+  const uint64_t *stops;
+  uint64_t stop_count;
+  bool data;               /* its read-only data is to be watched (OF_PLAN_DATA) */
+} of_armed;
+extern of_armed of_armed_modules[OF_ARMED_CAPACITY];
+extern uint32_t of_armed_count;
+/* A dl_iterate_phdr callback: arms each loaded module the plan names and, when `context` is
+ * not NULL, every other module that is not the system's from its own symbols. */
+int of_arm_module(struct dl_phdr_info *info, size_t size, void *context) __attribute__((no_instrument_function));
+/* The trap handler's lookup: the armed module and entry index of `address`. */
+bool of_find_entry(uintptr_t address, of_armed **module_out, uint64_t *index_out) __attribute__((no_instrument_function));
+/* Whether the first call of the entry at ELF address `vaddr` ends the launch window. */
+bool of_in_stops(const of_armed *module, uint64_t vaddr) __attribute__((no_instrument_function));
+
+/* first_calls.c: records a first call at `pc`, trapped at wall-clock time `trapped`; `stop`:
+ * it ends the launch window. */
+void of_note_first_call(uintptr_t pc, bool stop, uint64_t trapped) __attribute__((no_instrument_function));
+/* Starts the runtime and hands it the calls buffered before. */
+void of_take_over(void) __attribute__((no_instrument_function));
+
+/* clock.c: the recorder's own time. */
+extern uint64_t of_trap_cost_ns;
+extern uintptr_t of_probe_trap;
+extern volatile uint64_t of_probe_entered, of_probe_left;
+/* Begins a stretch of the recorder's work on this thread: returns the wall clock. */
+uint64_t of_recorder_enter(void) __attribute__((no_instrument_function));
+/* Ends the stretch begun at `started`: its time (and `unseen`) counts when `counted`. */
+void of_recorder_leave(uint64_t started, bool counted, uint64_t unseen) __attribute__((no_instrument_function));
+/* Measures of_trap_cost_ns. */
+void of_measure_trap_cost(void) __attribute__((no_instrument_function));
 
 #pragma GCC visibility pop
 

@@ -59,6 +59,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "orderfile_system_paths.h"
+
 /* The kernel protects whole pages of the system's size: 4 KiB on x86-64, 4, 16 or 64 KiB on
  * arm64. Set by the constructor from sysconf; on a system with pages above 4 KiB the pages
  * written are of that size, so smaller sizes cannot be told apart there. */
@@ -280,14 +282,6 @@ sighandler_t signal(int sig, sighandler_t handler) {
 
 /* ---- arming -------------------------------------------------------------------------------- */
 
-static int is_system_library(const char *path) {
-  /* The directories TraceModule.isSystemLibrary names: libraries the user does not build. */
-  static const char *const system_directories[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/usr/local/lib/"};
-  for (size_t i = 0; i < sizeof system_directories / sizeof *system_directories; i++)
-    if (strncmp(path, system_directories[i], strlen(system_directories[i])) == 0) return 1;
-  return 0;
-}
-
 static int contains_probe(const struct dl_phdr_info *info) {
   uintptr_t self = (uintptr_t)&contains_probe;
   for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -313,7 +307,7 @@ static int watch_module(struct dl_phdr_info *info, size_t size, void *data) {
   const char *name = first ? exe_path : info->dlpi_name;
   /* The vDSO has no path; this library must stay executable for its own handler. */
   if (!name || !strchr(name, '/')) return 0;
-  if (!first && is_system_library(name)) return 0;
+  if (!first && of_is_system_library(name)) return 0;
   if (!first && contains_probe(info)) return 0;
   if (module_count >= MAX_MODULES) {
     overflowed = 1;

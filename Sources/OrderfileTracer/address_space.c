@@ -2,7 +2,7 @@
  * address_space.c - a traced process's memory and the breakpoints written
  * into it: reads and writes through /proc/PID/mem, the breakpoint table, and
  * the list of mappings already looked at. It knows nothing of /proc/PID/maps,
- * of ELF or of the host (modules.c decides what to arm, tracer.c handles the
+ * of ELF or of the host (modules.c decides what to arm, stops.c handles the
  * traps).
  *
  * Writes go through /proc/PID/mem, which the kernel lets a tracer use on

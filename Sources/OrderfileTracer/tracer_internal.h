@@ -6,8 +6,10 @@
 #define ORDERFILE_TRACER_INTERNAL_H
 
 
+#include <signal.h>
 #include <stdarg.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "orderfile_tracer.h"
 
@@ -141,5 +143,65 @@ int oftr_space_remember(oftr_space *space, uint64_t device, uint64_t inode, uint
 
 /* modules.c: reads the process's map and arms every module not seen before, as the host plans. */
 int oftr_scan_modules(oftr_tracer *tracer, oftr_process *process);
+
+/* processes.c: the tables of processes and threads, and each process's launch window. */
+oftr_thread *oftr_thread_find(oftr_tracer *tracer, pid_t tid);
+oftr_thread *oftr_thread_add(oftr_tracer *tracer, pid_t tid, oftr_process *process);
+void oftr_thread_remove(oftr_tracer *tracer, oftr_thread *thread);
+oftr_process *oftr_process_new(oftr_tracer *tracer, pid_t pid, oftr_space *space, uint64_t start_ns);
+void oftr_process_free(oftr_tracer *tracer, oftr_process *process);
+oftr_process *oftr_process_find(oftr_tracer *tracer, pid_t pid);
+void oftr_report_end(oftr_tracer *tracer, oftr_process *process, oftr_ending ending, int status, uint64_t now);
+/* The process ended: the host is told (when it was), and it leaves the tables. */
+void oftr_process_end(oftr_tracer *tracer, oftr_process *process, oftr_ending ending, int status, uint64_t now);
+int oftr_resume(oftr_tracer *tracer, pid_t tid, int signal);
+void oftr_close_window(oftr_tracer *tracer, oftr_process *process, oftr_window_reason reason, uint64_t at);
+/* Whether the process's launch window is open at `now`; closes it at its time limit. */
+bool oftr_in_window(oftr_tracer *tracer, oftr_process *process, uint64_t now);
+
+/* stops.c: one wait status of a traced thread. */
+int oftr_handle(oftr_tracer *tracer, pid_t tid, int status, uint64_t now);
+/* What a trap was (oftr_breakpoint()). */
+enum { OFTR_NOT_MINE = 0, OFTR_MINE = 1, OFTR_MINE_ANSWERED = 2 };
+int oftr_breakpoint(oftr_tracer *tracer, oftr_thread *thread, uint64_t now);
+int oftr_program_trap(oftr_thread *thread);
+
+/* events.c: a clone, fork or vfork event (PTRACE_EVENT_*), and an exec. Both answer the thread. */
+int oftr_created(oftr_tracer *tracer, oftr_thread *thread, int event, uint64_t now);
+int oftr_execed(oftr_tracer *tracer, oftr_thread *thread, uint64_t now);
+
+/* letting_go.c: what letting go achieved. */
+enum { OFTR_LET_GO = 0, OFTR_BREAKPOINTS_LEFT = -1, OFTR_THREADS_LEFT = -2 };
+int oftr_detach_all(oftr_tracer *tracer);
+void oftr_kill_all(oftr_tracer *tracer);
+int oftr_let_go_or_kill(oftr_tracer *tracer);
+
+/* signals.c: the tool's own signals while it traces (SIGTERM, SIGHUP, SIGINT, and a tick). */
+#define OFTR_TERMINATION_COUNT 3u
+/*
+ * Handlers without SA_RESTART, so that a signal ends the tracer's waitpid. The
+ * tracer's thread blocks these signals except while it waits (a host callback
+ * never sees EINTR). A process-directed signal may land on another thread of
+ * the host, and one may arrive between the check of the flag and the waitpid:
+ * a timer that signals the tracer's own thread every 50 ms bounds how long
+ * either goes unseen.
+ */
+typedef struct oftr_signal_state {
+  struct sigaction saved[OFTR_TERMINATION_COUNT], saved_tick;
+  sigset_t saved_mask, working_mask;
+  timer_t timer;
+  bool installed, timer_armed, termination;
+} oftr_signal_state;
+
+void oftr_signals_install(oftr_signal_state *state, bool termination);
+void oftr_signals_restore(oftr_signal_state *state);
+/* waitpid with the tracer's signals let through for its duration only. */
+pid_t oftr_wait_for(const oftr_signal_state *state, pid_t pid, int *status, int flags);
+/* Whether a termination signal arrived since oftr_signals_install. */
+bool oftr_termination_requested(void);
+int oftr_stop_on_signal(oftr_tracer *tracer, const oftr_signal_state *signals);
+
+/* spawn.c: starts the program, seized before its execve; its process is the first of the tables. */
+int oftr_spawn(oftr_tracer *tracer);
 
 #endif /* ORDERFILE_TRACER_INTERNAL_H */

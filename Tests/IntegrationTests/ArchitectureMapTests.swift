@@ -155,6 +155,25 @@ struct ArchitectureMapTests {
     #expect(imports["OrderfileCommands"] != nil && imports["ArgumentParser"] != nil)
   }
 
+  /// The most lines a C file under Sources may have: a longer one does more than one job,
+  /// and each job gets a file of its own, named for it.
+  static let cFileLineLimit = 600
+
+  @Test("no C file under Sources is longer than 600 lines")
+  func cFilesStaySmall() throws {
+    let sources = PackagePaths.root + "/Sources"
+    let files = (FileManager.default.enumerator(atPath: sources)?.compactMap { $0 as? String } ?? [])
+      .filter { $0.hasSuffix(".c") || $0.hasSuffix(".h") }.sorted()
+    try #require(files.count > 20, "no C files found under \(sources)")
+    var long: [String] = []
+    for file in files {
+      let lines = try FileReading.text(atPath: sources + "/" + file).utf8.filter { $0 == UInt8(ascii: "\n") }.count
+      if lines > Self.cFileLineLimit { long.append("Sources/\(file): \(lines) lines") }
+    }
+    #expect(
+      long.isEmpty, "split these by job, each at most \(Self.cFileLineLimit) lines:\n\(long.joined(separator: "\n"))")
+  }
+
   @Test("a missing module, a wrong dependency and a row out of order are each named")
   func disagreementsAreNamed() {
     let manifest = [
