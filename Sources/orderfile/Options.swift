@@ -117,7 +117,6 @@ struct TraceModuleOptions: ParsableArguments {
 
   @OptionGroup var search: SearchPathOptions
 
-
   /// The estimate's inputs, for `trace` and `binary`.
   func layout(trace: String, binary: String) -> LaunchLayoutInputs {
     LaunchLayoutInputs(

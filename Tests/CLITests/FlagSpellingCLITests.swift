@@ -36,7 +36,9 @@ struct FlagSpellingCLITests {
     }
   }
 
-  @Test("estimate takes --trace-module and --search-path; --module and --instrumented are unknown there, --module in diff too")
+  @Test(
+    "estimate takes --trace-module and --search-path; --module and --instrumented are unknown there, --module in diff too"
+  )
   func estimateSpellings() throws {
     let (fixture, moved) = try Self.movedFixture()
     defer { fixture.directory.remove() }
