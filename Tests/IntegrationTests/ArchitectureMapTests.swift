@@ -174,6 +174,38 @@ struct ArchitectureMapTests {
       long.isEmpty, "split these by job, each at most \(Self.cFileLineLimit) lines:\n\(long.joined(separator: "\n"))")
   }
 
+  /// Each `@Test` title with the files that give it; a title given in more than one file is
+  /// one behaviour tested twice, or two behaviours under one name.
+  static func testTitles(in files: [String: String]) -> [String: Set<String>] {
+    let pattern = /@Test\(\s*"((?:[^"\\]|\\.)*)"/
+    var titles: [String: Set<String>] = [:]
+    for (file, text) in files {
+      for match in text.matches(of: pattern) { titles[String(match.1), default: []].insert(file) }
+    }
+    return titles
+  }
+
+  @Test("no @Test title appears in two test files")
+  func testTitlesAreUnique() throws {
+    let tests = PackagePaths.root + "/Tests"
+    let files = (FileManager.default.enumerator(atPath: tests)?.compactMap { $0 as? String } ?? [])
+      .filter { $0.hasSuffix(".swift") }
+    var texts: [String: String] = [:]
+    for file in files { texts["Tests/" + file] = try FileReading.text(atPath: tests + "/" + file) }
+    let titles = Self.testTitles(in: texts)
+    try #require(titles.count > 300, "only \(titles.count) @Test titles found under \(tests)")
+    let repeated = titles.filter { $0.value.count > 1 }.map {
+      "\"\($0.key)\": \($0.value.sorted().joined(separator: ", "))"
+    }
+    #expect(repeated.isEmpty, "titles in more than one file:\n\(repeated.sorted().joined(separator: "\n"))")
+    // The reading itself: a title split over lines is found, and a repeat is told.
+    let sample = Self.testTitles(in: [
+      "A.swift": "@Test(\"one\") func a() {}\n@Test(\n  \"two \\\"quoted\\\"\", arguments: [1])",
+      "B.swift": "@Test(\"one\")",
+    ])
+    #expect(sample == ["one": ["A.swift", "B.swift"], "two \\\"quoted\\\"": ["A.swift"]])
+  }
+
   @Test("a missing module, a wrong dependency and a row out of order are each named")
   func disagreementsAreNamed() {
     let manifest = [
