@@ -171,7 +171,7 @@ public struct AddressLookup {
   private static func lines(
     _ addresses: [UInt64], order: [Int], functions: [UnsafeBufferPointer<UInt8>?],
     locations: [UnsafeBufferPointer<UInt8>?]?
-  ) -> [UInt8] {
+  ) -> String {
     let unknown = 2  // ??
     func hexDigits(_ address: UInt64) -> Int { max(1, (UInt64.bitWidth - address.leadingZeroBitCount + 3) / 4) }
     var starts = [Int](repeating: 0, count: addresses.count + 1)
@@ -181,7 +181,8 @@ public struct AddressLookup {
       starts[query + 1] = starts[query] + length
     }
     let digits = Array("0123456789abcdef".utf8)
-    return [UInt8](unsafeUninitializedCapacity: starts[addresses.count]) { output, written in
+    // Written straight into the string's storage: the text is several bytes per address.
+    return String(unsafeUninitializedCapacity: starts[addresses.count]) { output in
       func put(_ bytes: UnsafeBufferPointer<UInt8>?, at offset: inout Int) {
         guard let bytes else {
           output[offset] = UInt8(ascii: "?")
@@ -212,14 +213,14 @@ public struct AddressLookup {
         }
         output[offset] = UInt8(ascii: "\n")
       }
-      written = starts[addresses.count]
+      return starts[addresses.count]
     }
   }
 }
 
-extension [UInt8] {
+extension String {
   fileprivate func result(badLine: SymbolizationError?) -> AddressLookup.Result {
-    AddressLookup.Result(text: String(decoding: self, as: UTF8.self), badLine: badLine)
+    AddressLookup.Result(text: self, badLine: badLine)
   }
 }
 
