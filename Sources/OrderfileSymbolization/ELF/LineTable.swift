@@ -9,7 +9,8 @@ import OrderfileSupport
 /// from every unit's `DW_AT_low_pc`/`DW_AT_high_pc`/`DW_AT_ranges` instead (DWARF 4 and 5),
 /// then `dwarf_getsrc_die` reads the unit's line program.
 ///
-/// The DIEs point into the module's `Dwarf`, owned by the `Dwfl`: a table must not outlive it.
+/// The DIEs point into the module's `Dwarf`: one from a `Dwfl` module is owned by the `Dwfl`,
+/// which a table must not outlive; one opened from an `ELFFile` is the table's own.
 final class LineTable {
   private struct UnitRange {
     var start: Dwarf_Addr
