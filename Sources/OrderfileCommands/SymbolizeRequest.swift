@@ -23,9 +23,7 @@ public struct SymbolizeRequest: Sendable {
   }
 
   public func run(input: [UInt8]) throws -> CommandOutput {
-    let lookup = AddressLookup(
-      symbolizer: try ELFSymbolizer(path: binary), demangle: demangle, sourceLines: sourceLines)
-    let result = lookup.lookUp(input)
+    let result = try AddressLookup.lookUp(input, inBinary: binary, demangle: demangle, sourceLines: sourceLines)
     var output = CommandOutput()
     output.print(result.text)
     if let bad = result.badLine { output.fail(bad.errorDescription ?? "\(bad)", status: bad.exitStatus) }

@@ -106,7 +106,9 @@ public final class ELFSymbolizer: Symbolizer {
     case .symbolTable, .debugFile:
       // With a full symbol table, a function without a symbol is one the compiler made none
       // for; with only .dynsym, every local function would look like one.
-      let unnamed = Self.functionsWithoutSymbol(in: file, named: named, untyped: untyped, linkMap: map.map)
+      let unnamed = Self.functionsWithoutSymbol(
+        in: file, untyped: untyped, linkMap: map.map, covered: { named.function(containing: $0) != nil },
+        before: { named.function(before: $0).map { ($0.name, $0.address) } })
       index = unnamed.isEmpty ? named : FunctionIndex(symbols + unnamed)
     case .dynamicSymbols, .none:
       index = named
@@ -118,14 +120,19 @@ public final class ELFSymbolizer: Symbolizer {
   /// untyped symbol at their start when there is one (clang names the cold parts it splits
   /// off so), else named after their input section when the link map gives it, else after
   /// the nearest named function before them.
-  private static func functionsWithoutSymbol(
-    in file: ELFFile, named: FunctionIndex, untyped: [RawFunctionSymbol], linkMap: LinkMap?
+  ///
+  /// - Parameters:
+  ///   - covered: whether a named function holds an address.
+  ///   - before: the name and start of the last named function that starts before an address.
+  static func functionsWithoutSymbol(
+    in file: ELFFile, untyped: [RawFunctionSymbol], linkMap: LinkMap?, covered: (UInt64) -> Bool,
+    before: (UInt64) -> (name: String, address: UInt64)?
   ) -> [RawFunctionSymbol] {
     let text = file.executableSections().filter { $0.name.hasPrefix(".text") }
     var labels: [UInt64: RawFunctionSymbol] = [:]
     for symbol in untyped where labels[symbol.address] == nil { labels[symbol.address] = symbol }
     var unnamed: [RawFunctionSymbol] = []
-    for range in FrameDescriptions.ranges(in: file) where named.function(containing: range.start) == nil {
+    for range in FrameDescriptions.ranges(in: file) where !covered(range.start) {
       guard let section = text.first(where: { $0.range.contains(range.start) }) else { continue }
       if var label = labels[range.start] {
         label.size = range.length
@@ -137,7 +144,7 @@ public final class ELFSymbolizer: Symbolizer {
         // A section that holds several functions (no -ffunction-sections) names each by offset.
         let offset = range.start - placement.address
         name = placement.input.description + (offset == 0 ? "" : "+0x" + String(offset, radix: 16))
-      } else if let before = named.function(before: range.start) {
+      } else if let before = before(range.start) {
         name = "\(before.name)+0x\(String(range.start - before.address, radix: 16))"
       } else {
         name = "\(section.name)+0x\(String(range.start - section.range.lowerBound, radix: 16))"

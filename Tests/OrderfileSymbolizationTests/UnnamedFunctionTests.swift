@@ -7,7 +7,7 @@ import _OrderfileTestSupport
 /// A program whose function `hidden` has no symbol in the linked binary (its symbol is
 /// stripped from the object, as Swift never gives its `.text..L` functions one), linked by
 /// lld with a map.
-private struct UnnamedProgram {
+struct UnnamedProgram {
   let work: TemporaryDirectory
   let binary: String
   let map: String

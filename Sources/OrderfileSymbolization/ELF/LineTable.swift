@@ -9,7 +9,8 @@ import OrderfileSupport
 /// from every unit's `DW_AT_low_pc`/`DW_AT_high_pc`/`DW_AT_ranges` instead (DWARF 4 and 5),
 /// then `dwarf_getsrc_die` reads the unit's line program.
 ///
-/// The DIEs point into the module's `Dwarf`, owned by the `Dwfl`: a table must not outlive it.
+/// The DIEs point into the module's `Dwarf`: one from a `Dwfl` module is owned by the `Dwfl`,
+/// which a table must not outlive; one opened from an `ELFFile` is the table's own.
 final class LineTable {
   private struct UnitRange {
     var start: Dwarf_Addr
@@ -25,6 +26,10 @@ final class LineTable {
   private let ranges: [UnitRange]
   /// The largest end of `ranges[0...i]`, to bound the walk back over overlapping units.
   private let reach: [Dwarf_Addr]
+  /// The last range before `i` that ends after `ranges[i]` starts, or -1: the walk back from
+  /// a range that starts at or before an address goes from one to the next, skipping only
+  /// ranges that end before the address.
+  private let previousReaching: [Int]
   /// ELF virtual address + this = DWARF address.
   private let adjustment: UInt64
   /// The `DW_AT_producer` of every unit with code, once each, in unit order.
@@ -33,17 +38,39 @@ final class LineTable {
   /// Reads the unit ranges of `module`; an empty table when it has no DWARF.
   ///
   /// - Parameter bias: the main file's bias from `dwfl_module_getelf`.
-  init(module: OpaquePointer, bias: UInt64) {
+  convenience init(module: OpaquePointer, bias: UInt64) {
     var dwarfBias: Dwarf_Addr = 0
-    guard let dwarf = dwfl_module_getdwarf(module, &dwarfBias) else {
+    let dwarf = dwfl_module_getdwarf(module, &dwarfBias)
+    // module address = ELF address + bias; DWARF address = module address - DWARF bias.
+    self.init(dwarf: dwarf, adjustment: dwarf == nil ? 0 : bias &- dwarfBias)
+  }
+
+  /// The DWARF of `file` itself, opened without libdwfl (whose module would index the
+  /// symbol table too); nil when the file has no DWARF of its own.
+  convenience init?(file: ELFFile) {
+    guard let dwarf = dwarf_begin_elf(file.elf, DWARF_C_READ, nil) else { return nil }
+    self.init(dwarf: dwarf, adjustment: 0)
+    owned = (dwarf, file)
+  }
+
+  deinit {
+    if let owned { dwarf_end(owned.dwarf) }
+  }
+
+  /// The `Dwarf` this table opened itself and ends with it, and the file under it.
+  private var owned: (dwarf: OpaquePointer, file: ELFFile)?
+
+  /// - Parameter adjustment: what turns an ELF virtual address into one of `dwarf`'s.
+  private init(dwarf: OpaquePointer?, adjustment: UInt64) {
+    guard let dwarf else {
       ranges = []
       reach = []
-      adjustment = 0
+      previousReaching = []
+      self.adjustment = 0
       producers = []
       return
     }
-    // module address = ELF address + bias; DWARF address = module address - DWARF bias.
-    adjustment = bias &- dwarfBias
+    self.adjustment = adjustment
     var collected = [UnitRange]()
     var producers: [String] = []
     var unitNumber = 0
@@ -84,6 +111,22 @@ final class LineTable {
       running = max(running, range.end)
       return running
     }
+    previousReaching = Self.previousReaching(starts: collected.map(\.start), ends: collected.map(\.end))
+  }
+
+  /// For each range `i` of ranges sorted by start, the last range before it that ends after
+  /// `starts[i]`, or -1. A range that ends no later than a later one is never the answer once
+  /// that one is seen, nor is one that ends before a start, since starts only grow: what is
+  /// left, on a stack, ends ever earlier.
+  static func previousReaching(starts: [Dwarf_Addr], ends: [Dwarf_Addr]) -> [Int] {
+    var stack: [Int] = []
+    return starts.indices.map { index in
+      while let top = stack.last, ends[top] <= starts[index] { stack.removeLast() }
+      let found = stack.last ?? -1
+      while let top = stack.last, ends[top] <= ends[index] { stack.removeLast() }
+      stack.append(index)
+      return found
+    }
   }
 
   /// How the compile units' code lies in address order (see `CompileUnitLayout`).
@@ -111,7 +154,7 @@ final class LineTable {
         return location
       }
       guard index > 0, reach[index - 1] > target else { return nil }
-      index -= 1
+      index = previousReaching[index]
     }
     return nil
   }
