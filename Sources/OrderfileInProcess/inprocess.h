@@ -43,6 +43,12 @@ bool of_install_trap_handler(void) __attribute__((no_instrument_function));
  * `path` (.symtab, else .dynsym), in anonymous memory that is never freed; NULL if none. */
 const uint64_t *of_read_function_entries(const char *path, uint64_t *count) __attribute__((no_instrument_function));
 
+/* trap_waits.c: the time this thread waited for a core between its previous trap's handler
+ * and this one's, which began at `started_ns` (CLOCK_MONOTONIC), that belongs to the traps'
+ * kernel parts (`cost_ns` each, calibrated): what the recorder's clock adds besides that cost.
+ * Marks the handler's end for the next call. Async-signal-safe. */
+uint64_t of_trap_waits_ns(uint64_t started_ns, uint64_t cost_ns) __attribute__((no_instrument_function));
+
 #pragma GCC visibility pop
 
 #endif

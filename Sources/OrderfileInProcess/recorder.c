@@ -463,6 +463,16 @@ static void of_recorder_leave(uint64_t started, bool counted, uint64_t unseen) {
   }
 }
 
+/* A counted trap's time outside its handler: the calibrated kernel part, and the waits for a
+ * core that kernel parts took on a busy machine (trap_waits.c), charged by the outermost. */
+static uint64_t of_trap_unseen_ns(uint64_t started, bool counted) OF_NOINSTR;
+static uint64_t of_trap_unseen_ns(uint64_t started, bool counted) {
+  if (!counted || of_recorder_depth != 1) {
+    return 0;
+  }
+  return of_trap_cost_ns + of_trap_waits_ns(started, of_trap_cost_ns);
+}
+
 static void of_take_over(void) OF_NOINSTR;
 
 /* Handles the trap at `address` if it is one of the recorder's; false: not ours. */
@@ -519,7 +529,8 @@ bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
   int saved_errno = errno;
   bool handled = stepped ? of_data_handle_step(info, context) : of_handle_trap_at(address, context, started);
   // A data step's trap costs the kernel as much as a first call's.
-  of_recorder_leave(started, handled && address != of_probe_trap, of_trap_cost_ns);
+  bool counted = handled && address != of_probe_trap;
+  of_recorder_leave(started, counted, of_trap_unseen_ns(started, counted));
   errno = saved_errno;
   return handled;
 }
@@ -532,7 +543,7 @@ bool of_inprocess_handle_fault(const siginfo_t *info, ucontext_t *context) {
   int saved_errno = errno;
   bool handled = of_data_handle_fault(info, context, started);
   // Raising SIGSEGV and returning from it costs the kernel about what a trap does.
-  of_recorder_leave(started, handled, of_trap_cost_ns);
+  of_recorder_leave(started, handled, of_trap_unseen_ns(started, handled));
   errno = saved_errno;
   return handled;
 }
