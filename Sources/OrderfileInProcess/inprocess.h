@@ -43,11 +43,13 @@ bool of_install_trap_handler(void) __attribute__((no_instrument_function));
  * `path` (.symtab, else .dynsym), in anonymous memory that is never freed; NULL if none. */
 const uint64_t *of_read_function_entries(const char *path, uint64_t *count) __attribute__((no_instrument_function));
 
-/* trap_waits.c: the time this thread waited for a core between its previous trap's handler
- * and this one's, which began at `started_ns` (CLOCK_MONOTONIC), that belongs to the traps'
- * kernel parts (`cost_ns` each, calibrated): what the recorder's clock adds besides that cost.
- * Marks the handler's end for the next call. Async-signal-safe. */
+/* trap_waits.c: at a handler's start (`started_ns`, CLOCK_MONOTONIC), the time this thread
+ * waited for a core since its previous handler ended that belongs to the traps' kernel parts
+ * (`cost_ns` each, calibrated), not to the program. Async-signal-safe. */
 uint64_t of_trap_waits_ns(uint64_t started_ns, uint64_t cost_ns) __attribute__((no_instrument_function));
+
+/* trap_waits.c: marks the end of this thread's handler, where the next gap starts. */
+void of_trap_waits_end(void) __attribute__((no_instrument_function));
 
 #pragma GCC visibility pop
 

@@ -463,14 +463,16 @@ static void of_recorder_leave(uint64_t started, bool counted, uint64_t unseen) {
   }
 }
 
-/* A counted trap's time outside its handler: the calibrated kernel part, and the waits for a
- * core that kernel parts took on a busy machine (trap_waits.c), charged by the outermost. */
-static uint64_t of_trap_unseen_ns(uint64_t started, bool counted) OF_NOINSTR;
-static uint64_t of_trap_unseen_ns(uint64_t started, bool counted) {
-  if (!counted || of_recorder_depth != 1) {
-    return 0;
+/* A trap's waits for a core since this thread's previous trap (trap_waits.c) are the
+ * recorder's: into the clock before the trap is stamped, as they came before it. */
+static void of_charge_waits(uint64_t started) OF_NOINSTR;
+static void of_charge_waits(uint64_t started) {
+  if (of_recorder_depth == 1 && of_trap_cost_ns != 0) { /* ORDERFILE_TRAP_COST=0: handler only */
+    uint64_t charge = of_trap_waits_ns(started, of_trap_cost_ns);
+    if (charge != 0) {
+      __atomic_add_fetch(&of_clock.recorder_ns, charge, __ATOMIC_RELAXED);
+    }
   }
-  return of_trap_cost_ns + of_trap_waits_ns(started, of_trap_cost_ns);
 }
 
 static void of_take_over(void) OF_NOINSTR;
@@ -526,11 +528,14 @@ bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
     return false;
   }
   uint64_t started = of_recorder_enter();
+  of_charge_waits(started);
   int saved_errno = errno;
   bool handled = stepped ? of_data_handle_step(info, context) : of_handle_trap_at(address, context, started);
   // A data step's trap costs the kernel as much as a first call's.
-  bool counted = handled && address != of_probe_trap;
-  of_recorder_leave(started, counted, of_trap_unseen_ns(started, counted));
+  of_recorder_leave(started, handled && address != of_probe_trap, of_trap_cost_ns);
+  if (of_recorder_depth == 0) {
+    of_trap_waits_end();
+  }
   errno = saved_errno;
   return handled;
 }
@@ -540,10 +545,14 @@ bool of_inprocess_handle_fault(const siginfo_t *info, ucontext_t *context) {
     return false;
   }
   uint64_t started = of_recorder_enter();
+  of_charge_waits(started);
   int saved_errno = errno;
   bool handled = of_data_handle_fault(info, context, started);
   // Raising SIGSEGV and returning from it costs the kernel about what a trap does.
-  of_recorder_leave(started, handled, of_trap_unseen_ns(started, handled));
+  of_recorder_leave(started, handled, of_trap_cost_ns);
+  if (of_recorder_depth == 0) {
+    of_trap_waits_end();
+  }
   errno = saved_errno;
   return handled;
 }

@@ -21,10 +21,11 @@
  *   - a gap where the program ran: its waits are shared in proportion, the kernel parts' share
  *     (cost / time on a core) charged, the rest left to the program, which would have waited
  *     for its own work without the recorder too.
- * The charge is added to the recorder's time by that trap, so each phase loses the waits of
- * its own traps.
+ * The charge goes into the recorder's time before the trap is stamped (the waits came before
+ * it), so each phase loses the waits of its own traps and no later stamp falls behind.
  *
- * Limitations: a reading costs a few microseconds (open, read, close: no descriptor is kept,
+ * Limitations: a wait inside a handler after its reading is counted by the handler's clock
+ * and again by the next reading (a handler is a few hundred nanoseconds). A reading costs a few microseconds (open, read, close: no descriptor is kept,
  * so a program that closes or reuses descriptors never meets one of the recorder's), spent
  * inside the handler, where it is counted; only gaps longer than OF_WAITS_GAP_NS pay it.
  * Without the file nothing is charged.
@@ -92,27 +93,22 @@ static bool of_read_waited(uint64_t *waited) {
 uint64_t of_trap_waits_ns(uint64_t started_ns, uint64_t cost_ns) {
   of_waits *self = &of_thread_waits;
   uint64_t gap = self->left_ns != 0 && started_ns > self->left_ns ? started_ns - self->left_ns : 0;
-  uint64_t charge = 0;
   uint64_t waited;
-  if (gap > OF_WAITS_GAP_NS && of_read_waited(&waited)) {
-    /* A fork child's thread starts a count of its own: a reading below the last starts over. */
-    uint64_t waiting = self->read && waited >= self->waited_ns ? waited - self->waited_ns : 0;
-    if (waiting > gap) {
-      waiting = gap; /* waits in handlers since the last reading, counted there already */
-    }
-    uint64_t ran = gap - waiting;
-    if (ran <= cost_ns + OF_WAITS_RAN_NS) {
-      charge = waiting;
-    } else {
-      charge = waiting * cost_ns / ran;
-    }
-    self->waited_ns = waited;
-    self->read = true;
+  if (gap <= OF_WAITS_GAP_NS || !of_read_waited(&waited)) {
+    return 0;
   }
-  /* The reading closes the stretch: waits later in this handler are on its own clock. */
+  /* A fork child's thread starts a count of its own: a reading below the last starts over. */
+  uint64_t waiting = self->read && waited >= self->waited_ns ? waited - self->waited_ns : 0;
+  self->waited_ns = waited;
+  self->read = true;
+  if (waiting > gap) {
+    waiting = gap; /* waits inside handlers since the last reading: their clocks counted them */
+  }
+  uint64_t ran = gap - waiting;
+  return ran <= cost_ns + OF_WAITS_RAN_NS ? waiting : waiting * cost_ns / ran;
+}
+
+void of_trap_waits_end(void) {
+  of_waits *self = &of_thread_waits;
   self->left_ns = of_wall_ns();
-  if (charge != 0 && of_read_waited(&waited)) {
-    self->waited_ns = waited;
-  }
-  return charge;
 }
