@@ -14,21 +14,23 @@
  * OF_WAITS_GAP_NS, it reads the thread's total wait for a core, which the kernel keeps in
  * nanoseconds (/proc/thread-self/schedstat, second field; CONFIG_SCHED_INFO). The waits since
  * the last reading happened in that gap (or in a handler, whose own clock already counted
- * them; a reading at the end of the handler keeps those out). Then:
- *   - a gap where the thread ran no longer than a trap's kernel parts (gap less its waits
- *     at most OF_WAITS_RAN_NS more than the calibrated cost, which a switch of tasks takes): the program did not run, the
- *     waits are all the trap's and are charged to the recorder;
- *   - a gap where the program ran: its waits are shared in proportion, the kernel parts' share
- *     (cost / time on a core) charged, the rest left to the program, which would have waited
- *     for its own work without the recorder too.
+ * them: a gap holds no more than its own length). Then:
+ *   - a gap where the thread ran no longer than a trap's kernel parts and a switch of tasks
+ *     (OF_WAITS_SWITCH_NS): the program did not run, the waits are all the trap's;
+ *   - a gap where the program ran: the waits are shared in proportion to the time on a core,
+ *     the kernel parts' and the switch's share charged, the rest left to the program, which
+ *     would have waited for its own work without the recorder too.
  * The charge goes into the recorder's time before the trap is stamped (the waits came before
  * it), so each phase loses the waits of its own traps and no later stamp falls behind.
  *
  * Limitations: a wait inside a handler after its reading is counted by the handler's clock
- * and again by the next reading (a handler is a few hundred nanoseconds). A reading costs a few microseconds (open, read, close: no descriptor is kept,
- * so a program that closes or reuses descriptors never meets one of the recorder's), spent
- * inside the handler, where it is counted; only gaps longer than OF_WAITS_GAP_NS pay it.
- * Without the file nothing is charged.
+ * and again by the next reading (a handler takes a few hundred nanoseconds). Where the
+ * program runs between first calls, its share is an estimate: the kernel switches tasks at
+ * the end of a trap more often than in proportion to the time spent there. A reading costs a
+ * few microseconds (open, read, close: no descriptor is kept, so a program that closes or
+ * reuses descriptors never meets one of the recorder's), spent inside the handler, where it
+ * is counted; only gaps longer than OF_WAITS_GAP_NS pay it. Without the file nothing is
+ * charged.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -42,11 +44,9 @@
 /* A gap between two traps of one thread worth a reading: well above the kernel parts of a
  * trap (2.5 µs measured here), well below a wait for a core (a scheduler slice, milliseconds). */
 #define OF_WAITS_GAP_NS 20000ull
-/* What a gap may hold on a core besides a trap's kernel parts and still count as no program
- * time: the switch away and back itself (60-70 µs on the thread's core, measured here around
- * 4 ms waits), the few instructions between two calls, the recorder's bookkeeping after its
- * clock read. */
-#define OF_WAITS_RAN_NS 150000ull
+/* What a switch of tasks costs the thread on its core, away and back (60-70 µs measured here
+ * around 4 ms waits): time of the wait's, not the program's. */
+#define OF_WAITS_SWITCH_NS 70000ull
 
 /* A thread's previous handler and its last reading. */
 typedef struct of_waits {
@@ -105,7 +105,8 @@ uint64_t of_trap_waits_ns(uint64_t started_ns, uint64_t cost_ns) {
     waiting = gap; /* waits inside handlers since the last reading: their clocks counted them */
   }
   uint64_t ran = gap - waiting;
-  return ran <= cost_ns + OF_WAITS_RAN_NS ? waiting : waiting * cost_ns / ran;
+  uint64_t kernel = cost_ns + OF_WAITS_SWITCH_NS;
+  return ran <= kernel ? waiting : waiting * kernel / ran;
 }
 
 void of_trap_waits_end(void) {
