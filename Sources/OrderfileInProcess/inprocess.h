@@ -51,6 +51,14 @@ uint64_t of_trap_waits_ns(uint64_t started_ns, uint64_t cost_ns) __attribute__((
 /* trap_waits.c: marks the end of this thread's handler, where the next gap starts. */
 void of_trap_waits_end(void) __attribute__((no_instrument_function));
 
+/* children.c: maps the recording's shared counter of recorder time, beside the plan at
+ * `plan_path` (created by the first process); without it nothing is shared. */
+void of_children_open(const char *plan_path) __attribute__((no_instrument_function));
+
+/* children.c: adds this process's recorder time `spent_ns` to the recording's counter, which
+ * a parent waiting for this process takes out of its own time. Async-signal-safe. */
+void of_children_add(uint64_t spent_ns) __attribute__((no_instrument_function));
+
 #pragma GCC visibility pop
 
 #endif

@@ -458,6 +458,7 @@ static void of_recorder_leave(uint64_t started, bool counted, uint64_t unseen) {
   }
   uint64_t spent = of_wall_ns() - started + unseen;
   uint64_t total = __atomic_add_fetch(&of_clock.recorder_ns, spent, __ATOMIC_RELAXED);
+  of_children_add(spent);
   if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_RECORDING && of_rt.header != NULL) {
     __atomic_store_n(&of_rt.header->recorder_ns, total, __ATOMIC_RELAXED);
   }
@@ -471,6 +472,7 @@ static void of_charge_waits(uint64_t started) {
     uint64_t charge = of_trap_waits_ns(started, of_trap_cost_ns);
     if (charge != 0) {
       __atomic_add_fetch(&of_clock.recorder_ns, charge, __ATOMIC_RELAXED);
+      of_children_add(charge);
     }
   }
 }
@@ -685,6 +687,7 @@ static void of_arm_program(void) {
     return;
   }
   of_owner_pid = (uint32_t)getpid();
+  of_children_open(path);
   if (!of_install_trap_handler()) {
     of_say("cannot install the SIGTRAP handler; nothing recorded", "");
     return;
@@ -710,6 +713,7 @@ static void of_arm_program(void) {
   uint64_t spent = of_wall_ns() - started;
   of_clock.arming_ns = spent;
   __atomic_add_fetch(&of_clock.recorder_ns, spent, __ATOMIC_RELAXED);
+  of_children_add(spent);
 }
 
 /* The IFUNC whose resolver arms the program: see the top of this file. */
