@@ -38,8 +38,27 @@ void of_recorder_leave(uint64_t started, bool counted, uint64_t unseen) {
   }
   uint64_t spent = of_wall_ns() - started + unseen;
   uint64_t total = __atomic_add_fetch(&of_clock.recorder_ns, spent, __ATOMIC_RELAXED);
+  of_children_add(spent);
   if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_RECORDING && of_rt.header != NULL) {
     __atomic_store_n(&of_rt.header->recorder_ns, total, __ATOMIC_RELAXED);
+  }
+}
+
+void of_charge_waits(uint64_t started) OF_NOINSTR;
+void of_charge_waits(uint64_t started) {
+  if (of_recorder_depth == 1 && of_trap_cost_ns != 0) { /* ORDERFILE_TRAP_COST=0: handler only */
+    uint64_t charge = of_trap_waits_ns(started, of_trap_cost_ns);
+    if (charge != 0) {
+      __atomic_add_fetch(&of_clock.recorder_ns, charge, __ATOMIC_RELAXED);
+      of_children_add(charge);
+    }
+  }
+}
+
+void of_handler_done(void) OF_NOINSTR;
+void of_handler_done(void) {
+  if (of_recorder_depth == 0) {
+    of_trap_waits_end();
   }
 }
 

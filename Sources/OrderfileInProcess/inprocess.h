@@ -113,6 +113,25 @@ uint64_t of_recorder_enter(void) __attribute__((no_instrument_function));
 void of_recorder_leave(uint64_t started, bool counted, uint64_t unseen) __attribute__((no_instrument_function));
 /* Measures of_trap_cost_ns. */
 void of_measure_trap_cost(void) __attribute__((no_instrument_function));
+/* A trap's waits for a core since this thread's previous trap (trap_waits.c) are the
+ * recorder's: into the clock before the trap is stamped (`started`), as they came before it. */
+void of_charge_waits(uint64_t started) __attribute__((no_instrument_function));
+/* After a handler's of_recorder_leave: where the next gap starts, once the outermost ends. */
+void of_handler_done(void) __attribute__((no_instrument_function));
+
+/* trap_waits.c: at a handler's start (`started_ns`, CLOCK_MONOTONIC), the time this thread
+ * waited for a core since its previous handler ended that belongs to the traps' kernel parts
+ * (`cost_ns` each, calibrated), not to the program. Async-signal-safe. */
+uint64_t of_trap_waits_ns(uint64_t started_ns, uint64_t cost_ns) __attribute__((no_instrument_function));
+/* trap_waits.c: marks the end of this thread's handler, where the next gap starts. */
+void of_trap_waits_end(void) __attribute__((no_instrument_function));
+
+/* children.c: maps the recording's shared counter of recorder time, beside the plan at
+ * `plan_path` (created by the first process); without it nothing is shared. */
+void of_children_open(const char *plan_path) __attribute__((no_instrument_function));
+/* children.c: adds this process's recorder time `spent_ns` to the recording's counter, which
+ * a parent waiting for this process takes out of its own time. Async-signal-safe. */
+void of_children_add(uint64_t spent_ns) __attribute__((no_instrument_function));
 
 #pragma GCC visibility pop
 

@@ -140,10 +140,12 @@ bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
     return false;
   }
   uint64_t started = of_recorder_enter();
+  of_charge_waits(started);
   int saved_errno = errno;
   bool handled = stepped ? of_data_handle_step(info, context) : of_handle_trap_at(address, context, started);
   // A data step's trap costs the kernel as much as a first call's.
   of_recorder_leave(started, handled && address != of_probe_trap, of_trap_cost_ns);
+  of_handler_done();
   errno = saved_errno;
   return handled;
 }
@@ -153,10 +155,12 @@ bool of_inprocess_handle_fault(const siginfo_t *info, ucontext_t *context) {
     return false;
   }
   uint64_t started = of_recorder_enter();
+  of_charge_waits(started);
   int saved_errno = errno;
   bool handled = of_data_handle_fault(info, context, started);
   // Raising SIGSEGV and returning from it costs the kernel about what a trap does.
   of_recorder_leave(started, handled, of_trap_cost_ns);
+  of_handler_done();
   errno = saved_errno;
   return handled;
 }
@@ -211,6 +215,7 @@ static void of_arm_program(void) {
     return;
   }
   of_owner_pid = (uint32_t)getpid();
+  of_children_open(path);
   if (!of_install_trap_handler()) {
     of_say("cannot install the SIGTRAP handler; nothing recorded", "");
     return;
@@ -236,6 +241,7 @@ static void of_arm_program(void) {
   uint64_t spent = of_wall_ns() - started;
   of_clock.arming_ns = spent;
   __atomic_add_fetch(&of_clock.recorder_ns, spent, __ATOMIC_RELAXED);
+  of_children_add(spent);
 }
 
 /* The IFUNC whose resolver arms the program: see the top of this file. */

@@ -42,7 +42,11 @@ public struct InProcessRecorder: Recorder {
     // Absolute: a launcher may change directory before it execs the program.
     let planFile = PathName.absolute(PathName.directory(of: output)) + "/.orderfile-plan-\(getpid())"
     try AtomicFile.write(plan.bytes, to: planFile)
-    defer { unlink(planFile) }
+    // The recorder's processes share their time in a file beside the plan (children.c).
+    defer {
+      unlink(planFile)
+      unlink(planFile + ".clock")
+    }
     // Under an emulator the user's preloads are the host's, built for another machine.
     let inherited =
       emulator != nil ? nil : ProcessInfo.processInfo.environment["LD_PRELOAD"].flatMap { $0.isEmpty ? nil : $0 }

@@ -195,6 +195,81 @@ struct InProcessRecorderTests {
       "main → exit: report \(mine) ms, kernel-timed plain launch \(base) ms (report \(recorded), kernel \(plain))")
   }
 
+  @Test(
+    "waits for a core at the traps are the recorder's, each phase its own: constructors and main on a core two spinners share",
+    .enabled(if: FileManager.default.fileExists(atPath: "/usr/bin/taskset"), "needs taskset (util-linux)"))
+  func trapWaitsTakenOutPerPhase() throws {
+    let work = try TemporaryDirectory("orderfile-ip-trap-waits")
+    // 3,000 first calls in a constructor and 3,000 in main: alone, each phase runs in well
+    // under 0.2 ms; with the recorder, each holds about 10 ms of traps. Sharing its core with
+    // two spinners, the program waits about twice as long as it runs, and the kernel makes a
+    // trapping thread wait at the end of its traps' kernel parts, outside the handler's clock.
+    let count = 3000
+    let source = work.file("phases.c")
+    try
+      (functions(2 * count) + "__attribute__((constructor)) static void before_main(void) {\n"
+      + (0..<count).map { "  f\($0)();\n" }.joined() + "}\nint main(void) {\n"
+      + (count..<(2 * count)).map { "  f\($0)();\n" }.joined() + "  return 0;\n}\n")
+      .write(toFile: source, atomically: true, encoding: .utf8)
+    let binary = work.file("phases")
+    try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+    let spinners = try (0..<2).map {
+      try BackgroundProcess(
+        "/usr/bin/taskset", ["-c", "0", "/bin/sh", "-c", "while :; do :; done"], outputIn: work.path, name: "spin\($0)")
+    }
+    defer { for spinner in spinners { _ = spinner.stop(grace: .zero) } }
+    let trace = work.file("launch.trace")
+    let recorded = try recordInProcess("/usr/bin/taskset", ["-c", "0", binary], output: trace)
+    #expect(recorded.recording.status == 0)
+    let read = try TraceReader.read(path: recorded.trace)
+    let profile = ProfileBuilder().build(trace: read, symbols: SymbolTable(trace: read, binaries: BinaryResolver()))
+    let phases = Dictionary(profile.phases.map { ($0.name, Double($0.durationNanoseconds) / 1e6) }) { first, _ in first
+    }
+    let traps = Double(profile.recorderOverhead?.trapsNanoseconds ?? 0) / 1e6
+    for name in ["first hook → main", "main → exit"] {
+      let phase = try #require(phases[name], "\(profile.phases.map(\.name))")
+      // Uncharged, each phase held 40-60 ms of waits here; charged, under 3 ms.
+      #expect(phase < 5, "\(name): \(phase) ms left after \(traps) ms of traps were taken out; phases \(phases)")
+    }
+  }
+
+  @Test("a child's recorder time is out of the time its parent waited for it")
+  func childRecorderTimeOutOfParent() throws {
+    let work = try TemporaryDirectory("orderfile-ip-child-time")
+    // main starts itself again (fork, exec) and waits; the child makes 4,000 first calls.
+    let count = 4000
+    let source = work.file("parent.c")
+    try
+      ("#include <sys/wait.h>\n#include <unistd.h>\n" + functions(count)
+      + "int main(int argc, char **argv) {\n  if (argc > 1) {\n"
+      + (0..<count).map { "    f\($0)();\n" }.joined()
+      + "    return 0;\n  }\n  pid_t pid = fork();\n"
+      + "  if (pid == 0) { execl(\"/proc/self/exe\", argv[0], \"child\", (char *)0); _exit(127); }\n"
+      + "  int status = 1;\n  waitpid(pid, &status, 0);\n  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;\n}\n")
+      .write(toFile: source, atomically: true, encoding: .utf8)
+    let binary = work.file("parent")
+    try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+    let trace = work.file("launch.trace")
+    let recorded = try recordInProcess(binary, output: trace)
+    #expect(recorded.recording.status == 0)
+    let childTrace = try #require(recorded.recording.execTraces.first, "no trace of the child's image")
+    func profile(_ path: String) throws -> StartupProfile {
+      let read = try TraceReader.read(path: path)
+      return ProfileBuilder().build(trace: read, symbols: SymbolTable(trace: read, binaries: BinaryResolver()))
+    }
+    let parent = try profile(recorded.trace)
+    let child = try #require(try profile(childTrace).recorderOverhead, "no recorder time in \(childTrace)")
+    let parentTraps = try #require(parent.recorderOverhead).trapsNanoseconds
+    // The parent made a handful of first calls; its recorder time holds the child's.
+    #expect(parentTraps >= child.totalNanoseconds, "parent \(parentTraps) ns, child \(child.totalNanoseconds) ns")
+    let mainToExit = try #require(parent.phases.first { $0.name == "main → exit" }).durationNanoseconds
+    // Uncharged, main → exit held the child's recorder time and more (its start, its exit);
+    // charged, about half of it is left (the child's trace written at its exit is not counted).
+    #expect(
+      mainToExit < child.totalNanoseconds,
+      "parent's main → exit \(mainToExit) ns, the child's recorder time \(child.totalNanoseconds) ns")
+  }
+
   @Test("--time-limit counts from the program's start without the recorder's arming")
   func timeLimitWithoutArming() throws {
     let work = try TemporaryDirectory("orderfile-ip-time-limit")
@@ -256,14 +331,17 @@ private let kernelProbeUnavailable: String? = {
   return filesystems.contains("tracefs") ? nil : "needs tracefs for the kernel-timed probe"
 }()
 
+/// C functions f0 … f`count - 1`, each kept out of line and doing a little work.
+private func functions(_ count: Int) -> String {
+  "volatile unsigned long sink;\n"
+    + (0..<count).map { "__attribute__((noinline)) void f\($0)(void) { sink += \($0); }\n" }.joined()
+}
+
 /// A C program whose main calls `count` functions once each, one after the other: a first
 /// call each, and nothing else to take the time.
 private func buildCallsProgram(count: Int, in work: TemporaryDirectory) throws -> String {
   let source = work.file("calls.c")
-  try
-    ("volatile unsigned long sink;\n"
-    + (0..<count).map { "__attribute__((noinline)) void f\($0)(void) { sink += \($0); }\n" }.joined()
-    + "int main(void) {\n" + (0..<count).map { "  f\($0)();\n" }.joined() + "  return 0;\n}\n")
+  try (functions(count) + "int main(void) {\n" + (0..<count).map { "  f\($0)();\n" }.joined() + "  return 0;\n}\n")
     .write(toFile: source, atomically: true, encoding: .utf8)
   let binary = work.file("calls")
   try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])

@@ -3,7 +3,9 @@
 The inprocess section holds report's phases against the kernel-timed launch on small programs;
 here the programs have thousands of first calls, where a cost per first call that the recorder
 does not take out of its clock adds up to tens of milliseconds: a generated C program whose
-main calls GENERATED_FUNCTIONS functions, and the Swift toolchain's swift-frontend -version
+main calls GENERATED_FUNCTIONS functions, a generated C++ program whose static constructors and
+main make thousands of first calls and which forks and execs a child that makes its own before
+main's wait returns, and the Swift toolchain's swift-frontend -version
 (about 250k functions, 210 MB) when the toolchain is on PATH. Each round records the program
 in-process and reads `orderfile report --json`, and launches the unmodified program under the
 kernel's timing (launchprobe.py, uprobes on main and on the first hook); medians. Without root
@@ -24,6 +26,9 @@ from ..section import Section
 from .inprocess import PHASE_FLOOR_MS, PHASE_SHARE, PhaseCheck, _first_hook, _phase_checks
 
 GENERATED_FUNCTIONS = 20_000
+# The C++ program: functions its static constructors call, functions main calls, and functions
+# the child it starts (itself again, by fork and exec) calls before main's wait returns.
+CXX_CONSTRUCTED, CXX_MAIN, CXX_CHILD = 4_000, 8_000, 4_000
 ROUNDS = 3
 
 
@@ -56,6 +61,36 @@ def _generated(ctx, d):
         f.writelines(f"  f{i}();\n" for i in range(GENERATED_FUNCTIONS))
         f.write("  return 0;\n}\n")
     run_checked([ctx.cc, "-O1", source, "-o", binary], "building the generated program")
+    return binary
+
+
+def _generated_cxx(ctx, d):
+    """A C++ program with CXX_CONSTRUCTED first calls in static constructors (before main),
+    CXX_MAIN in main, and a child: main forks and execs the program again with `child`, which
+    makes CXX_CHILD first calls of its own, and waits for it, so the child's whole launch is
+    inside the parent's main → exit."""
+    source, binary = os.path.join(d, "calls.cpp"), os.path.join(d, "calls-cxx")
+    total = CXX_CONSTRUCTED + CXX_MAIN + CXX_CHILD
+    with open(source, "w") as f:
+        f.write("#include <string>\n#include <vector>\n#include <unistd.h>\n#include <sys/wait.h>\n"
+                "volatile unsigned long sink;\n")
+        f.writelines(f"__attribute__((noinline)) void f{i}() {{ sink += {i}; }}\n" for i in range(total))
+        per = 100  # first calls per constructed object: CXX_CONSTRUCTED / per objects
+        for k in range(CXX_CONSTRUCTED // per):
+            f.write(f"struct S{k} {{ std::vector<std::string> names; S{k}() {{ names.emplace_back(\"s{k}\");\n")
+            f.writelines(f"  f{i}();\n" for i in range(k * per, (k + 1) * per))
+            f.write(f"}} }} s{k};\n")
+        f.write("static void child() {\n")
+        f.writelines(f"  f{i}();\n" for i in range(CXX_CONSTRUCTED + CXX_MAIN, total))
+        f.write("}\nint main(int argc, char **argv) {\n"
+                "  if (argc > 1) { child(); return 0; }\n")
+        f.writelines(f"  f{i}();\n" for i in range(CXX_CONSTRUCTED, CXX_CONSTRUCTED + CXX_MAIN))
+        f.write("  pid_t pid = fork();\n"
+                "  if (pid == 0) { execl(\"/proc/self/exe\", argv[0], \"child\", (char *)0); _exit(127); }\n"
+                "  int status = 0;\n  waitpid(pid, &status, 0);\n"
+                "  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;\n}\n")
+    cxx = os.path.join(os.path.dirname(ctx.cc), "clang++")
+    run_checked([cxx, "-O1", source, "-o", binary], "building the generated C++ program")
     return binary
 
 
@@ -99,7 +134,9 @@ def run(ctx):
     except ProbeUnavailable as e:
         note(f"largephases: {e}")
         return LargePhasesResult(goal=goal, programs=[], passed=False, skipped=str(e))
-    subjects = [([_generated(ctx, d)], f"generated C, {GENERATED_FUNCTIONS:,} functions")]
+    subjects = [([_generated(ctx, d)], f"generated C, {GENERATED_FUNCTIONS:,} functions"),
+                ([_generated_cxx(ctx, d)], f"generated C++, {CXX_CONSTRUCTED + CXX_MAIN + CXX_CHILD:,} functions, "
+                                           "static constructors and a child")]
     frontend = shutil.which("swift-frontend", path=ctx.environ.get("PATH"))
     if frontend:
         subjects.append(([os.path.realpath(frontend), "-version"], "swift-frontend"))
@@ -136,7 +173,8 @@ def render_markdown(res, report):
 
 SECTION = Section(
     name="largephases",
-    help="report's phases of large programs (a generated C program with 20,000 first calls, swift-frontend "
+    help="report's phases of large programs (a generated C program with 20,000 first calls, a generated C++ "
+         "program with static constructors and a child, swift-frontend "
          "-version) against the kernel-timed uninstrumented launch; needs root and uprobes",
     result_type=LargePhasesResult,
     run=run,

@@ -1,0 +1,115 @@
+/*
+ * trap_waits.c - the time a busy machine keeps a thread waiting for a core in the kernel's
+ * part of its traps, which neither the trap's handler nor the calibrated cost of a trap sees.
+ *
+ * Why: a trap's kernel part (raising SIGTRAP, writing the signal frame, sigreturn) is counted
+ * as a calibrated constant, the CPU time it takes. When other processes want the cores, the
+ * kernel switches tasks on its way back to user space, so a trapping thread is taken off its
+ * core at the end of a kernel part far more often than in proportion to the time it spends
+ * there: measured on a 2-core machine at load 10-15, a program with 20,000 first calls in a row
+ * spent 50-110 ms waiting between its handlers (each gap otherwise 2.5 µs, the calibrated cost),
+ * against under 1 ms for the whole plain run. Those waits were left in the program's time.
+ *
+ * How: a thread's handler knows when its previous one ended. When the gap is longer than
+ * OF_WAITS_GAP_NS, it reads the thread's total wait for a core, which the kernel keeps in
+ * nanoseconds (/proc/thread-self/schedstat, second field; CONFIG_SCHED_INFO). The waits since
+ * the last reading happened in that gap (or in a handler, whose own clock already counted
+ * them: a gap holds no more than its own length). Then:
+ *   - a gap where the thread ran no longer than a trap's kernel parts and a switch of tasks
+ *     (OF_WAITS_SWITCH_NS): the program did not run, the waits are all the trap's;
+ *   - a gap where the program ran: the waits are shared in proportion to the time on a core,
+ *     the kernel parts' and the switch's share charged, the rest left to the program, which
+ *     would have waited for its own work without the recorder too.
+ * The charge goes into the recorder's time before the trap is stamped (the waits came before
+ * it), so each phase loses the waits of its own traps and no later stamp falls behind.
+ *
+ * Limitations: a wait inside a handler after its reading is counted by the handler's clock
+ * and again by the next reading (a handler takes a few hundred nanoseconds). Where the
+ * program runs between first calls, its share is an estimate: the kernel switches tasks at
+ * the end of a trap more often than in proportion to the time spent there. A reading costs a
+ * few microseconds (open, read, close: no descriptor is kept, so a program that closes or
+ * reuses descriptors never meets one of the recorder's), spent inside the handler, where it
+ * is counted; only gaps longer than OF_WAITS_GAP_NS pay it. Without the file nothing is
+ * charged.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "../OrderfileRuntime/runtime_internal.h"
+#include "inprocess.h"
+
+/* A gap between two traps of one thread worth a reading: well above the kernel parts of a
+ * trap (2.5 µs measured here), well below a wait for a core (a scheduler slice, milliseconds). */
+#define OF_WAITS_GAP_NS 20000ull
+/* What a switch of tasks costs the thread on its core, away and back (60-70 µs measured here
+ * around 4 ms waits): time of the wait's, not the program's. */
+#define OF_WAITS_SWITCH_NS 70000ull
+
+/* A thread's previous handler and its last reading. */
+typedef struct of_waits {
+  uint64_t left_ns;   /* CLOCK_MONOTONIC when its previous trap's handler ended; 0: none */
+  uint64_t waited_ns; /* the thread's total wait for a core at the last reading */
+  bool read;          /* waited_ns holds a reading */
+} of_waits;
+
+static __thread of_waits of_thread_waits __attribute__((tls_model("initial-exec")));
+static bool of_waits_unavailable; /* the file could not be read once: never again */
+
+/* The thread's total time spent waiting for a core, from schedstat. */
+static bool of_read_waited(uint64_t *waited) __attribute__((no_instrument_function));
+static bool of_read_waited(uint64_t *waited) {
+  if (__atomic_load_n(&of_waits_unavailable, __ATOMIC_RELAXED)) {
+    return false;
+  }
+  int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+  ssize_t length = -1;
+  char text[96];
+  if (fd >= 0) {
+    length = read(fd, text, sizeof text - 1u);
+    close(fd);
+  }
+  const char *cursor = text;
+  if (length > 0) {
+    text[length] = '\0';
+    while (*cursor >= '0' && *cursor <= '9') { /* time on a core */
+      cursor++;
+    }
+  }
+  if (length <= 0 || cursor[0] != ' ' || cursor[1] < '0' || cursor[1] > '9') {
+    __atomic_store_n(&of_waits_unavailable, true, __ATOMIC_RELAXED);
+    return false;
+  }
+  uint64_t value = 0;
+  for (cursor++; *cursor >= '0' && *cursor <= '9'; cursor++) {
+    value = value * 10u + (uint64_t)(*cursor - '0');
+  }
+  *waited = value;
+  return true;
+}
+
+uint64_t of_trap_waits_ns(uint64_t started_ns, uint64_t cost_ns) {
+  of_waits *self = &of_thread_waits;
+  uint64_t gap = self->left_ns != 0 && started_ns > self->left_ns ? started_ns - self->left_ns : 0;
+  uint64_t waited;
+  if (gap <= OF_WAITS_GAP_NS || !of_read_waited(&waited)) {
+    return 0;
+  }
+  /* A fork child's thread starts a count of its own: a reading below the last starts over. */
+  uint64_t waiting = self->read && waited >= self->waited_ns ? waited - self->waited_ns : 0;
+  self->waited_ns = waited;
+  self->read = true;
+  if (waiting > gap) {
+    waiting = gap; /* waits inside handlers since the last reading: their clocks counted them */
+  }
+  uint64_t ran = gap - waiting;
+  uint64_t kernel = cost_ns + OF_WAITS_SWITCH_NS;
+  return ran <= kernel ? waiting : waiting * kernel / ran;
+}
+
+void of_trap_waits_end(void) {
+  of_waits *self = &of_thread_waits;
+  self->left_ns = of_wall_ns();
+}
