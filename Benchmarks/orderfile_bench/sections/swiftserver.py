@@ -5,11 +5,11 @@ The server is a small Vapor 4 app (four routes) written here and built by SwiftP
 package mirror in SERVER_PACKAGE (outside the checkout, kept between runs so a second run only
 relinks; never committed): -c release with one section per function, as `orderfile flags
 --language swift` prints it, linked by ld.lld with a link map beside it (the README's Swift
-recipe). About 40 MB and tens of thousands of functions. Once bound it calls `server_listening`,
+recipe). About 40 MB and tens of thousands of functions. Once bound it calls `serverListening()`,
 which prints "listening"; with EXIT_WHEN_LISTENING set it exits there, so a launch is the
-server's start to "listening", the window `record --until server_listening` records.
+server's start to "listening", the window `record --until Server.serverListening` records.
 
-record: the plain launch, then the whole `orderfile record --until server_listening`, first
+record: the plain launch, then the whole `orderfile record --until Server.serverListening`, first
 (an empty plan cache, `ORDERFILE_CACHE_DIR`, for every run) and cached (the cache warmed once),
 medians of RUNS interleaved wall times. Goal: the whole cached record at most the plain launch
 + RECORD_GOAL_MS.
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from .. import markdown as md
 from ..common import BenchError, note, verdict
 from ..model import json_name
-from ..process import interleave, run_checked, run_measured
+from ..process import interleave, run_checked, timed_run
 from ..section import Section
 from .coldlaunch import READ_AHEAD_KB, LoopDevice
 from .loader import _row, _skip_reason, cold_majors, section_columns
@@ -41,7 +41,7 @@ from .loader import _row, _skip_reason, cold_majors, section_columns
 SERVER_PACKAGE = "/tmp/swiftserver"
 VAPOR = ("https://github.com/vapor/vapor", "4.122.3")
 PRODUCT = "Server"
-UNTIL = "server_listening"
+UNTIL = "Server.serverListening"
 RUNS = 5
 COLD_RUNS = 5
 RECORD_GOAL_MS = 100
@@ -67,7 +67,6 @@ struct Greeting: Content {{
 }}
 
 // The launch ends here: `orderfile record --until {UNTIL}` stops at it.
-@_cdecl("{UNTIL}")
 @inline(never)
 func serverListening() {{
   print("listening")
@@ -97,6 +96,7 @@ class RecordRow:
     command: str
     median_ms: float
     runs_ms: list[float]
+    cpu_ms: float                    # median user + system time, the program's included
     planned_ms: float | None = None  # what record's summary line says it planned in (median)
     armed_ms: float | None = None
 
@@ -194,14 +194,13 @@ def _record_rows(ctx, tool, server, env, work):
 
     def measure(name):
         if name == "plain":
-            return run_measured([server], "the plain launch", env=launch_env)[0]
+            return timed_run([server], launch_env)[:2]
         cache = cached if name == "cached" else tempfile.mkdtemp(prefix="cache-", dir=work)
-        wall, _, out, err = run_measured(record, f"orderfile record ({name})",
-                                         env=dict(launch_env, ORDERFILE_CACHE_DIR=cache))
+        wall, cpu, out, err = timed_run(record, dict(launch_env, ORDERFILE_CACHE_DIR=cache))
         if name == "first":
             shutil.rmtree(cache, ignore_errors=True)
         summaries[name].append(out + err)
-        return wall
+        return wall, cpu
 
     rounds = interleave(["plain", "first", "cached"], RUNS, measure, "swift server record")
     rows = []
@@ -209,11 +208,12 @@ def _record_rows(ctx, tool, server, env, work):
               "first": ("record, plan cache empty", " ".join(record)),
               "cached": ("record, plan cache warm", " ".join(record))}
     for name in ["plain", "first", "cached"]:
-        walls = [rd[name] * 1e3 for rd in rounds]
+        walls = [rd[name][0] * 1e3 for rd in rounds]
+        cpus = [rd[name][1] * 1e3 for rd in rounds]
         planned = [float(m) for s in summaries.get(name, []) for m in re.findall(r"planned in ([\d.]+) ms", s)]
         armed = [float(m) for s in summaries.get(name, []) for m in re.findall(r"armed in ([\d.]+) ms", s)]
         rows.append(RecordRow(name=labels[name][0], command=labels[name][1], median_ms=statistics.median(walls),
-                              runs_ms=walls, planned_ms=statistics.median(planned) if planned else None,
+                              runs_ms=walls, cpu_ms=statistics.median(cpus), planned_ms=statistics.median(planned) if planned else None,
                               armed_ms=statistics.median(armed) if armed else None))
     entries = [int(m) for s in summaries["cached"] for m in re.findall(r"(\d+) entries planned", s)]
     return rows, (entries[0] if entries else 0)
@@ -333,11 +333,11 @@ def render_text(res):
            f"record plans {res.functions:,} entries; the launch to \"listening\" runs "
            f"{res.launch_functions:,} of them (orderfile entries)", "",
            f"record (median of {len(res.records[0].runs_ms)} interleaved runs, wall):",
-           f"  {'':<28} {'median':>9} {'planned':>9} {'armed':>8}  runs"]
+           f"  {'':<28} {'median':>9} {'CPU':>9} {'planned':>9} {'armed':>8}  runs (ms)"]
     for r in res.records:
         planned = f"{r.planned_ms:.1f}" if r.planned_ms is not None else ""
         armed = f"{r.armed_ms:.1f}" if r.armed_ms is not None else ""
-        out.append(f"  {r.name:<28} {r.median_ms:>7.1f}ms {planned:>9} {armed:>8}  "
+        out.append(f"  {r.name:<28} {r.median_ms:>7.1f}ms {r.cpu_ms:>7.1f}ms {planned:>9} {armed:>8}  "
                    + " ".join(f"{w:.0f}" for w in r.runs_ms))
     out.append(f"  record, cached, over the plain launch: {res.records[2].median_ms - res.records[0].median_ms:+.1f} ms"
                f" (goal +{RECORD_GOAL_MS} ms): {verdict(res.record_passed)}")
@@ -363,13 +363,13 @@ def render_text(res):
 
 
 def render_markdown(res, report):
-    rows = [[r.name, f"{r.median_ms:,.1f} ms", f"{r.planned_ms:.1f} ms" if r.planned_ms is not None else "",
+    rows = [[r.name, f"{r.median_ms:,.1f} ms", f"{r.cpu_ms:,.1f} ms", f"{r.planned_ms:.1f} ms" if r.planned_ms is not None else "",
              f"{r.armed_ms:.1f} ms" if r.armed_ms is not None else ""] for r in res.records]
     body = [f"{report.provenance()} A Vapor {VAPOR[1]} server ({res.binary_bytes / 2**20:,.0f} MB, "
             f"{res.functions:,} entries planned, a {res.map_bytes / 2**20:,.0f} MB link map beside it), its launch "
             f"to \"listening\" ({res.launch_functions:,} launch functions); median of "
             f"{len(res.records[0].runs_ms)} interleaved runs.", "",
-            md.table(["", "wall", "planned", "armed"], ["l", "r", "r", "r"], rows), "",
+            md.table(["", "wall", "CPU", "planned", "armed"], ["l", "r", "r", "r", "r"], rows), "",
             f"The whole cached `record` over the plain launch: "
             f"{res.records[2].median_ms - res.records[0].median_ms:+,.1f} ms (goal +{RECORD_GOAL_MS} ms): "
             f"{verdict(res.record_passed)}."]

@@ -40,11 +40,11 @@ class FlagsTests(unittest.TestCase):
 
 
 def result():
-    records = [RecordRow(name="plain launch", command="Server", median_ms=20.0, runs_ms=[19.0, 20.0, 21.0]),
+    records = [RecordRow(name="plain launch", command="Server", median_ms=20.0, runs_ms=[19.0, 20.0, 21.0], cpu_ms=15.0),
                RecordRow(name="record, plan cache empty", command="orderfile record", median_ms=900.0,
-                         runs_ms=[880.0, 900.0, 950.0], planned_ms=700.0, armed_ms=9.0),
+                         runs_ms=[880.0, 900.0, 950.0], cpu_ms=800.0, planned_ms=700.0, armed_ms=9.0),
                RecordRow(name="record, plan cache warm", command="orderfile record", median_ms=110.0,
-                         runs_ms=[100.0, 110.0, 120.0], planned_ms=30.0, armed_ms=9.0)]
+                         runs_ms=[100.0, 110.0, 120.0], cpu_ms=60.0, planned_ms=30.0, armed_ms=9.0)]
     cold = [ColdLayout(name="default", link_flags=[], majors=250, runs=[250, 250, 251],
                        by_section={".text": 195, ".rela.dyn": 13, ".eh_frame_hdr": 7}, by_kind={"code": 195}),
             ColdLayout(name="orderfile + what flags --release prints", link_flags=["-Xlinker", "-z"], majors=60,
