@@ -150,3 +150,32 @@ struct BinaryLocatorTests {
     #expect(try resolver.locate(recordedPath: path, buildID: []) == path)
   }
 }
+
+@Suite("BinaryLocator.isInstrumented")
+struct InstrumentedBinaryTests {
+  @Test(
+    "a program that calls the hooks is instrumented, whether they are its own or a library's; a plain one is not",
+    arguments: [
+      ("-finstrument-functions", true, "void __cyg_profile_func_enter(void *f, void *c) { (void)f; (void)c; }"),
+      ("-finstrument-functions", true, ""),
+      ("", false, "void __cyg_profile_func_entered(void) {}"),
+    ])
+  func instrumented(flag: String, expected: Bool, extra: String) throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let source = directory.file("app.c")
+    // The runtime's hooks, defined in the program (a static runtime) or left for the loader;
+    // a name that only begins like a hook is no hook.
+    try """
+    \(extra)
+    __attribute__((no_instrument_function)) void __cyg_profile_func_exit(void *f, void *c) { (void)f; (void)c; }
+    int work(int x) { return x * 2; }
+    int main(int argc, char **argv) { (void)argv; return work(argc); }
+    """.write(toFile: source, atomically: true, encoding: .utf8)
+    let binary = directory.file("app")
+    var arguments = [source, "-o", binary, "-Wl,--unresolved-symbols=ignore-all"]
+    if !flag.isEmpty { arguments.insert(flag, at: 0) }
+    try runChecked(Toolchain.clang, arguments)
+    #expect(try BinaryLocator.isInstrumented(fileAt: binary) == expected)
+  }
+}

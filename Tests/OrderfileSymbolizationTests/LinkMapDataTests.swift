@@ -34,5 +34,8 @@ struct LinkMapDataTests {
     #expect(linkMap.dataPlacement(containing: 0x1340) == nil)
     #expect(DataSection(outputSection: "swift5_typeref") == .swiftMetadata("swift5_typeref"))
     #expect(DataSection(outputSection: ".data") == nil)
+    // Lists the Swift runtime scans whole stay in link order (see `DataSection.scannedInOrder`).
+    #expect(DataSection(outputSection: "swift5_protocol_conformances") == nil)
+    #expect(DataSection(outputSection: "swift5_types") == nil)
   }
 }

@@ -9,7 +9,7 @@ records something another section could reuse puts it on the context (context.py
 
 from . import (arm64, coldlaunch, daily, inprocess, instrumentation, languages, largeorder, largephases,
                largeprogram, loader, measured, norebuild, overhead, programs, scale,
-               startup, symbolization)
+               startup, swiftserver, symbolization)
 
 SECTIONS = [
     overhead.SECTION,
@@ -25,6 +25,7 @@ SECTIONS = [
     largeprogram.SECTION,
     coldlaunch.SECTION,
     loader.SECTION,
+    swiftserver.SECTION,
     largeorder.SECTION,
     daily.SECTION,
     measured.SECTION,

@@ -181,8 +181,13 @@ def run(ctx):
 
 def columns(program, limit=5):
     """The sections shown as columns: those with the most faults in any step, the rest as "other"."""
+    return section_columns(program.steps, limit)
+
+
+def section_columns(steps, limit):
+    """Of layouts with majors `by_section`, the sections with the most in any of them, most first."""
     most = {}
-    for step in program.steps:
+    for step in steps:
         for name, count in step.by_section.items():
             most[name] = max(most.get(name, 0), count)
     return sorted(most, key=lambda n: (-most[n], n))[:limit]

@@ -130,6 +130,9 @@ final class ELFFile {
 
   /// Whether `.symtab` or `.dynsym` names any of these symbols, defined or only referenced.
   func mentionsSymbol(_ names: Set<String>) -> Bool {
+    // Compared as C strings: a Swift string and a hash per symbol took 20 ms of a 90 ms
+    // `record` on a server of 100,000 symbols, and `record` asks this of every program.
+    let wanted = names.map { Array($0.utf8CString) }
     var mentioned = false
     forEachSection { header, section, _ in
       guard !mentioned,
@@ -141,7 +144,7 @@ final class ELFFile {
         guard gelf_getsym(data, index, &symbol) != nil,
           let name = elf_strptr(elf, Int(header.sh_link), Int(symbol.st_name))
         else { continue }
-        if names.contains(String(cString: name)) {
+        if wanted.contains(where: { strcmp(name, $0) == 0 }) {
           mentioned = true
           return
         }
