@@ -4,7 +4,7 @@ and what its cold launch reads of its own file by section.
 The server is a small Vapor 4 app (four routes) written here and built by SwiftPM from the local
 package mirror in SERVER_PACKAGE (outside the checkout, kept between runs so a second run only
 relinks; never committed): -c release with one section per function, as `orderfile flags
---language swift` prints it, linked by ld.lld with a link map beside it (the README's Swift
+--language swift` prints it, linked by ld.lld with a link map beside it (Docs/BuildWiring.md's Swift
 recipe). About 40 MB and tens of thousands of functions. Once bound it calls `serverListening()`,
 which prints "listening"; with EXIT_WHEN_LISTENING set it exits there, so a launch is the
 server's start to "listening", the window `record --until Server.serverListening` records.
@@ -16,7 +16,7 @@ medians of RUNS interleaved wall times. Goal: the whole cached record at most th
 
 cold: the README's flow: record, `generate` with its defaults, relink with exactly what `orderfile
 flags --language swift --release` prints (the printed loader options included), and the same
-with `--format lld-script` (the README's recipe for Swift code without a symbol). Each layout is
+with `--format lld-script` (Docs/BuildWiring.md's recipe for Swift code without a symbol). Each layout is
 launched cold from a loop device with 16 KiB read-ahead, as the loader section does, and counted
 by the product's referee (`orderfile estimate --measure-cold --cold-method perf`): the major
 faults in the server's own file, by section, the median of COLD_RUNS launches. Goal: at most
