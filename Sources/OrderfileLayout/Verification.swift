@@ -105,8 +105,12 @@ public struct LayoutVerifier {
   ) -> Verification {
     let functions = symbolizer.functions.filter { $0.size > 0 }
     var positions: [String: [Int]] = [:]
-    for (index, function) in functions.enumerated() {
-      for name in function.allNames { positions[name, default: []].append(index) }
+    // Sized once for every function's name: grown step by step, a large binary's table was
+    // rehashed over and over. Each function is read in place, its names without an array.
+    positions.reserveCapacity(functions.count)
+    for index in functions.indices {
+      positions[functions[index].name, default: []].append(index)
+      for alias in functions[index].aliases { positions[alias, default: []].append(index) }
     }
 
     // An lld script names input sections: with the binary's link map, each line is matched
