@@ -46,17 +46,12 @@ public struct OrderfileComparison {
       base: try OrderfileNames.read(path: basePath).names, head: try OrderfileNames.read(path: headPath).names)
     var pages: PageComparison?
     if let estimate {
-      var estimation = LaunchEstimation(
+      // Both orders are estimated on one launch and one binary: read and matched once.
+      let estimates = try LaunchEstimation(
         tracePath: estimate.tracePath, binaryPath: estimate.binaryPath, module: estimate.module,
-        searchPaths: estimate.searchPaths)
-      // Both orders are estimated on one launch and one binary: read them once.
-      estimation.inputs = try estimation.read()
-      func run(_ order: String) throws -> Estimate {
-        var ordered = estimation
-        ordered.orderPath = order
-        return try ordered.run()
-      }
-      pages = PageComparison(base: try run(basePath), head: try run(headPath))
+        searchPaths: estimate.searchPaths
+      ).run(orders: [basePath, headPath])
+      pages = PageComparison(base: estimates[0], head: estimates[1])
     }
     return DiffReport(
       base: baseLabel ?? basePath, head: headLabel ?? headPath, diff: diff, pages: pages,

@@ -125,14 +125,19 @@ public struct Estimator {
     orderPath: String?, measured: MeasuredFaults?, additional: [String] = [], launchAddresses: [UInt64]? = nil,
     fixedCode: ((_ launch: [Range<UInt64>]) throws -> FixedCode)? = nil
   ) rethrows -> Estimate {
-    let byName = functions.positions(named: launch + additional).compactMapValues(\.first)
-    let starts = functions.map(\.address)
+    // One pass over the binary's names finds the launch's and the order's: each pass hashes
+    // a quarter of a million names in a large binary.
+    let counted = launch + additional
+    let positions = functions.positions(named: counted + (order ?? []))
+    var byName: [String: Int] = [:]
+    for name in counted { if let first = positions[name]?.first { byName[name] = first } }
+    let starts = functions.map { $0.address }
     /// The first function starting at `address`: `functions` is sorted by address.
     func function(at address: UInt64) -> Int? {
       let index = starts.partitioningIndex { $0 >= address }
       return index < starts.count && starts[index] == address ? index : nil
     }
-    let newAddresses = simulator.layout(functions, order: order ?? launch)
+    let newAddresses = simulator.layout(functions, order: order ?? launch, positions: positions)
 
     var seen = Set<Int>()
     var current: [Span] = []
@@ -140,11 +145,11 @@ public struct Estimator {
     var placements: [Estimate.Placement] = []
     func count(_ index: Int, as name: String) {
       guard seen.insert(index).inserted else { return }
-      let function = functions[index]
-      current.append(Span(address: function.address, size: function.size))
-      ordered.append(Span(address: newAddresses[index], size: function.size))
-      placements.append(
-        .init(name: name, currentAddress: function.address, orderedAddress: newAddresses[index], size: function.size))
+      let address = starts[index]
+      let size = functions[index].size
+      current.append(Span(address: address, size: size))
+      ordered.append(Span(address: newAddresses[index], size: size))
+      placements.append(.init(name: name, currentAddress: address, orderedAddress: newAddresses[index], size: size))
     }
     let missing = launch.filter { byName[$0] == nil }
     let matched = launch.count - missing.count
@@ -157,8 +162,14 @@ public struct Estimator {
       if let index = byName[name] { count(index, as: name) }
     }
     let bytes = current.reduce(UInt64(0)) { $0 + $1.size }
-    let textStart = functions.filter { $0.size > 0 }.map(\.address).min() ?? 0
-    let textEnd = functions.map { $0.address + $0.size }.max() ?? 0
+    var sizedStart: UInt64?
+    var textEnd: UInt64 = 0
+    for index in functions.indices {
+      let size = functions[index].size
+      if size > 0 { sizedStart = min(sizedStart ?? starts[index], starts[index]) }
+      textEnd = max(textEnd, starts[index] + size)
+    }
+    let textStart = sizedStart ?? 0
     let fixed = try fixedCode?(current.map { $0.address..<$0.address + $0.size })
     let fixedSpans = fixed?.touched.map { Span(address: $0.address, size: $0.size) } ?? []
     let pages = pageSizes.map { size in

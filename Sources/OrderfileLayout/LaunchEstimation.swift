@@ -21,21 +21,11 @@ public struct LaunchEstimation {
   /// Where to look for the instrumented binary the trace recorded.
   public var searchPaths: [String]
   public var estimator: Estimator
-  /// The trace and the binary read already (`read()`), for estimating several orders of one
-  /// launch without reading a large binary's symbols again each time.
-  public var inputs: Inputs?
-
-  /// The trace at `tracePath` and the binary at `binaryPath` with its symbols.
-  public struct Inputs {
-    public let trace: Trace
-    public let binary: ELFSymbolizer
-  }
 
   public init(
     tracePath: String, binaryPath: String, orderPath: String? = nil, module: String? = nil,
-    searchPaths: [String] = [], estimator: Estimator = Estimator(), inputs: Inputs? = nil
+    searchPaths: [String] = [], estimator: Estimator = Estimator()
   ) {
-    self.inputs = inputs
     self.tracePath = tracePath
     self.binaryPath = binaryPath
     self.orderPath = orderPath
@@ -44,95 +34,149 @@ public struct LaunchEstimation {
     self.estimator = estimator
   }
 
-  /// Reads the trace and the binary, for `inputs`.
-  public func read() throws -> Inputs {
-    Inputs(trace: try TraceReader.read(path: tracePath), binary: try ELFSymbolizer.withSymbols(path: binaryPath))
+  /// The estimate under `orderPath`.
+  public func run() throws -> Estimate {
+    try run(orders: [orderPath])[0]
   }
 
-  public func run() throws -> Estimate {
-    let read = try inputs ?? read()
-    let trace = read.trace
-    let binary = read.binary
-    let moduleIndex = try selectModule(trace)
-    let traceModule = trace.modules[moduleIndex]
+  /// One estimate per orderfile of `orders` (nil: the order generate writes by default), of
+  /// one launch and one binary: the trace, the binary and what the launch ran in it are read
+  /// and worked out once, and only the layout is simulated per order.
+  public func run(orders: [String?]) throws -> [Estimate] {
+    let launch = try Launch(self)
+    return try orders.map { try estimate(launch, order: $0) }
+  }
 
-    let recorded: any Symbolizer
-    let sameBuild = binary.buildID.map { $0.bytes == traceModule.buildID } ?? false
-    if sameBuild {
-      recorded = binary
-    } else {
-      recorded = try BinaryResolver(searchPaths: searchPaths).symbolizer(
-        recordedPath: traceModule.path, buildID: traceModule.buildID)
+  /// What every order's estimate shares: the launch in the binary, before any order.
+  struct Launch {
+    var trace: Trace
+    var binary: ELFSymbolizer
+    var moduleIndex: Int
+    var traceModule: TraceModule
+    var sameBuild: Bool
+    var recorded: any Symbolizer
+    var order: ModuleOrder
+    var names: [String]
+    var releaseOnly: ReleaseLaunchCode
+    var exactAddresses: [UInt64]?
+    var defaultOrder: [String]
+    var measured: MeasuredFaults?
+    var fragments: LaunchFragments?
+    /// Paired by a name (or by --trace-module) only, with another build-id and no name in common.
+    var pairedWithAnotherProgram: Bool
+    var fixedCode: FixedCodeOnce
+
+    init(_ estimation: LaunchEstimation) throws {
+      fixedCode = FixedCodeOnce(path: estimation.binaryPath)
+      trace = try TraceReader.read(path: estimation.tracePath)
+      binary = try ELFSymbolizer.withSymbols(path: estimation.binaryPath)
+      moduleIndex = try estimation.selectModule(trace)
+      traceModule = trace.modules[moduleIndex]
+      sameBuild = binary.buildID.map { [traceModule] in $0.bytes == traceModule.buildID } ?? false
+      if sameBuild {
+        recorded = binary
+      } else {
+        recorded = try BinaryResolver(searchPaths: estimation.searchPaths).symbolizer(
+          recordedPath: traceModule.path, buildID: traceModule.buildID)
+      }
+      // Code without a symbol runs and takes pages like any other: it is counted.
+      order = OrderBuilder(placeCodeWithoutSymbol: true).order(
+        trace: trace, module: moduleIndex, symbolizer: recorded)
+      let measured = MeasuredFaults(
+        minorFaults: trace.header.minorFaults, majorFaults: trace.header.majorFaults,
+        textResidentBytes: traceModule.textResidentBytes)
+      // A recorder that planted breakpoints (in-process) wrote into the text and faulted on
+      // its own: the runtime's counts in such a trace are not the program's, so none are shown.
+      let hasMeasurements =
+        trace.header.recorderTime == nil && (measured.minorFaults != nil || measured.textResidentBytes != nil)
+      self.measured = hasMeasurements ? measured : nil
+      names = order.functions.map(\.symbol.name)
+      releaseOnly = ReleaseLaunchCode(
+        launch: names, recordedColdParts: order.coldParts, functions: binary.functions,
+        initializers: try binary.staticInitializers())
+      // Recorded from this binary, the trace has every piece that ran at its own address
+      // (cold parts included); copies that share a recorded name did not run.
+      exactAddresses = sameBuild ? LaunchEstimation.recordedEntries(trace, module: moduleIndex, binary: binary) : nil
+      if exactAddresses != nil {
+        releaseOnly.pieces = []
+        releaseOnly.uncountedColdParts = []
+      } else if (try? BinaryLocator.isInstrumented(fileAt: recorded.path)) == false {
+        // Recorded without a rebuild from another build: every copy that ran was recorded
+        // under its own name; only its cold parts are kept out of the launch names.
+        let ranCold = Set(order.coldParts)
+        releaseOnly.pieces = releaseOnly.pieces.filter { ranCold.contains($0.name) }
+      }
+      // Without an orderfile, the order generate writes by default: the initializers, then the
+      // launch functions that have a symbol (a symbol orderfile cannot place the others).
+      defaultOrder = releaseOnly.staticInitializers + order.functions.filter(\.symbol.hasSymbol).map(\.symbol.name)
+      fragments = LaunchFragments(
+        launch: names, functions: binary.functions, pageSizes: estimation.estimator.pageSizes)
+      pairedWithAnotherProgram =
+        binary.buildID != nil && !traceModule.buildID.isEmpty && !sameBuild
+        && !ModuleFile.isAnotherBuild(
+          functions: recorded.functions.map(\.name), otherFunctions: binary.functions.map(\.name))
     }
-    // Code without a symbol runs and takes pages like any other: it is counted.
-    let launch = OrderBuilder(placeCodeWithoutSymbol: true).order(
-      trace: trace, module: moduleIndex, symbolizer: recorded)
+  }
+
+  /// The binary's fixed code that the launch reaches (`FixedCode.read`), read once for all
+  /// orders: where the launch's code is now does not depend on the order.
+  final class FixedCodeOnce {
+    let path: String
+    private var last: (launch: [Range<UInt64>], code: FixedCode)?
+
+    init(path: String) {
+      self.path = path
+    }
+
+    func read(launch: [Range<UInt64>]) throws -> FixedCode {
+      if let last, last.launch == launch { return last.code }
+      let code = try FixedCode.read(path: path, launch: launch)
+      last = (launch, code)
+      return code
+    }
+  }
+
+  /// The estimate of `launch` under the orderfile at `orderPath`.
+  func estimate(_ launch: Launch, order orderPath: String?) throws -> Estimate {
+    let binary = launch.binary
+    let launchNames = launch.names
     let order = try orderPath.map { try Orderfile.read(path: $0) }
-    let measured = MeasuredFaults(
-      minorFaults: trace.header.minorFaults, majorFaults: trace.header.majorFaults,
-      textResidentBytes: traceModule.textResidentBytes)
-    // A recorder that planted breakpoints (in-process) wrote into the text and faulted on
-    // its own: the runtime's counts in such a trace are not the program's, so none are shown.
-    let hasMeasurements =
-      trace.header.recorderTime == nil && (measured.minorFaults != nil || measured.textResidentBytes != nil)
-    let launchNames = launch.functions.map(\.symbol.name)
-    var releaseOnly = ReleaseLaunchCode(
-      launch: launchNames, recordedColdParts: launch.coldParts, functions: binary.functions,
-      initializers: try binary.staticInitializers())
-    // Recorded from this binary, the trace has every piece that ran at its own address
-    // (cold parts included); copies that share a recorded name did not run.
-    let exactAddresses = sameBuild ? Self.recordedEntries(trace, module: moduleIndex, binary: binary) : nil
-    if exactAddresses != nil {
-      releaseOnly.pieces = []
-      releaseOnly.uncountedColdParts = []
-    } else if (try? BinaryLocator.isInstrumented(fileAt: recorded.path)) == false {
-      // Recorded without a rebuild from another build: every copy that ran was recorded
-      // under its own name; only its cold parts are kept out of the launch names.
-      let ranCold = Set(launch.coldParts)
-      releaseOnly.pieces = releaseOnly.pieces.filter { ranCold.contains($0.name) }
-    }
-    // Without an orderfile, the order generate writes by default: the initializers, then the
-    // launch functions that have a symbol (a symbol orderfile cannot place the others).
-    let defaultOrder = releaseOnly.staticInitializers + launch.functions.filter(\.symbol.hasSymbol).map(\.symbol.name)
     // .init and the PLT stubs the launch code calls run too, where the linker put them.
     var estimate = try estimator.estimate(
-      launch: launchNames, functions: binary.functions, order: order?.names ?? defaultOrder,
-      binary: binaryPath, trace: tracePath, orderPath: orderPath, measured: hasMeasurements ? measured : nil,
-      additional: releaseOnly.names, launchAddresses: exactAddresses,
-      fixedCode: { [binaryPath] in try FixedCode.read(path: binaryPath, launch: $0) })
-    if module == nil, !Self.matchesByIdentity(traceModule, path: binaryPath),
+      launch: launchNames, functions: binary.functions, order: order?.names ?? launch.defaultOrder,
+      binary: binaryPath, trace: tracePath, orderPath: orderPath, measured: launch.measured,
+      additional: launch.releaseOnly.names, launchAddresses: launch.exactAddresses,
+      fixedCode: launch.fixedCode.read)
+    if module == nil, !Self.matchesByIdentity(launch.traceModule, path: binaryPath),
       launchNames.count > 0, (launchNames.count - estimate.missingFunctions.count) * 2 < launchNames.count
     {
       // Matched by neither build-id, real file nor file name, and most names missing: another program.
       throw OrderingError.binaryMatchesNoModule(
-        binary: binaryPath, trace: trace.path, modules: trace.modules.map(\.path))
+        binary: binaryPath, trace: launch.trace.path, modules: launch.trace.modules.map(\.path))
     }
-    if binary.buildID != nil, !traceModule.buildID.isEmpty, !sameBuild,
-      !ModuleFile.isAnotherBuild(
-        functions: recorded.functions.map(\.name), otherFunctions: binary.functions.map(\.name))
-    {
+    if launch.pairedWithAnotherProgram {
       // Paired by a name (or by --trace-module) only: no name in common makes another program the module.
       throw OrderingError.anotherProgram(
-        binary: ModuleFile(path: binaryPath).described, module: traceModule.file.described, trace: trace.path)
+        binary: ModuleFile(path: binaryPath).described, module: launch.traceModule.file.described,
+        trace: launch.trace.path)
     }
-    estimate.releaseOnly = releaseOnly
-    let touches = trace.dataTouches.filter { $0.module == moduleIndex }
-    if sameBuild && !touches.isEmpty {
+    estimate.releaseOnly = launch.releaseOnly
+    let touches = launch.trace.dataTouches.filter { $0.module == launch.moduleIndex }
+    if launch.sameBuild && !touches.isEmpty {
       // Without an orderfile, the data generate places by default, in a symbol orderfile.
       let dataOrder =
         order.map { ($0.format, $0.lines) }
-        ?? (.lld, launch.data.pieces.flatMap(OrderfileFormat.lld.lines(for:)))
+        ?? (.lld, launch.order.data.pieces.flatMap(OrderfileFormat.lld.lines(for:)))
       estimate.dataPages = DataPages.count(
         touches: touches, binary: binary, order: dataOrder, pageSizes: estimator.pageSizes)
     }
-    estimate.countedByAddress = exactAddresses != nil
-    estimate.tracedInstrumentedBuild = trace.header.isFromRuntime
-    estimate.sharedNames = launch.ambiguousNames.count
+    estimate.countedByAddress = launch.exactAddresses != nil
+    estimate.tracedInstrumentedBuild = launch.trace.header.isFromRuntime
+    estimate.sharedNames = launch.order.ambiguousNames.count
     if order != nil {
       estimate.worseThanDefault = LayoutRegressionCheck.worseLayout(estimate.pages, binary: binaryPath)
     }
-    estimate.fragments = LaunchFragments(
-      launch: launchNames, functions: binary.functions, pageSizes: estimator.pageSizes)
+    estimate.fragments = launch.fragments
     if let order {
       estimate.reorderedBinary = Self.caution(
         launch: launchNames, missing: estimate.missingFunctions, order: order, binary: binary)

@@ -45,14 +45,20 @@ public struct LaunchFragments: Codable, Sendable, Equatable {
   /// launch function has a cold part, as in a binary nothing split.
   public init?(launch: [String], functions: [FunctionSymbol], pageSizes: [UInt64]) {
     var coldParts: [String: [Int]] = [:]
-    let byName = functions.positions(named: launch) { functions[$0].size > 0 }
-    for (index, function) in functions.enumerated() where function.size > 0 {
-      if let parent = CloneName.coldPartParent(of: function.name) { coldParts[parent, default: []].append(index) }
+    for index in functions.indices where functions[index].size > 0 {
+      if let parent = CloneName.coldPartParent(of: functions[index].name) {
+        coldParts[parent, default: []].append(index)
+      }
     }
+    // Without a cold part of its own no launch function is split: most launches end here,
+    // before the binary's quarter of a million names are looked up.
+    let launchNames = Set(launch)
+    guard coldParts.keys.contains(where: launchNames.contains) else { return nil }
+    let byName = functions.positions(named: launch) { functions[$0].size > 0 }
     var hot = Set<Int>()
     var cold = Set<Int>()
     var split = 0
-    for name in Set(launch) {
+    for name in launchNames {
       guard let entries = byName[name] else { continue }
       hot.formUnion(entries)
       if let parts = coldParts[name] {

@@ -23,21 +23,42 @@ public struct LayoutSimulator {
   ///   - order: function names, first to place first. A name shared by several local
   ///     functions places all of them there, as the linkers do.
   public func layout(_ functions: [FunctionSymbol], order: [String]) -> [UInt64] {
-    // Only the text output section is reordered; .init, .fini and .plt stay where they are
-    // (the estimate counts what the launch runs of them there: FixedCode).
-    let movable = functions.map { $0.size > 0 && ($0.sectionName.hasPrefix(".text") || $0.sectionName.isEmpty) }
+    layout(functions, order: order, positions: functions.positions(named: order))
+  }
+
+  /// The same, with `positions` holding at least the positions of every name of `order`
+  /// (`positions(named:)`, which `Estimator` shares between the launch and the order).
+  func layout(_ functions: [FunctionSymbol], order: [String], positions: [String: [Int]]) -> [UInt64] {
+    // Read in place, one field at a time: a quarter of a million functions copied whole
+    // (each with its strings retained) cost more than the layout itself.
+    var addresses = [UInt64]()
+    var sizes = [UInt64]()
+    var movable = [Bool]()
+    addresses.reserveCapacity(functions.count)
+    sizes.reserveCapacity(functions.count)
+    movable.reserveCapacity(functions.count)
     // The ordered block starts where the text section does, which the first function symbol
     // of .text marks even when it has no size (crtbegin's helpers carry none).
-    let textStart = functions.filter { $0.sectionName == ".text" }.map(\.address).min()
-    guard let base = textStart ?? functions.indices.filter({ movable[$0] }).map({ functions[$0].address }).min()
-    else {
-      return functions.map(\.address)
+    var textStart: UInt64?
+    var firstMovable: UInt64?
+    for index in functions.indices {
+      let address = functions[index].address
+      let size = functions[index].size
+      let sectionName = functions[index].sectionName
+      // Only the text output section is reordered; .init, .fini and .plt stay where they are
+      // (the estimate counts what the launch runs of them there: FixedCode).
+      let canMove = size > 0 && (sectionName.hasPrefix(".text") || sectionName.isEmpty)
+      if sectionName == ".text" { textStart = min(textStart ?? address, address) }
+      if canMove { firstMovable = min(firstMovable ?? address, address) }
+      addresses.append(address)
+      sizes.append(size)
+      movable.append(canMove)
     }
-    let byName = functions.positions(named: order) { movable[$0] }
+    guard let base = textStart ?? firstMovable else { return addresses }
     var placed = [Bool](repeating: false, count: functions.count)
     var sequence: [Int] = []
     for name in order {
-      for index in byName[name] ?? [] where !placed[index] {
+      for index in positions[name] ?? [] where movable[index] && !placed[index] {
         placed[index] = true
         sequence.append(index)
       }
@@ -45,20 +66,21 @@ public struct LayoutSimulator {
     for index in functions.indices where !placed[index] && movable[index] {
       sequence.append(index)
     }
-    var addresses = functions.map(\.address)
+    var newAddresses = addresses
     var cursor = base
     for index in sequence {
-      let alignment = self.alignment(of: functions[index])
+      let alignment = self.alignment(at: addresses[index])
       cursor = (cursor + alignment - 1) / alignment * alignment
-      addresses[index] = cursor
-      cursor += functions[index].size
+      newAddresses[index] = cursor
+      cursor += sizes[index]
     }
-    return addresses
+    return newAddresses
   }
 
-  func alignment(of function: FunctionSymbol) -> UInt64 {
-    guard function.address != 0 else { return maximumAlignment }
-    let natural = UInt64(1) << UInt64(function.address.trailingZeroBitCount)
+  /// The alignment of a function at `address`.
+  func alignment(at address: UInt64) -> UInt64 {
+    guard address != 0 else { return maximumAlignment }
+    let natural = UInt64(1) << UInt64(address.trailingZeroBitCount)
     return min(natural, maximumAlignment)
   }
 }

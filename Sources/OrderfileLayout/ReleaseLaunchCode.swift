@@ -57,9 +57,17 @@ public struct ReleaseLaunchCode: Codable, Sendable, Equatable {
     let bases = Set(launch.map { CloneName($0)?.base ?? $0 })
     var pieces: [Piece] = []
     var uncounted: [Piece] = []
-    for function in functions where function.size > 0 && !function.isNamed(anyOf: recorded) {
-      guard let clone = function.allNames.lazy.compactMap(CloneName.init).first(where: { bases.contains($0.base) })
+    /// The first of a function's names that is a clone of a recorded function's.
+    func clone(_ name: String) -> CloneName? {
+      CloneName(name).flatMap { bases.contains($0.base) ? $0 : nil }
+    }
+    // Each function is read in place and its names tested for a clone first: nearly every
+    // name of a large binary fails that test at once, without being hashed.
+    for index in functions.indices where functions[index].size > 0 {
+      guard let clone = clone(functions[index].name) ?? functions[index].aliases.lazy.compactMap(clone).first,
+        !functions[index].isNamed(anyOf: recorded)
       else { continue }
+      let function = functions[index]
       let piece = Piece(name: function.name, of: clone.base, kinds: clone.kinds)
       if !clone.isCold || function.allNames.contains(where: ranCold.contains) {
         pieces.append(piece)

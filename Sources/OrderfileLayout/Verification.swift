@@ -110,19 +110,13 @@ public struct LayoutVerifier {
     order: OrderfileNames, symbolizer: any Symbolizer, linker: String?
   ) -> Verification {
     let functions = symbolizer.functions.filter { $0.size > 0 }
-    var positions: [String: [Int]] = [:]
-    for (index, function) in functions.enumerated() {
-      for name in function.allNames { positions[name, default: []].append(index) }
-    }
-
     // An lld script names input sections: with the binary's link map, each line is matched
     // to the very section it names, so local functions that share a name in several objects
     // are told apart.
+    let readsInputSections = order.format == .lldScript && functions.contains(where: { $0.inputSection != nil })
     var names = order.names
-    if order.format == .lldScript && functions.contains(where: { $0.inputSection != nil }) {
-      for (index, function) in functions.enumerated() {
-        if let input = function.inputSection { positions[input.description, default: []].append(index) }
-      }
+    if readsInputSections {
+      let positions = Self.namePositions(functions, inputSections: true)
       names = NameTable(
         order.scriptLines.map { line in
           let pattern = String(line.drop(while: { $0 == "*" }))
@@ -132,13 +126,31 @@ public struct LayoutVerifier {
     var present: [(rank: Int, name: String, positions: [Int])] = []
     // Numbers in `names`, not strings: in an unrelated binary nearly every entry is missing.
     var missingIndices: [Int32] = []
-    // The names are distinct already: no second set of millions of names. The binary's
-    // names are few by comparison: each is looked up in the orderfile's table.
-    var found: [(index: Int, positions: [Int])] = []
-    for (name, functionPositions) in positions {
-      if let index = names.index(of: name) { found.append((index, functionPositions)) }
+    // The names are distinct already: no second set of millions of names. Each of the
+    // binary's names is looked up in the orderfile's table where it is, without a table of
+    // its own (a quarter of a million names, each with an array, in a large binary).
+    var hits: [(index: Int, position: Int)] = []
+    func look(_ name: String, at position: Int) {
+      if let index = names.index(of: name) { hits.append((index, position)) }
     }
-    found.sort { $0.index < $1.index }
+    for position in functions.indices {
+      look(functions[position].name, at: position)
+      for alias in functions[position].aliases { look(alias, at: position) }
+    }
+    if readsInputSections {
+      for position in functions.indices {
+        if let input = functions[position].inputSection { look(input.description, at: position) }
+      }
+    }
+    // By entry, and within one in the order found: names by address, then input sections.
+    var found: [(index: Int, positions: [Int])] = []
+    for hit in hits.enumerated().sorted(by: { ($0.element.index, $0.offset) < ($1.element.index, $1.offset) }) {
+      if found.last?.index == hit.element.index {
+        found[found.count - 1].positions.append(hit.element.position)
+      } else {
+        found.append((hit.element.index, [hit.element.position]))
+      }
+    }
     var next = 0
     for index in 0..<names.count {
       if next < found.count && found[next].index == index {
@@ -191,15 +203,37 @@ public struct LayoutVerifier {
     if !passed {
       (result.cause, result.diagnosis) = diagnose(
         order: order, missing: missing, misplaced: misplacedPositions, functions: functions,
-        positions: positions, symbolizer: symbolizer, linker: linker, presentShare: presentShare)
+        readsInputSections: readsInputSections, symbolizer: symbolizer, linker: linker, presentShare: presentShare)
     }
     return result
   }
 
+  /// Each name of `functions` (and with `inputSections`, each input section they came
+  /// from) and where it is: names first, by address, then input sections.
+  static func namePositions(_ functions: [FunctionSymbol], inputSections: Bool) -> [String: [Int]] {
+    var positions: [String: [Int]] = [:]
+    // Sized once for every function's name: grown step by step, a large binary's table was
+    // rehashed over and over. Each function is read in place, its names without an array.
+    positions.reserveCapacity(functions.count)
+    for index in functions.indices {
+      positions[functions[index].name, default: []].append(index)
+      for alias in functions[index].aliases { positions[alias, default: []].append(index) }
+    }
+    if inputSections {
+      for index in functions.indices {
+        if let input = functions[index].inputSection { positions[input.description, default: []].append(index) }
+      }
+    }
+    return positions
+  }
+
   func diagnose(
     order: OrderfileNames, missing: some Collection<String>, misplaced: [Int], functions: [FunctionSymbol],
-    positions: [String: [Int]], symbolizer: any Symbolizer, linker: String?, presentShare: Double
+    readsInputSections: Bool, symbolizer: any Symbolizer, linker: String?, presentShare: Double
   ) -> (Verification.Cause?, String?) {
+    // Where each of the binary's names is, built only for a question that needs it: an
+    // entry out of order needs none.
+    lazy var positions = Self.namePositions(functions, inputSections: readsInputSections)
     let linkerName = linker.map { " (\($0))" } ?? ""
     // Each question below is one pass over the missing names, counting, keeping only the
     // few names the message shows.

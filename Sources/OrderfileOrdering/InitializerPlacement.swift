@@ -16,22 +16,32 @@ public enum InitializerPlacement {
   public static func apply(_ initializers: [StaticInitializer], to order: ModuleOrder) -> ModuleOrder {
     var head: [OrderedFunction] = []
     var headNames = Set<String>()
-    var rest = order.functions
+    // Where each name of the recorded functions is, in launch order: a large program's
+    // thousand initializers each looked for among thousands of launch functions name by
+    // name was most of what generate spent on them.
+    var recordedAt: [String: [Int]] = [:]
+    for index in order.functions.indices {
+      for name in order.functions[index].symbol.allNames { recordedAt[name, default: []].append(index) }
+    }
+    var moved = [Bool](repeating: false, count: order.functions.count)
     var unrecorded = 0
     for initializer in initializers {
       guard let function = initializer.function, OrderBuilder.isPlaceable(function),
         CloneName(function.name)?.isCold != true, !isInstrumentationConstructor(function.name),
         headNames.insert(function.name).inserted
       else { continue }
-      let names = Set(function.allNames)
-      if let recorded = rest.firstIndex(where: { $0.symbol.allNames.contains(where: names.contains) }) {
-        head.append(rest.remove(at: recorded))
+      // The first launch function not moved yet that carries one of its names.
+      let recorded = function.allNames.compactMap { name in recordedAt[name]?.first { !moved[$0] } }.min()
+      if let recorded {
+        moved[recorded] = true
+        head.append(order.functions[recorded])
       } else {
         // Not recorded: it runs before the runtime could see anything, or was not instrumented.
         head.append(OrderedFunction(symbol: function, firstCallNanoseconds: 0, threadID: 0, recordIndex: -1))
         unrecorded += 1
       }
     }
+    let rest = order.functions.indices.filter { !moved[$0] }.map { order.functions[$0] }
     var result = order
     result.functions = head + rest
     result.staticInitializers = head.map(\.symbol.name)

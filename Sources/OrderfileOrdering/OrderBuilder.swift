@@ -112,9 +112,15 @@ public struct OrderBuilder {
     let locals = Set(functions.filter { $0.symbol.binding == .local }.map(\.symbol.name))
     guard !locals.isEmpty else { return [] }
     var addresses: [String: [UInt64]] = [:]
-    for function in symbolizer.functions {
-      for name in [function.name] + function.aliases where locals.contains(name) {
-        addresses[name, default: []].append(function.address)
+    // Each of a large binary's functions read in place, its names without an array of their own.
+    let binary = symbolizer.functions
+    let sieve = NameSieve(locals)
+    func isLocal(_ name: String) -> Bool { sieve.mayContain(name) && locals.contains(name) }
+    for index in binary.indices {
+      let address = binary[index].address
+      if isLocal(binary[index].name) { addresses[binary[index].name, default: []].append(address) }
+      for alias in binary[index].aliases where isLocal(alias) {
+        addresses[alias, default: []].append(address)
       }
     }
     return addresses.filter { $0.value.count > 1 }

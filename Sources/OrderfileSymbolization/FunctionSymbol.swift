@@ -108,9 +108,11 @@ extension Array where Element == FunctionSymbol {
     for name in names { found[name] = [] }
     guard !found.isEmpty else { return [:] }
     // Each name is read in place: copying a whole function would retain all its strings.
+    // The sieve turns away nearly every name before the table hashes it.
+    let sieve = NameSieve(found.keys)
     for index in indices where include(index) {
-      found[self[index].name]?.append(index)
-      for alias in self[index].aliases { found[alias]?.append(index) }
+      if sieve.mayContain(self[index].name) { found[self[index].name]?.append(index) }
+      for alias in self[index].aliases where sieve.mayContain(alias) { found[alias]?.append(index) }
     }
     return found.filter { !$0.value.isEmpty }
   }

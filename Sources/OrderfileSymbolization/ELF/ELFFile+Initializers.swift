@@ -16,7 +16,15 @@ extension ELFFile {
   func initializerAddresses() -> [(StaticInitializer.Source, UInt64)] {
     var elfHeader = GElf_Ehdr()
     guard gelf_getehdr(elf, &elfHeader) != nil else { return [] }
-    let relocated = dynamicRelocationTargets(machine: Int32(elfHeader.e_machine))
+    // Only the tables' own slots: a large C++ program relocates hundreds of thousands of
+    // others, which a table of every relocation held for nothing.
+    var tables: [Range<UInt64>] = []
+    forEachSection { header, _, name in
+      if Self.initializerSource(type: header.sh_type, name: name) != nil {
+        tables.append(header.sh_addr..<header.sh_addr &+ header.sh_size)
+      }
+    }
+    let relocated = dynamicRelocationTargets(machine: Int32(elfHeader.e_machine), in: tables)
     let pointerSize: UInt64 = elfHeader.e_ident.4 == UInt8(ELFCLASS64) ? 8 : 4
     let littleEndian = elfHeader.e_ident.5 == UInt8(ELFDATA2LSB)
 
@@ -25,14 +33,9 @@ extension ELFFile {
       found.append((.initFunction, initFunction))
     }
     forEachSection { header, section, name in
-      let source: StaticInitializer.Source
-      switch (header.sh_type, name) {
-      case (UInt32(SHT_PREINIT_ARRAY), _): source = .preinitArray
-      case (UInt32(SHT_INIT_ARRAY), _): source = .initArray
-      case (UInt32(SHT_PROGBITS), ".ctors"): source = .ctors
-      default: return
-      }
-      guard let data = elf_getdata(section, nil), let bytes = data.pointee.d_buf else { return }
+      guard let source = Self.initializerSource(type: header.sh_type, name: name),
+        let data = elf_getdata(section, nil), let bytes = data.pointee.d_buf
+      else { return }
       let buffer = UnsafeRawBufferPointer(start: bytes, count: Int(data.pointee.d_size))
       var slots: [UInt64] = []
       var offset: UInt64 = 0
@@ -56,12 +59,23 @@ extension ELFFile {
       .map(\.element)
   }
 
-  /// Every slot that an allocated (dynamic) RELA section relocates, with the address it
-  /// receives; nil for an address that depends on another module's symbol.
+  /// Which initializer table a section is, if it is one.
+  private static func initializerSource(type: UInt32, name: String) -> StaticInitializer.Source? {
+    switch (type, name) {
+    case (UInt32(SHT_PREINIT_ARRAY), _): return .preinitArray
+    case (UInt32(SHT_INIT_ARRAY), _): return .initArray
+    case (UInt32(SHT_PROGBITS), ".ctors"): return .ctors
+    default: return nil
+    }
+  }
+
+  /// Every slot in `tables` that an allocated (dynamic) RELA section relocates, with the
+  /// address it receives; nil for an address that depends on another module's symbol.
   ///
   /// Only `SHF_ALLOC` sections count: `--emit-relocs` keeps the static relocations in
   /// non-allocated sections, and those describe the link, not the load.
-  private func dynamicRelocationTargets(machine: Int32) -> [UInt64: UInt64?] {
+  private func dynamicRelocationTargets(machine: Int32, in tables: [Range<UInt64>]) -> [UInt64: UInt64?] {
+    guard !tables.isEmpty else { return [:] }
     let relative: UInt32
     let absolute: UInt32
     switch machine {
@@ -77,7 +91,9 @@ extension ELFFile {
       let symbols = elf_getscn(elf, Int(header.sh_link)).flatMap { elf_getdata($0, nil) }
       for index in 0..<Int32(clamping: header.sh_size / header.sh_entsize) {
         var relocation = GElf_Rela()
-        guard gelf_getrela(data, index, &relocation) != nil else { continue }
+        guard gelf_getrela(data, index, &relocation) != nil,
+          tables.contains(where: { $0.contains(relocation.r_offset) })
+        else { continue }
         let type = UInt32(truncatingIfNeeded: relocation.r_info & 0xffff_ffff)
         let addend = UInt64(bitPattern: relocation.r_addend)
         if type == relative {

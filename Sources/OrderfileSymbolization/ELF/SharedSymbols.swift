@@ -36,15 +36,21 @@ extension ELFFile {
   /// The names of `.dynsym` by whether this file defines them with global (or weak) binding.
   func dynamicSymbolNames(defined: Bool) -> Set<String> {
     var names = Set<String>()
+    insertDynamicSymbolNames(defined: defined, into: &names)
+    return names
+  }
+
+  /// The same, added to `names`: the names of many libraries go into one set, each hashed once.
+  func insertDynamicSymbolNames(defined: Bool, into names: inout Set<String>) {
     forEachDynamicSymbol { symbol, name in
       if (symbol.st_shndx != UInt16(SHN_UNDEF)) == defined { names.insert(name) }
     }
-    return names
   }
 
   /// The defined names of `.dynsym` that carry a version of this file's own (`foo@@V1`):
   /// version index 2 or above in `.gnu.version`, where 1 is the unversioned global one.
-  func versionedDynamicSymbolNames() -> Set<String> {
+  /// Added to `names`, with every library's in one set.
+  func insertVersionedDynamicSymbolNames(into names: inout Set<String>) {
     var versions: UnsafeBufferPointer<UInt16>?
     forEachSection { header, section, _ in
       guard header.sh_type == UInt32(SHT_GNU_versym), let data = elf_getdata(section, nil),
@@ -53,14 +59,12 @@ extension ELFFile {
       versions = UnsafeBufferPointer(
         start: bytes.assumingMemoryBound(to: UInt16.self), count: Int(data.pointee.d_size) / MemoryLayout<UInt16>.size)
     }
-    guard let versions else { return [] }
-    var names = Set<String>()
+    guard let versions else { return }
     forEachIndexedDynamicSymbol { index, symbol, name in
       // The top bit marks a hidden (non-default) version; the rest is the version's index.
       guard symbol.st_shndx != UInt16(SHN_UNDEF), index < versions.count, versions[index] & 0x7fff >= 2 else { return }
       names.insert(name)
     }
-    return names
   }
 
   /// Every named symbol of `.dynsym`.
@@ -140,8 +144,8 @@ public struct SharedLibrarySymbols: Sendable {
         unread.append(library)
         continue
       }
-      exported.formUnion(found.dynamicSymbolNames(defined: true))
-      versioned.formUnion(found.versionedDynamicSymbolNames())
+      found.insertDynamicSymbolNames(defined: true, into: &exported)
+      found.insertVersionedDynamicSymbolNames(into: &versioned)
     }
     self.exported = exported
     versionedExports = versioned
