@@ -14,7 +14,12 @@ from orderfile_bench.recordcost import NAMES, RecordRow, over_plain, record_rows
 # A stand-in for `orderfile record`: plans slowly into an empty ORDERFILE_CACHE_DIR, fast from a
 # warm one, and says so as the tool does.
 FAKE_RECORD = """#!/bin/sh
-if [ -e "$ORDERFILE_CACHE_DIR/plan" ]; then planned=2.0; else planned=50.0; mkdir -p "$ORDERFILE_CACHE_DIR"; touch "$ORDERFILE_CACHE_DIR/plan"; fi
+if [ -e "$ORDERFILE_CACHE_DIR/plan" ]; then
+  planned=2.0
+else
+  planned=50.0
+  mkdir -p "$ORDERFILE_CACHE_DIR" && touch "$ORDERFILE_CACHE_DIR/plan"
+fi
 echo "recorded without a rebuild, in-process: 1234 entries planned in $planned ms, armed in 1.5 ms" >&2
 """
 
