@@ -26,6 +26,7 @@ class RecordRow:
     planned_ms: float | None = None  # what record's summary line says it planned in (median)
     armed_ms: float | None = None
     peak_kib: int | None = None      # the largest peak RSS of the runs, when measured
+    recorder: str | None = None      # "in-process" or "tracer", as record's summary says
 
 
 def record_rows(plain, record, env, work, runs, what, shown_plain=None, peak=False):
@@ -60,7 +61,7 @@ def record_rows(plain, record, env, work, runs, what, shown_plain=None, peak=Fal
                               cpu_ms=statistics.median(rd[name].cpu * 1e3 for rd in rounds),
                               planned_ms=_said_median(said, r"planned in ([\d.]+) ms"),
                               armed_ms=_said_median(said, r"armed in ([\d.]+) ms"),
-                              peak_kib=max(peaks) if peaks else None))
+                              peak_kib=max(peaks) if peaks else None, recorder=_recorder(said)))
     entries = [int(m) for s in summaries["cached"] for m in re.findall(r"(\d+) entries planned", s)]
     return rows, (entries[0] if entries else 0)
 
@@ -68,6 +69,18 @@ def record_rows(plain, record, env, work, runs, what, shown_plain=None, peak=Fal
 def _said_median(summaries, pattern):
     figures = [float(m) for s in summaries for m in re.findall(pattern, s)]
     return statistics.median(figures) if figures else None
+
+
+def _recorder(summaries):
+    """Which recorder the runs used: the in-process one unless it is not installed."""
+    if not summaries:
+        return None
+    return "in-process" if all("without a rebuild, in-process" in s for s in summaries) else "tracer"
+
+
+def _recorders(rows):
+    used = sorted({r.recorder for r in rows if r.recorder})
+    return " and ".join(used) if used else None
 
 
 def over_plain(rows):
@@ -96,6 +109,8 @@ def render_rows_text(rows, goal_ms, passed):
                    + " ".join(f"{w:.0f}" for w in r.runs_ms))
     out.append(f"  record, cached, over the plain launch: {over_plain(rows):+.1f} ms (goal +{goal_ms} ms): "
                f"{verdict(passed)}")
+    if _recorders(rows):
+        out.append(f"  recorder: {_recorders(rows)}")
     return out
 
 
@@ -109,4 +124,4 @@ def render_rows_markdown(rows, goal_ms, passed):
     return [md.table(["", "wall", "CPU", "planned", "armed"] + (["peak memory"] if peak else []),
                      ["l", "r", "r", "r", "r"] + (["r"] if peak else []), cells), "",
             f"The whole cached `record` over the plain launch: {over_plain(rows):+,.1f} ms (goal +{goal_ms} ms): "
-            f"{verdict(passed)}."]
+            f"{verdict(passed)}." + (f" Recorder: {_recorders(rows)}." if _recorders(rows) else "")]

@@ -40,6 +40,7 @@ class RecordRowsTests(unittest.TestCase):
         self.assertEqual((first.planned_ms, cached.planned_ms), (50.0, 2.0))
         self.assertEqual((cached.armed_ms, plain.planned_ms, plain.peak_kib), (1.5, None, None))
         self.assertEqual(entries, 1234)
+        self.assertEqual([r.recorder for r in rows], [None, "in-process", "in-process"])
         self.assertEqual([len(r.runs_ms) for r in rows], [3, 3, 3])
         # The empty caches are gone; only the warmed one is left.
         self.assertEqual(sorted(n for n in os.listdir(self.work) if n.startswith("cache")), ["cache-warm"])
@@ -69,6 +70,9 @@ class RenderTests(unittest.TestCase):
         text = "\n".join(render_rows_text(rows(), 300, False))
         self.assertIn("+378.0 ms (goal +300 ms): FAIL", text)
         self.assertNotIn("peak", text)
+        tracer = rows()
+        tracer[2].recorder = "tracer"
+        self.assertIn("recorder: tracer", "\n".join(render_rows_text(tracer, 300, False)))
         block = "\n".join(render_rows_markdown(rows(300 << 10), 300, False))
         self.assertIn("| record, plan cache warm | 400.0 ms | 300.0 ms | 100.0 ms | 15.0 ms | 300 MiB |", block)
 
