@@ -31,7 +31,8 @@ The real-program sections fetch sources with apt-get source (a temporary
 deb-src entry in a private apt configuration, deleted afterwards), install
 clang-22, lld-22, llvm-22 and libclang-rt-22-dev when missing (the arm64
 section also qemu-user-static and the arm64 cross toolchain), and build the
-orderfile tool with SwiftPM in .build-bench (or use --orderfile).
+orderfile tool with SwiftPM in .build-bench, its runtime and in-process
+recorder beside it (or use --orderfile).
 
 Options:
   --runs N          timed runs per variant (default 15), interleaved; the

@@ -7,6 +7,7 @@ import subprocess
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 from .common import BenchError, note, progress, progress_done
 from .stats import rotations
@@ -60,18 +61,47 @@ def _read_all(f):
     return f.read().decode(errors="replace")
 
 
-def timed_run(cmd, env):
-    """Runs cmd once; returns (wall seconds, user+sys seconds, stdout, stderr)."""
+class Timed(NamedTuple):
+    wall: float  # seconds
+    cpu: float  # user + system seconds, its children's included
+    stdout: str
+    stderr: str
+    peak_kib: int | None = None  # with peak: the largest RSS of the command or any of its children
+
+
+def timed_run(cmd, env, peak=False):
+    """Runs cmd once; raises BenchError when it fails. With peak, under GNU time (see run_measured)."""
+    full, peak_path = _under_gnu_time(cmd, peak)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        p = subprocess.Popen(full, stdout=out, stderr=err, env=env)
         _, status, usage = os.wait4(p.pid, 0)
         wall = time.perf_counter() - start
         p.returncode = os.waitstatus_to_exitcode(status)
         stdout, stderr = _read_all(out), _read_all(err)
+    peak_kib = _read_peak(peak_path)
     if p.returncode != 0:
         raise BenchError(f"{' '.join(cmd)} exited {p.returncode}: {stderr.strip()[-500:]}")
-    return wall, usage.ru_utime + usage.ru_stime, stdout, stderr
+    return Timed(wall, usage.ru_utime + usage.ru_stime, stdout, stderr, peak_kib)
+
+
+def _under_gnu_time(cmd, peak):
+    """cmd, under GNU time writing its peak RSS (%M) to a temporary file when peak is set, and
+    that file's path (None without peak)."""
+    if not peak:
+        return cmd, None
+    peak_file = tempfile.NamedTemporaryFile(prefix="bench-peak-", delete=False)
+    peak_file.close()
+    return [GNU_TIME, "-f", "%M", "-o", peak_file.name] + cmd, peak_file.name
+
+
+def _read_peak(path):
+    if path is None:
+        return None
+    with open(path) as f:
+        lines = [line.strip() for line in f if line.strip()]
+    os.unlink(path)
+    return int(lines[-1]) if lines and lines[-1].isdigit() else None
 
 
 def run_measured(cmd, what, env=None, cwd=None, stdin_path=None, check=True, peak=False):
@@ -84,10 +114,7 @@ def run_measured(cmd, what, env=None, cwd=None, stdin_path=None, check=True, pea
     so every figure would be at least this Python process's size. GNU time adds about a
     millisecond, so timing-only runs go without it.
     """
-    peak_file = tempfile.NamedTemporaryFile(prefix="bench-peak-", delete=False) if peak else None
-    if peak_file:
-        peak_file.close()
-    full = [GNU_TIME, "-f", "%M", "-o", peak_file.name] + cmd if peak_file else cmd
+    full, peak_path = _under_gnu_time(cmd, peak)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
         try:
@@ -102,12 +129,7 @@ def run_measured(cmd, what, env=None, cwd=None, stdin_path=None, check=True, pea
                 stdin.close()
         p.returncode = os.waitstatus_to_exitcode(status)
         stdout, stderr = _read_all(out), _read_all(err)
-    peak_kib = None
-    if peak_file:
-        with open(peak_file.name) as f:
-            lines = [line.strip() for line in f if line.strip()]
-        os.unlink(peak_file.name)
-        peak_kib = int(lines[-1]) if lines and lines[-1].isdigit() else None
+    peak_kib = _read_peak(peak_path)
     if check and p.returncode != 0:
         tail = (stderr or stdout).strip().splitlines()[-15:]
         raise BenchError(f"{what} failed (exit {p.returncode}): {' '.join(cmd)}\n  " + "\n  ".join(tail))

@@ -48,7 +48,8 @@ def build_hooks(ctx, base):
 
 
 def orderfile_tool(ctx):
-    """Path of the orderfile CLI: --orderfile, or built with SwiftPM in .build-bench."""
+    """Path of the orderfile CLI: --orderfile, or built with SwiftPM in .build-bench, its runtime
+    and in-process recorder beside it."""
     ensure_debian_packages([(GNU_TIME, "time")], ctx.environ)
     # libdw-dev, pkg-config, make and the rest of what building and the sources need.
     swift = find_tool("swift", ctx.environ)
@@ -67,6 +68,10 @@ def orderfile_tool(ctx):
         bindir = run_checked([swift, "build", "-c", "release", "--scratch-path", scratch, "--show-bin-path"],
                              "locating the orderfile tool", cwd=ROOT).strip()
         path = os.path.join(bindir, "orderfile")
+        # As a release install has it: without the in-process recorder beside the tool, `record`
+        # falls back on the tracer, and the bench would time that instead.
+        run_checked([os.path.join(ROOT, "Scripts", "build-runtime"), bindir], "Scripts/build-runtime",
+                    env=dict(ctx.environ, PATH=path_with_swift))
     ctx.tools["orderfile"] = f"{path} ({first_line([path, '--version'])})"
     ctx.tools["swift_version"] = first_line([swift, "--version"])
     return path

@@ -1,4 +1,6 @@
-"""largeprogram: the commands that read a trace, on a program of a quarter of a million functions."""
+"""largeprogram: on a program of a quarter of a million functions, what the whole `record` costs
+beside the plain launch (plan cache empty and warm, as the swiftserver section measures it) and
+the commands that read a trace."""
 
 import os
 import shutil
@@ -9,12 +11,14 @@ from .. import markdown as md
 from ..common import BenchError, verdict
 from ..model import json_name
 from ..process import interleave, run_checked, run_measured
+from ..recordcost import RecordRow, over_plain, record_rows, render_rows_markdown, render_rows_text
 from ..section import Section
 
 # The toolchain's compiler: 210 MB, about 250,000 functions, and a launch (-version) that
 # runs about 5,000 of them. Copied with its libraries' directory beside it, so the copy runs.
 DEFAULT_PROGRAM = "/opt/swift/usr/bin/swift-frontend"
 GOAL_SECONDS = 1.0
+RECORD_GOAL_MS = 300
 RUNS = 3
 
 
@@ -36,6 +40,8 @@ class LargeProgramResult:
     runs: int
     commands: dict[str, str]
     rows: list[CommandRow]
+    records: list[RecordRow]
+    record_passed: bool
     passed: bool = json_name("pass")
 
 
@@ -53,8 +59,10 @@ def run(ctx):
     env = ctx.env()
     env.pop("DEBUGINFOD_URLS", None)
     trace, base, head = (os.path.join(d, n) for n in ("launch.trace", "base.order", "head.order"))
-    run_checked([tool, "record", "-o", trace, "--", program, "-version"], "orderfile record of swift-frontend",
-                env=env)
+    # Each record of the timing rounds writes the same trace: the last one is what the commands read.
+    records, _ = record_rows([program, "-version"], [tool, "record", "-o", trace, "--", program, "-version"],
+                             env, d, RUNS, "large program record", peak=True)
+    record_passed = over_plain(records) <= RECORD_GOAL_MS
     run_checked([tool, "generate", trace, "-o", base], "orderfile generate", env=env)
     with open(base) as f:
         entries = f.read().splitlines()
@@ -82,19 +90,22 @@ def run(ctx):
         peak = max(rd[key][1] or 0 for rd in rounds)
         seconds = statistics.median(walls)
         rows.append(CommandRow(command=key, seconds=seconds, peak_kib=peak, passed=seconds < GOAL_SECONDS))
+    commands_passed = all(r.passed for r in rows)
     return LargeProgramResult(
-        goal=f"generate, estimate, verify, diff and report each under {GOAL_SECONDS:.0f} s warm on a program of "
-             "about 250,000 functions",
+        goal=f"the whole record, plan cache warm, at most the plain launch + {RECORD_GOAL_MS} ms; generate, "
+             f"estimate, verify, diff and report each under {GOAL_SECONDS:.0f} s warm on a program of about "
+             "250,000 functions",
         program=source, program_bytes=os.path.getsize(program), functions=functions,
         launch_functions=len(entries), runs=RUNS, commands={k: " ".join(v) for k, v in variants.items()},
-        rows=rows, passed=all(r.passed for r in rows))
+        rows=rows, records=records, record_passed=record_passed, passed=record_passed and commands_passed)
 
 
 def render_text(res):
-    out = [f"== largeprogram: the commands on a large program (goal: {res.goal}) ==",
+    out = [f"== largeprogram: record and the commands on a large program (goal: {res.goal}) ==",
            f"program: {res.program} ({res.program_bytes / 2**20:,.0f} MiB, {res.functions:,} function symbols), "
            f"its -version launch recorded ({res.launch_functions:,} orderfile entries); median wall time of "
            f"{res.runs} interleaved runs after a warm-up, peak memory the largest",
+           "", *render_rows_text(res.records, RECORD_GOAL_MS, res.record_passed),
            "", f"{'command':<10} {'time':>8} {'peak MiB':>9}  verdict"]
     for r in res.rows:
         out.append(f"{r.command:<10} {r.seconds * 1e3:>6.0f}ms {r.peak_kib / 1024:>9.0f}  {verdict(r.passed)}")
@@ -107,6 +118,7 @@ def render_markdown(res, report):
     body = [f"{report.provenance()} `{os.path.basename(res.program)}` ({res.program_bytes / 2**20:,.0f} MiB, "
             f"{res.functions:,} function symbols), its `-version` launch ({res.launch_functions:,} entries), "
             f"median of {res.runs} interleaved warm runs.", "",
+            *render_rows_markdown(res.records, RECORD_GOAL_MS, res.record_passed), "",
             md.table(["command", "time", "peak memory", f"verdict (< {GOAL_SECONDS:.0f} s)"], ["l", "r", "r", "l"],
                      rows)]
     return {"largeprogram": "\n".join(body)}
@@ -114,8 +126,9 @@ def render_markdown(res, report):
 
 SECTION = Section(
     name="largeprogram",
-    help="generate, estimate, verify, diff and report on the Swift toolchain's swift-frontend (about 250,000 "
-         "functions), each command's warm time and peak memory (goal: each under 1 s)",
+    help="the Swift toolchain's swift-frontend (about 250,000 functions): its plain -version launch against the "
+         "whole record, plan cache empty and warm (goal: + 300 ms), and generate, estimate, verify, diff and "
+         "report on its trace, each command's warm time and peak memory (goal: each under 1 s)",
     result_type=LargeProgramResult,
     run=run,
     render_text=render_text,

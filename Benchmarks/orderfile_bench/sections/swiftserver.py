@@ -26,14 +26,13 @@ COLD_GOAL with the printed line. Needs root, perf and loop devices; skipped othe
 import os
 import re
 import shutil
-import statistics
-import tempfile
 from dataclasses import dataclass, field
 
 from .. import markdown as md
 from ..common import BenchError, note, verdict
 from ..model import json_name
-from ..process import interleave, run_checked, timed_run
+from ..process import run_checked
+from ..recordcost import RecordRow, over_plain, record_rows, render_rows_markdown, render_rows_text
 from ..section import Section
 from .coldlaunch import READ_AHEAD_KB, LoopDevice
 from .loader import _row, _skip_reason, cold_majors, section_columns
@@ -88,17 +87,6 @@ if Environment.get("EXIT_WHEN_LISTENING") != nil {{ exit(0) }}
 try await app.running?.onStop.get()
 try await app.asyncShutdown()
 """
-
-
-@dataclass
-class RecordRow:
-    name: str            # "plain launch", "record, first", "record, cached"
-    command: str
-    median_ms: float
-    runs_ms: list[float]
-    cpu_ms: float                    # median user + system time, the program's included
-    planned_ms: float | None = None  # what record's summary line says it planned in (median)
-    armed_ms: float | None = None
 
 
 @dataclass
@@ -183,40 +171,11 @@ def _build(ctx, swift, flags, env, what):
     return " ".join(build)
 
 
-def _record_rows(ctx, tool, server, env, work):
+def _record_rows(tool, server, env, work):
     """Plain launch, whole record first and cached, interleaved."""
-    cached = os.path.join(work, "cache-warm")
-    trace = os.path.join(work, "timing.trace")
-    record = [tool, "record", "-o", trace, "--until", UNTIL, "--", server]
-    launch_env = dict(env, EXIT_WHEN_LISTENING="1")
-    run_checked(record, "orderfile record (warming the plan cache)", env=dict(launch_env, ORDERFILE_CACHE_DIR=cached))
-    summaries = {"first": [], "cached": []}
-
-    def measure(name):
-        if name == "plain":
-            return timed_run([server], launch_env)[:2]
-        cache = cached if name == "cached" else tempfile.mkdtemp(prefix="cache-", dir=work)
-        wall, cpu, out, err = timed_run(record, dict(launch_env, ORDERFILE_CACHE_DIR=cache))
-        if name == "first":
-            shutil.rmtree(cache, ignore_errors=True)
-        summaries[name].append(out + err)
-        return wall, cpu
-
-    rounds = interleave(["plain", "first", "cached"], RUNS, measure, "swift server record")
-    rows = []
-    labels = {"plain": ("plain launch", " ".join(["EXIT_WHEN_LISTENING=1", server])),
-              "first": ("record, plan cache empty", " ".join(record)),
-              "cached": ("record, plan cache warm", " ".join(record))}
-    for name in ["plain", "first", "cached"]:
-        walls = [rd[name][0] * 1e3 for rd in rounds]
-        cpus = [rd[name][1] * 1e3 for rd in rounds]
-        planned = [float(m) for s in summaries.get(name, []) for m in re.findall(r"planned in ([\d.]+) ms", s)]
-        armed = [float(m) for s in summaries.get(name, []) for m in re.findall(r"armed in ([\d.]+) ms", s)]
-        rows.append(RecordRow(name=labels[name][0], command=labels[name][1], median_ms=statistics.median(walls),
-                              runs_ms=walls, cpu_ms=statistics.median(cpus), planned_ms=statistics.median(planned) if planned else None,
-                              armed_ms=statistics.median(armed) if armed else None))
-    entries = [int(m) for s in summaries["cached"] for m in re.findall(r"(\d+) entries planned", s)]
-    return rows, (entries[0] if entries else 0)
+    record = [tool, "record", "-o", os.path.join(work, "timing.trace"), "--until", UNTIL, "--", server]
+    return record_rows([server], record, dict(env, EXIT_WHEN_LISTENING="1"), work, RUNS, "swift server record",
+                       shown_plain=f"EXIT_WHEN_LISTENING=1 {server}")
 
 
 def _cold_layouts(ctx, tool, swift, flags, env, default_binary, trace, order, script, work):
@@ -291,9 +250,8 @@ def run(ctx):
     shutil.copy2(os.path.join(bindir, PRODUCT), server)
     shutil.copy2(os.path.join(bindir, PRODUCT + ".map"), server + ".map")
 
-    records, functions = _record_rows(ctx, tool, server, env, work)
-    plain, cached = records[0].median_ms, records[2].median_ms
-    record_passed = cached <= plain + RECORD_GOAL_MS
+    records, functions = _record_rows(tool, server, env, work)
+    record_passed = over_plain(records) <= RECORD_GOAL_MS
 
     trace, order, script = (os.path.join(work, n) for n in ("launch.trace", "launch.order", "launch.ld"))
     run_checked([tool, "record", "-q", "-o", trace, "--until", UNTIL, "--", server], "orderfile record",
@@ -332,15 +290,7 @@ def render_text(res):
            f"build: {res.build}",
            f"record plans {res.functions:,} entries; the launch to \"listening\" runs "
            f"{res.launch_functions:,} of them (orderfile entries)", "",
-           f"record (median of {len(res.records[0].runs_ms)} interleaved runs, wall):",
-           f"  {'':<28} {'median':>9} {'CPU':>9} {'planned':>9} {'armed':>8}  runs (ms)"]
-    for r in res.records:
-        planned = f"{r.planned_ms:.1f}" if r.planned_ms is not None else ""
-        armed = f"{r.armed_ms:.1f}" if r.armed_ms is not None else ""
-        out.append(f"  {r.name:<28} {r.median_ms:>7.1f}ms {r.cpu_ms:>7.1f}ms {planned:>9} {armed:>8}  "
-                   + " ".join(f"{w:.0f}" for w in r.runs_ms))
-    out.append(f"  record, cached, over the plain launch: {res.records[2].median_ms - res.records[0].median_ms:+.1f} ms"
-               f" (goal +{RECORD_GOAL_MS} ms): {verdict(res.record_passed)}")
+           *render_rows_text(res.records, RECORD_GOAL_MS, res.record_passed)]
     out.append("")
     if res.cold_skipped:
         return out + [f"cold majors: skipped: {res.cold_skipped}"]
@@ -363,16 +313,11 @@ def render_text(res):
 
 
 def render_markdown(res, report):
-    rows = [[r.name, f"{r.median_ms:,.1f} ms", f"{r.cpu_ms:,.1f} ms", f"{r.planned_ms:.1f} ms" if r.planned_ms is not None else "",
-             f"{r.armed_ms:.1f} ms" if r.armed_ms is not None else ""] for r in res.records]
     body = [f"{report.provenance()} A Vapor {VAPOR[1]} server ({res.binary_bytes / 2**20:,.0f} MB, "
             f"{res.functions:,} entries planned, a {res.map_bytes / 2**20:,.0f} MB link map beside it), its launch "
             f"to \"listening\" ({res.launch_functions:,} launch functions); median of "
             f"{len(res.records[0].runs_ms)} interleaved runs.", "",
-            md.table(["", "wall", "CPU", "planned", "armed"], ["l", "r", "r", "r", "r"], rows), "",
-            f"The whole cached `record` over the plain launch: "
-            f"{res.records[2].median_ms - res.records[0].median_ms:+,.1f} ms (goal +{RECORD_GOAL_MS} ms): "
-            f"{verdict(res.record_passed)}."]
+            *render_rows_markdown(res.records, RECORD_GOAL_MS, res.record_passed)]
     if res.cold_skipped:
         body += ["", f"Cold launches skipped: {res.cold_skipped}."]
     elif res.cold:
