@@ -65,7 +65,10 @@ let package = Package(
     ),
     .target(
       name: "OrderfileRecording",
-      dependencies: ["OrderfileTracer", "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering", "OrderfileSupport"]
+      dependencies: [
+        "OrderfileTracer", "OrderfileTraceFormat", "OrderfileTrace", "OrderfileSymbolization", "OrderfileOrdering",
+        "OrderfileSupport",
+      ]
     ),
     // The optional last step: LLVM BOLT rewrites a release binary with the first-call order
     // and splits out the blocks its own launch profile never ran.
@@ -154,7 +157,7 @@ let package = Package(
     .testTarget(
       name: "OrderfileRecordingTests",
       dependencies: [
-        "OrderfileRecording", "OrderfileTrace", "OrderfileSymbolization", "OrderfileProfile", "_OrderfileTestSupport",
+        "OrderfileRecording", "OrderfileTrace", "OrderfileTraceFormat", "OrderfileSymbolization", "OrderfileProfile", "_OrderfileTestSupport",
       ]
     ),
     .testTarget(name: "RuntimeTests", dependencies: ["OrderfileTrace", "OrderfileRecording", "_OrderfileTestSupport"]),

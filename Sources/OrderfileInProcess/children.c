@@ -8,7 +8,7 @@
  * parent's main → exit, against 1.7 ms for the whole plain launch.
  *
  * How: every process of one recording adds its recorder time to one counter in a file beside
- * the plan (ORDERFILE_TRAP_PLAN with ".clock" appended), mapped shared; the first process
+ * the plan (its path with OF_PLAN_CLOCK_SUFFIX appended), mapped shared; the first process
  * creates it. The recorder interposes the wait calls a program makes for its children
  * (waitpid, wait, wait4, waitid): what the counter grew by while the call blocked, less this
  * process's own part, is charged to this process's recorder time, at most the call's length.
@@ -42,11 +42,11 @@ static uint64_t *of_session_ns;
 void of_children_open(const char *plan_path) {
   char path[4096];
   size_t length = strlen(plan_path);
-  if (length + sizeof ".clock" > sizeof path) {
+  if (length + sizeof OF_PLAN_CLOCK_SUFFIX > sizeof path) {
     return;
   }
   memcpy(path, plan_path, length);
-  memcpy(path + length, ".clock", sizeof ".clock");
+  memcpy(path + length, OF_PLAN_CLOCK_SUFFIX, sizeof OF_PLAN_CLOCK_SUFFIX);
   int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {
     return;

@@ -11,6 +11,8 @@
 #include <sys/types.h>
 #include <ucontext.h>
 
+#include "orderfile_plan_format.h"
+
 #include "trap.h"
 
 #pragma GCC visibility push(hidden)
@@ -65,8 +67,6 @@ typedef struct of_plan_module {
   bool identified;          /* device and inode are known */
 } of_plan_module;
 
-#define OF_PLAN_MAIN 1u
-#define OF_PLAN_DATA 2u /* record the first touch of each page of its read-only data */
 extern of_plan_module of_plan[OF_ARMED_CAPACITY];
 extern uint32_t of_plan_count;
 /* Reads one variable of the initial environment without libc's environ (not set yet). */

@@ -14,8 +14,6 @@
 #include "../OrderfileRuntime/runtime_internal.h"
 #include "inprocess.h"
 
-#define OF_PLAN_MAGIC "OFPLAN1"
-
 of_plan_module of_plan[OF_ARMED_CAPACITY];
 uint32_t of_plan_count;
 

@@ -211,7 +211,7 @@ static void of_arm_program(void) {
   done = true;
   uint64_t started = of_wall_ns();
   static char path[OF_PATH_CAPACITY];
-  if (!of_early_getenv("ORDERFILE_TRAP_PLAN", path, sizeof path) || path[0] == '\0' || !of_load_plan(path)) {
+  if (!of_early_getenv(OF_PLAN_VARIABLE, path, sizeof path) || path[0] == '\0' || !of_load_plan(path)) {
     return;
   }
   of_owner_pid = (uint32_t)getpid();

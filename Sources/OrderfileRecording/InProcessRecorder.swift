@@ -2,6 +2,7 @@ import Foundation
 import OrderfileSupport
 import OrderfileSymbolization
 import OrderfileTrace
+import OrderfileTraceFormat
 
 /// Records a launch of an unmodified program from inside its own process: the release
 /// binary, no ptrace, no second process stopping the program.
@@ -45,7 +46,7 @@ public struct InProcessRecorder: Recorder {
     // The recorder's processes share their time in a file beside the plan (children.c).
     defer {
       unlink(planFile)
-      unlink(planFile + ".clock")
+      unlink(planFile + OF_PLAN_CLOCK_SUFFIX)
     }
     // Under an emulator the user's preloads are the host's, built for another machine.
     let inherited =
@@ -56,7 +57,7 @@ public struct InProcessRecorder: Recorder {
       // Absolute (ORDERFILE_RUNTIME_DIR may be relative): a child that changes directory
       // before it executes a program must still load it.
       "LD_PRELOAD": PathName.absolute(library) + (inherited.map { " " + $0 } ?? ""),
-      "ORDERFILE_TRAP_PLAN": planFile,
+      OF_PLAN_VARIABLE: planFile,
     ]
     runtime.passesTerminationSignals = true
     runtime.windowCloseEndsLaunch = !until.isEmpty
@@ -144,11 +145,8 @@ private final class WarningLines {
   var lines: [String] = []
 }
 
-/// The plan file `libOrderfileInProcess.so` reads (ORDERFILE_TRAP_PLAN), all integers
-/// little-endian: "OFPLAN1\0", u32 module count, u32 0; then per module u32 path length,
-/// u32 flags (1: the main executable, 2: record its read-only data's first touches), u64 entry count, u64 stop count, the path padded
-/// with NULs to a multiple of 8 (at least one), the entries (ELF vaddrs, ascending, no
-/// repeats), the stops (entries whose first call ends the launch window).
+/// The plan file `libOrderfileInProcess.so` reads, laid out as `orderfile_plan_format.h`
+/// (OrderfileTraceFormat) defines it.
 enum InProcessPlan {
   struct Module {
     var path: String
@@ -169,7 +167,7 @@ enum InProcessPlan {
   }
 
   static func encode(_ modules: [Module]) -> [UInt8] {
-    var bytes = Array("OFPLAN1".utf8) + [0]
+    var bytes = Array(OF_PLAN_MAGIC.utf8) + [0]
     func append<T: FixedWidthInteger>(_ value: T) {
       withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
@@ -178,7 +176,7 @@ enum InProcessPlan {
     for module in modules {
       let path = Array(module.path.utf8)
       append(UInt32(path.count))
-      append(UInt32(module.isMainExecutable ? 1 : 0) | UInt32(module.recordsData ? 2 : 0))
+      append((module.isMainExecutable ? OF_PLAN_MAIN : 0) | (module.recordsData ? OF_PLAN_DATA : 0))
       append(UInt64(module.entries.count))
       append(UInt64(module.stops.count))
       bytes += path + [UInt8](repeating: 0, count: (path.count + 8) & ~7 - path.count)
