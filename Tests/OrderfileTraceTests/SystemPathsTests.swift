@@ -124,18 +124,8 @@ struct SystemPathsTests {
       TraceModule.systemLibraryDirectories + TraceModule.toolchainLibraryFolders
       + TraceModule.systemProgramDirectories
     try #require(lists.count >= 10, "the header's lists read from Swift: \(lists)")
-    let header = "Sources/OrderfileTraceFormat/include/orderfile_system_paths.h"
-    let sources = PackagePaths.root + "/Sources"
-    let files = FileManager.default.enumerator(atPath: sources)?.compactMap { $0 as? String } ?? []
-    let code = files.filter { [".c", ".h", ".swift"].contains(where: $0.hasSuffix) && "Sources/" + $0 != header }
-    try #require(code.count > 100, "no sources found under \(sources)")
-    var copies: [String] = []
-    for file in code {
-      let text = try FileReading.text(atPath: sources + "/" + file)
-      for entry in lists where text.contains("\"\(entry)\"") {
-        copies.append("Sources/\(file) spells \"\(entry)\"")
-      }
-    }
+    let header = "OrderfileTraceFormat/include/orderfile_system_paths.h"
+    let copies = try PackagePaths.sourcesSpelling(lists, besides: header)
     #expect(copies.isEmpty, "the system paths are defined in \(header) only:\n\(copies.joined(separator: "\n"))")
   }
 }

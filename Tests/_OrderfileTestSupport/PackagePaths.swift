@@ -29,3 +29,23 @@ public enum PackagePaths {
   /// The page probe `Scripts/build-runtime` builds beside the runtime (as `Scripts/test` runs it).
   public static var pageProbe: String { binaryDirectory + "/libOrderfilePageProbe.so" }
 }
+
+extension PackagePaths {
+  /// Where a file of C or Swift under Sources, other than `definition` (a path under
+  /// Sources), spells one of `literals` as a quoted string: each a line naming the file and
+  /// the literal. A fact defined once in `definition` has no such copies.
+  public static func sourcesSpelling(_ literals: [String], besides definition: String) throws -> [String] {
+    let sources = root + "/Sources"
+    let files = (FileManager.default.enumerator(atPath: sources)?.compactMap { $0 as? String } ?? [])
+      .filter { [".c", ".h", ".swift"].contains(where: $0.hasSuffix) && $0 != definition }.sorted()
+    guard files.count > 100 else { throw TestSupportError("only \(files.count) sources found under \(sources)") }
+    var copies: [String] = []
+    for file in files {
+      let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+      for literal in literals where text.contains("\"\(literal)\"") {
+        copies.append("Sources/\(file) spells \"\(literal)\"")
+      }
+    }
+    return copies
+  }
+}
