@@ -14,7 +14,23 @@ public enum PageCache {
   /// Writes the file's dirty pages back (`fsync`) and asks the kernel to drop its cached pages
   /// (`posix_fadvise(POSIX_FADV_DONTNEED)`). Pages that a running process maps stay: the
   /// caller reads `residentPages` afterwards to know what could not be dropped.
+  ///
+  /// A process that has just ended may still be unmapping the file, so its pages can stay
+  /// the first time: the drop is asked again, 20 ms apart, for as long as each ask drops
+  /// more (a file every process maps, such as libc, stops after one more ask).
   public static func evict(path: String) throws {
+    try dropOnce(path: path)
+    var left = try residentPages(path: path).count
+    for _ in 0..<10 where left > 0 {
+      usleep(20_000)
+      try dropOnce(path: path)
+      let now = try residentPages(path: path).count
+      guard now < left else { return }
+      left = now
+    }
+  }
+
+  private static func dropOnce(path: String) throws {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { throw LayoutError.pageCache(path: path, call: "open", reason: errnoText()) }
     defer { close(descriptor) }
