@@ -228,8 +228,9 @@ struct InProcessRecorderTests {
     let traps = Double(profile.recorderOverhead?.trapsNanoseconds ?? 0) / 1e6
     for name in ["first hook → main", "main → exit"] {
       let phase = try #require(phases[name], "\(profile.phases.map(\.name))")
-      // Uncharged, each phase held 40-60 ms of waits here; charged, under 3 ms.
-      #expect(phase < 5, "\(name): \(phase) ms left after \(traps) ms of traps were taken out; phases \(phases)")
+      // Uncharged, each phase held 40-60 ms of waits here; charged, 2-7 ms on a loaded CI
+      // machine. The bound sits between the two, well clear of both.
+      #expect(phase < 20, "\(name): \(phase) ms left after \(traps) ms of traps were taken out; phases \(phases)")
     }
   }
 
