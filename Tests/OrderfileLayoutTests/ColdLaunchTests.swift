@@ -114,8 +114,11 @@ struct ColdLaunchTests {
 
     // perf run by hand, its offsets placed in llvm-readelf's sections: the same counts.
     try PageCache.evict(path: binary)
+    let recording = work.file("majors.data")
     let output = work.file("majors.txt")
-    try runChecked("perf", ["trace", "--no-syscalls", "-F", "maj", "-o", output, "--", binary])
+    try runChecked(
+      "perf", ["record", "-e", "major-faults", "-c", "1", "-d", "--no-buildid", "-q", "-o", recording, "--", binary])
+    try runChecked("perf", ["trace", "-i", recording, "--no-syscalls", "-F", "maj", "-o", output])
     let sections = try ReadelfSection.read(binary)
     var byHand: [String: Int] = [:]
     for line in try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n") {

@@ -14,14 +14,14 @@ import OrderfileSymbolization
 ///    back and left out of every count (`ColdModule.residentBefore`).
 /// 2. The program runs to its end: its exit, or `timeLimitMilliseconds` after the start,
 ///    when it is ended with every process it started (`AfterLaunch.end`). With perf it runs
-///    under `perf trace --no-syscalls -F maj`, which prints every major fault with its file
-///    and offset.
+///    under `perf record -e major-faults -d`, and `perf trace -i` then prints every major
+///    fault with its file and offset (`PerfMajorFaults`).
 /// 3. The pages of each file in the cache now and not before are the pages the launch read
 ///    (`mincore` on a fresh mapping): majors and the read-ahead around them, and what the
 ///    loader `read()` (the ELF headers). A page counts for the section holding most of it;
 ///    a major fault for the section holding its byte. With perf the files are made cold
 ///    again and the program run a second time under perf, since perf reads their symbol
-///    tables while it runs (the pages read come from the first launch).
+///    tables when it prints (the pages read come from the first launch).
 ///
 /// Pages read depend on the device's read-ahead (`StorageDevice`): on a disk reading ahead
 /// 8 MiB a small binary is read whole at its first fault; on a loop device with 16 KiB
@@ -125,19 +125,26 @@ public struct ColdLaunchReferee: Sendable {
       return (exit, before, try paths.map { try PageCache.residentPages(path: $0) })
     }
 
-    /// Runs it cold under `perf trace -F maj`: its major faults.
+    /// Runs it cold under `perf record`, then reads the recording with `perf trace -F maj`:
+    /// its major faults. `perf trace` run live reads the files' symbol tables while the
+    /// program runs, whenever it first names a fault in them, and a page that read brings in
+    /// is no fault of the program's: the names are looked up only once the launch is over.
     func underPerf(_ perf: String, name: String) throws -> MajorFaultTrace {
       let work = try ScratchDirectory.temporary(prefix: "orderfile-cold")
       defer { work.remove() }
+      let recording = work.file("majors.data")
       let output = work.file("majors.txt")
       _ = try evict()
       let deadline = self.deadline
       let child = try ChildProcess.spawn(
-        perf, arguments: [name, "trace", "--no-syscalls", "-F", "maj", "-o", output, "--", executable] + arguments,
+        perf, arguments: [name] + PerfMajorFaults.record(into: recording) + ["--", executable] + arguments,
         environment: ChildProcess.environment(adding: [:]), program: name, standardOutput: standardOutput)
       let exit = ColdLaunchReferee.waitUnderPerf(child.pid, deadline: deadline)
-      guard let text = try? String(contentsOfFile: output, encoding: .utf8) else {
-        throw LayoutError.perfFailed(program: program, reason: "perf trace wrote nothing (exit status \(exit.status))")
+      let read = try ProcessRunner.run(perf, PerfMajorFaults.read(recording, into: output))
+      guard read.succeeded, let text = try? String(contentsOfFile: output, encoding: .utf8) else {
+        let first = read.standardError.split(separator: "\n").first.map(String.init) ?? ""
+        throw LayoutError.perfFailed(
+          program: program, reason: "perf recorded nothing readable (exit status \(exit.status)) \(first)")
       }
       return MajorFaultTrace(text)
     }
@@ -154,16 +161,21 @@ public struct ColdLaunchReferee: Sendable {
     }
   }
 
-  /// Why `perf trace -F maj` cannot run here (not installed, not permitted); nil when it can.
+  /// Why perf cannot count major faults here (not installed, not permitted); nil when it can.
   public func perfUnavailable() -> String? {
     let perf = ProcessRunner.resolve(perfProgram)
     guard access(perf, X_OK) == 0 else { return "not installed (Debian: apt-get install linux-perf)" }
-    guard let result = try? ProcessRunner.run(perf, ["trace", "--no-syscalls", "-F", "maj", "--", "/bin/true"]) else {
+    guard let work = try? ScratchDirectory.temporary(prefix: "orderfile-perf") else { return "no temporary directory" }
+    defer { work.remove() }
+    let recording = work.file("true.data")
+    guard let recorded = try? ProcessRunner.run(perf, PerfMajorFaults.record(into: recording) + ["--", "/bin/true"]),
+      let read = try? ProcessRunner.run(perf, PerfMajorFaults.read(recording, into: work.file("true.txt")))
+    else {
       return "it could not be started"
     }
-    guard result.succeeded else {
+    for result in [recorded, read] where !result.succeeded {
       let first = result.standardError.split(separator: "\n").first.map(String.init) ?? "exit status \(result.status)"
-      return "perf trace fails here: \(first) (it needs root or a low kernel.perf_event_paranoid)"
+      return "perf fails here: \(first) (it needs root or a low kernel.perf_event_paranoid)"
     }
     return nil
   }
@@ -193,6 +205,21 @@ public struct ColdLaunchReferee: Sendable {
     }
     let (code, signal) = ChildProcess.decode(waitStatus: status)
     return ProgramExit(status: code, signal: signal, endedAfterLaunch: ended)
+  }
+}
+
+/// The two perf commands that count a launch's major faults: one records the faults with
+/// their addresses and the launch's mappings, the other prints them, each with the file and
+/// offset it fell in, once the launch is over.
+public enum PerfMajorFaults {
+  /// `perf record`'s arguments (the program follows `--`): every major fault, its address.
+  public static func record(into recording: String) -> [String] {
+    ["record", "-e", "major-faults", "-c", "1", "-d", "--no-buildid", "-q", "-o", recording]
+  }
+
+  /// `perf trace`'s arguments to print the recording's faults, one line each.
+  public static func read(_ recording: String, into output: String) -> [String] {
+    ["trace", "-i", recording, "--no-syscalls", "-F", "maj", "-o", output]
   }
 }
 
