@@ -13,6 +13,8 @@ public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendabl
   case notMeasured(binary: String)
   /// A line of the probe's output this version does not read.
   case badProbeOutput(program: String, line: String)
+  /// A module to measure (the `--until` function's, an app's library) cannot be found.
+  case unresolvable(path: String, reason: String)
   /// A page-cache call on a file failed (evicting it, reading which of its pages are cached).
   case pageCache(path: String, call: String, reason: String)
   /// `diff --measure-cold` was given a shared library: a cold launch is counted for programs.
@@ -36,6 +38,8 @@ public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendabl
       return "\(binary): the measured run never loaded it; give the binary itself, not a wrapper that starts it"
     case .badProbeOutput(let program, let line):
       return "\(program): unreadable page probe output: '\(line)'"
+    case .unresolvable(let path, let reason):
+      return "\(path): cannot be measured: \(reason.lowercased())"
     case .pageCache(let path, let call, let reason):
       return "\(path): \(call) failed: \(reason.lowercased())"
     case .coldLibrary(let path):
@@ -54,6 +58,7 @@ public enum LayoutError: LocalizedError, ExitStatusProviding, Equatable, Sendabl
     case .emptyOrderfile, .probeWroteNothing, .notMeasured, .coldLibrary, .otherMachine: return .dataError
     case .noPageProbe, .badProbeOutput: return .internalError
     case .pageCache: return .ioError
+    case .unresolvable: return .noInput
     case .perfFailed: return .unavailable
     }
   }

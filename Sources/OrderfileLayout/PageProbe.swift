@@ -117,11 +117,7 @@ public struct PageProbe {
     environment["LD_PRELOAD"] = library + inherited
     if let until, !until.addresses.isEmpty {
       // The probe compares it with the loader's names: the real, absolute path.
-      guard let resolved = realpath(until.module, nil) else {
-        throw LayoutError.probeWroteNothing(program: until.module, status: -1)
-      }
-      let realPath = String(cString: resolved)
-      free(resolved)
+      let realPath = try Self.resolved(until.module)
       environment["ORDERFILE_PAGE_PROBE_UNTIL"] =
         realPath + "@" + until.addresses.map { String($0, radix: 16) }.joined(separator: ",")
     }
@@ -157,17 +153,22 @@ public struct PageProbe {
     let directory = try ScratchDirectory.temporary(prefix: "orderfile-library")
     defer { directory.remove() }
     let link = directory.file(soname ?? PathName.base(of: library))
-    let target = realpath(library, nil).map { pointer in
-      defer { free(pointer) }
-      return String(cString: pointer)
-    }
-    guard let target, symlink(target, link) == 0 else { throw SupportError.writing("symlink", path: link) }
+    let target = try Self.resolved(library)
+    guard symlink(target, link) == 0 else { throw SupportError.writing("symlink", path: link) }
     let inherited = ProcessInfo.processInfo.environment["LD_LIBRARY_PATH"].map { ":" + $0 } ?? ""
     let launch = try measure(
       program: program, arguments: arguments, until: until, timeLimitMilliseconds: timeLimitMilliseconds,
       environment: ["LD_LIBRARY_PATH": directory.path + inherited])
     let identity = FileIdentity(path: library)
     return (launch, launch.modules.first { identity != nil && FileIdentity(path: $0.path) == identity })
+  }
+
+  /// `path` with every link resolved, as the loader names the file it maps.
+  private static func resolved(_ path: String) throws -> String {
+    guard let real = ModuleFile.resolved(path) else {
+      throw LayoutError.unresolvable(path: path, reason: String(cString: strerror(errno)))
+    }
+    return real
   }
 
   /// Waits for the child; once the count is over (the deadline passed, or the probe wrote

@@ -90,7 +90,13 @@ public struct ScratchDirectory {
     var template = Array(pattern.utf8CString)
     guard mkdtemp(&template) != nil else { throw SupportError.writing("mkdtemp", path: pattern) }
     let path = String(cString: template)
-    return ScratchDirectory(path: path, descriptor: open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+    let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else {
+      let error = SupportError.writing("open", path: path)
+      rmdir(path)
+      throw error
+    }
+    return ScratchDirectory(path: path, descriptor: fd)
   }
 
   /// The path of `name` inside the directory.

@@ -1,5 +1,6 @@
 import OrderfileLayout
 import Testing
+import _OrderfileTestSupport
 
 /// The page probe's output (format in Sources/OrderfilePageProbe/page_probe.c) as the tool reads it.
 @Suite("page probe output: counts only at the sizes the probe's page allows")
@@ -37,5 +38,22 @@ struct PageProbeOutputTests {
     #expect(throws: LayoutError.self) {
       try PageProbe.parse("pagesize 3000\nmodule 0 0 /bin/app\n", pageSizes: [4096], program: "app")
     }
+  }
+}
+
+@Suite("page probe: a module it cannot find is named, not taken for a failed run")
+struct PageProbeModuleTests {
+  @Test("an --until module or a library that does not exist: its path and why, before anything runs")
+  func missingModule() throws {
+    let probe = PageProbe(library: PackagePaths.pageProbe)
+    let missing = "/nonexistent/libgone.so"
+    #expect(throws: LayoutError.unresolvable(path: missing, reason: "No such file or directory")) {
+      try probe.measure(program: "/bin/true", arguments: [], until: .init(module: missing, addresses: [0x10]))
+    }
+    #expect(throws: LayoutError.unresolvable(path: missing, reason: "No such file or directory")) {
+      try probe.measure(library: missing, program: "/bin/true", arguments: [])
+    }
+    let message = LayoutError.unresolvable(path: missing, reason: "No such file or directory").errorDescription
+    #expect(message == "/nonexistent/libgone.so: cannot be measured: no such file or directory")
   }
 }
