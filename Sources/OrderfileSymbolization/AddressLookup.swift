@@ -1,4 +1,5 @@
 import Foundation
+import OrderfileSupport
 
 /// One input line of `orderfile symbolize`.
 public enum AddressLine: Equatable, Sendable {
@@ -148,13 +149,9 @@ public struct AddressLookup {
     var lineNumber = 0
     var badLine: SymbolizationError?
     input.withUnsafeBufferPointer { bytes in
-      var start = 0
-      while start < bytes.count {
-        var end = start
-        while end < bytes.count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
+      for range in ByteLines(bytes) {
         lineNumber += 1
-        let line = UnsafeBufferPointer(rebasing: bytes[start..<end])
-        start = end + 1
+        let line = UnsafeBufferPointer(rebasing: bytes[range])
         guard let parsed = AddressLine(line) else {
           badLine = .notAnAddress(line: lineNumber, text: String(decoding: line, as: UTF8.self))
           return

@@ -134,12 +134,8 @@ public struct LinkMap: Sendable {
     var output = ""
     var badText: Int?
     bytes.withUnsafeBufferPointer { buffer in
-      var lineStart = 0
-      while lineStart < buffer.count {
-        var lineEnd = lineStart
-        while lineEnd < buffer.count && buffer[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
-        defer { lineStart = lineEnd + 1 }
-        if lineEnd == lineStart { continue }
+      for line in ByteLines(buffer) where !line.isEmpty {
+        let (lineStart, lineEnd) = (line.lowerBound, line.upperBound)
         if header {
           header = false
           guard Self.isHeader(buffer[lineStart..<lineEnd]) else {
