@@ -7,7 +7,7 @@ import OrderfileSymbolization
 #endif
 
 /// Pages of one module that a run really executed, counted by the page probe.
-public struct MeasuredModule: Codable, Sendable, Equatable {
+public struct MeasuredModule: Codable, Sendable, Equatable, FileNamed {
   /// The module as the loader named it (the main executable by its real path).
   public var path: String
   public var pages: [MeasuredPages]
@@ -44,15 +44,7 @@ public struct MeasuredLaunch: Codable, Sendable, Equatable {
   public var modules: [MeasuredModule]
 
   /// The module that is the file at `path` (same device and inode), else one of that file name.
-  public func module(for path: String) -> MeasuredModule? {
-    if let identity = FileIdentity(path: path),
-      let match = modules.first(where: { FileIdentity(path: $0.path) == identity })
-    {
-      return match
-    }
-    let name = PathName.base(of: path)
-    return modules.first { PathName.base(of: $0.path) == name }
-  }
+  public func module(for path: String) -> MeasuredModule? { modules.named(path) }
 }
 
 /// Runs a program once with the page probe preloaded and reads what it counted.
@@ -232,18 +224,5 @@ public struct PageProbe {
     }
     return MeasuredLaunch(
       command: [program], end: end, exitStatus: 0, endedByTool: false, probePageSize: probePage, modules: modules)
-  }
-}
-
-/// A file's device and inode, to tell whether two paths name one file.
-struct FileIdentity: Equatable {
-  var device: UInt64
-  var inode: UInt64
-
-  init?(path: String) {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
-    device = UInt64(info.st_dev)
-    inode = UInt64(info.st_ino)
   }
 }

@@ -2,15 +2,42 @@
   import Glibc
 #endif
 
-/// Which file a path names, beyond its spelling.
-public enum FileIdentity {
-  /// Whether both paths name one file (the same device and inode): another spelling of a
-  /// path or a link to it is the same file, a copy is not. False when either cannot be read.
+/// Which file a path names, beyond its spelling: its device and inode. Another spelling of
+/// a path or a link to it is the same file, a copy is not.
+public struct FileIdentity: Hashable, Sendable {
+  public var device: UInt64
+  public var inode: UInt64
+
+  /// The identity of the file at `path` (links followed); nil when it cannot be read.
+  public init?(path: String) {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    device = UInt64(info.st_dev)
+    inode = UInt64(info.st_ino)
+  }
+
+  /// Whether both paths name one file. False when either cannot be read.
   public static func same(_ first: String, _ second: String) -> Bool {
-    var a = stat()
-    var b = stat()
-    guard stat(first, &a) == 0, stat(second, &b) == 0 else { return false }
-    return a.st_dev == b.st_dev && a.st_ino == b.st_ino
+    guard let one = FileIdentity(path: first) else { return false }
+    return FileIdentity(path: second) == one
+  }
+}
+
+/// Something measured of one file, named by that file's path.
+public protocol FileNamed {
+  var path: String { get }
+}
+
+extension Array where Element: FileNamed {
+  /// The element that is the file at `path` (the same device and inode), else the first one
+  /// of that file name: a measured run names a module as the loader found it, a user as they
+  /// built it.
+  public func named(_ path: String) -> Element? {
+    if let identity = FileIdentity(path: path), let match = first(where: { FileIdentity(path: $0.path) == identity }) {
+      return match
+    }
+    let name = PathName.base(of: path)
+    return first { PathName.base(of: $0.path) == name }
   }
 }
 

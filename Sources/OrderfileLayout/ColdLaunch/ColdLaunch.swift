@@ -50,15 +50,7 @@ public struct ColdLaunch: Codable, Sendable, Equatable {
   }
 
   /// The module that is the file at `path` (same device and inode), else one of that file name.
-  public func module(for path: String) -> ColdModule? {
-    if let identity = FileIdentity(path: path),
-      let match = modules.first(where: { FileIdentity(path: $0.path) == identity })
-    {
-      return match
-    }
-    let name = PathName.base(of: path)
-    return modules.first { PathName.base(of: $0.path) == name }
-  }
+  public func module(for path: String) -> ColdModule? { modules.named(path) }
 }
 
 /// A count of one part of a file: pages read, and with perf its major faults.
@@ -78,7 +70,7 @@ public struct ColdCount: Codable, Sendable, Equatable {
 }
 
 /// What a cold launch read of one file.
-public struct ColdModule: Codable, Sendable, Equatable {
+public struct ColdModule: Codable, Sendable, Equatable, FileNamed {
   /// Per kind of section.
   public struct KindCount: Codable, Sendable, Equatable {
     public var kind: SectionKind

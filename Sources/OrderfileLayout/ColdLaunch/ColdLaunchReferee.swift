@@ -55,7 +55,7 @@ public struct ColdLaunchReferee: Sendable {
     let executable = ProcessRunner.resolve(program)
     var paths: [String] = []
     for path in [executable] + files
-    where !paths.contains(where: { FileIdentity(path: $0) == FileIdentity(path: path) }) {
+    where !paths.contains(where: { FileIdentity.same($0, path) }) {
       paths.append(path)
     }
     let maps = try paths.map { try FileSectionMap(path: $0) }
@@ -73,7 +73,7 @@ public struct ColdLaunchReferee: Sendable {
       let parsed = try run.underPerf(ProcessRunner.resolve(perfProgram), name: perfProgram)
       withoutFile = parsed.withoutFile
       for (path, offsets) in parsed.offsets {
-        guard let index = paths.firstIndex(where: { FileIdentity(path: $0) == FileIdentity(path: path) }) else {
+        guard let index = paths.firstIndex(where: { FileIdentity.same($0, path) }) else {
           continue
         }
         majors[paths[index], default: []] += offsets
