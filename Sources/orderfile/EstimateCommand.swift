@@ -95,20 +95,13 @@ struct EstimateCommand: ParsableCommand {
   var timeLimit: Int? { launch.timeLimit }
 
   func validate() throws {
-    if (measure || cold.measureCold) && words.isEmpty {
-      let flag = measure ? "--measure" : "--measure-cold"
-      throw ValidationError("\(flag) runs the binary: give the command after '--', e.g. \(flag) -- ./app --version")
-    }
-    if !measure && !cold.measureCold && !words.isEmpty {
-      throw ValidationError("a command after '--' is run only with --measure or --measure-cold")
-    }
+    try RunWhenAsked.check(
+      words: words, timeLimit: timeLimit, running: measure ? "--measure" : cold.measureCold ? "--measure-cold" : nil,
+      flags: ["--measure", "--measure-cold"])
     if !measure && !until.isEmpty {
       throw ValidationError("--until needs --measure (a cold run ends at exit or --time-limit)")
     }
     if !measure && emulator.text != nil { throw ValidationError("--emulator needs --measure") }
-    if !measure && !cold.measureCold && timeLimit != nil {
-      throw ValidationError("--time-limit needs --measure or --measure-cold")
-    }
     if !cold.measureCold && cold.coldMethod != .automatic {
       throw ValidationError("--cold-method needs --measure-cold")
     }

@@ -40,6 +40,24 @@ struct TimeLimitOption<Command: LimitsLaunch>: ParsableArguments {
   }
 }
 
+/// The checks a command makes alike when only some of its flags run a program (`estimate
+/// --measure` or `--measure-cold`, `report --measure-cold`): the program after `--` and
+/// `--time-limit` come with one of them, and one of them needs the program.
+enum RunWhenAsked {
+  /// `running` is the flag given that runs the program (nil when none is); `flags` are the
+  /// ones that would.
+  static func check(words: [String], timeLimit: Int?, running: String?, flags: [String]) throws {
+    let any = flags.joined(separator: " or ")
+    if let running, words.isEmpty {
+      throw ValidationError(
+        "\(running) runs the program: give the command after '--', e.g. \(running) -- ./app --version")
+    }
+    guard running == nil else { return }
+    if !words.isEmpty { throw ValidationError("a command after '--' is run only with \(any)") }
+    if timeLimit != nil { throw ValidationError("--time-limit needs \(any)") }
+  }
+}
+
 /// The program a command runs, after `--`, and `--time-limit`: `record`, `estimate
 /// --measure`, `diff --base-binary`, `bolt`.
 struct ProgramOptions<Command: RunsProgram>: ParsableArguments {

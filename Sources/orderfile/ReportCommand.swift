@@ -84,17 +84,12 @@ struct ReportCommand: ParsableCommand {
     if pagesBinary != nil && html == nil { throw ValidationError("--pages-binary only applies to --html") }
     let traces = traceFiles
     if traces.isEmpty { throw ValidationError("give a trace to report on") }
-    if cold.measureCold && words.isEmpty {
-      throw ValidationError(
-        "--measure-cold runs the program: give the command after '--', e.g. --measure-cold -- ./app --version")
-    }
-    if !cold.measureCold && !words.isEmpty {
-      throw ValidationError("a command after '--' is run only with --measure-cold")
-    }
+    try RunWhenAsked.check(
+      words: words, timeLimit: timeLimit, running: cold.measureCold ? "--measure-cold" : nil,
+      flags: ["--measure-cold"])
     if !cold.measureCold && cold.coldMethod != .automatic {
       throw ValidationError("--cold-method needs --measure-cold")
     }
-    if !cold.measureCold && timeLimit != nil { throw ValidationError("--time-limit needs --measure-cold") }
     if traces.count > 1 {
       let exports = [("--chrome-trace", chromeTrace), ("--folded", folded), ("--html", html)].filter { $0.1 != nil }
       if let export = exports.first {

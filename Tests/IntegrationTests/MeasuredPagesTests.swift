@@ -228,7 +228,7 @@ struct MeasuredPagesTests {
   func measureUsage() throws {
     let missing = try orderfile(["estimate", "--trace", "t", "--binary", "b", "--measure"])
     #expect(missing.status == 64)
-    #expect(missing.standardError.contains("--measure runs the binary"))
+    #expect(missing.standardError.contains("--measure runs the program"))
     let stray = try orderfile(["estimate", "--trace", "t", "--binary", "b", "--until", "f"])
     #expect(stray.status == 64)
     #expect(stray.standardError.contains("--until needs --measure"), "\(stray.standardError)")
