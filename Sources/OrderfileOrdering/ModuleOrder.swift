@@ -91,6 +91,12 @@ public struct ModuleOrder: Sendable {
   public var warnedByLinker: [String] = []
   /// The read-only data the launch touched, when the trace recorded it (`record --data`).
   public var data = LaunchData()
+  /// The program's `main`, when its main thread ends by a forced unwind through it
+  /// (`MainThreadEnd`: Swift's async `main`) and the format places code by input section: an
+  /// lld script puts it after every other function, so that libgcc's lookup of its frame
+  /// description, which reads the table's first and last entries before any binary search,
+  /// stops at the last one.
+  public var unwoundMain: FunctionSymbol? = nil
 
   /// Distinct functions the trace recorded in this module: what the match rate is measured against.
   public var recordedFunctions: Int {

@@ -84,6 +84,9 @@ public struct OrderBuilder {
       withoutSymbolBytes: withoutSymbol.reduce(0) { $0 + $1.size },
       ambiguousNames: Self.ambiguousNames(of: functions, in: symbolizer),
       foldedAliases: functions.reduce(0) { $0 + $1.symbol.aliases.count })
+    if placeCodeWithoutSymbol, MainThreadEnd.unwindsMain(programAt: symbolizer.path) {
+      order.unwoundMain = symbolizer.functions.first { $0.allNames.contains("main") }
+    }
     if trace.dataTouches.contains(where: { $0.module == moduleIndex }), let elf = symbolizer as? ELFSymbolizer {
       // In link order (where each object's data first lies), as lld merged their literals
       // before: the literals keep their places among one another.

@@ -47,7 +47,7 @@ def result():
                          runs_ms=[100.0, 110.0, 120.0], cpu_ms=60.0, planned_ms=30.0, armed_ms=9.0)]
     cold = [ColdLayout(name="default", link_flags=[], majors=250, runs=[250, 250, 251],
                        by_section={".text": 195, ".rela.dyn": 13, ".eh_frame_hdr": 7}, by_kind={"code": 195}),
-            ColdLayout(name="orderfile + what flags --release prints", link_flags=["-Xlinker", "-z"], majors=60,
+            ColdLayout(name="lld-script + what flags --release prints for it", link_flags=["-Xlinker", "-z"], majors=60,
                        runs=[60, 60, 60], by_section={".text": 16, ".eh_frame_hdr": 7, "swift5_typeref": 8},
                        by_kind={"code": 16})]
     return SwiftServerResult(goal="g", package="/tmp/swiftserver", build="swift build", binary_bytes=40 << 20,
@@ -68,9 +68,10 @@ class ReportTests(unittest.TestCase):
         self.assertEqual(cold_columns(res.cold), [".text", ".rela.dyn", "swift5_typeref", ".eh_frame_hdr"])
         text = "\n".join(render_text(res))
         self.assertIn("+90.0 ms (goal +100 ms): PASS", text)
-        self.assertIn("goal (at most 45 with what flags --release prints): FAIL", text)
+        self.assertIn("goal (at most 45 with the Swift recipe: lld-script + what flags --release prints for it): FAIL",
+                      text)
         block = render_markdown(res, Report())["swiftserver"]
-        self.assertIn("| orderfile + what flags --release prints | **60** | 16 |", block)
+        self.assertIn("| lld-script + what flags --release prints for it | **60** | 16 |", block)
 
     def test_skipped_cold_part_says_why(self):
         res = result()

@@ -22,6 +22,11 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
   /// The output section the `lld-script` format fills, placed before `.text`.
   public static let launchSectionName = ".text.launch"
 
+  /// The output section behind `.text` that holds the function placed last: the code with
+  /// the highest address of any that `.eh_frame_hdr` lists (`.init`, `.fini` and `.plt`, after
+  /// it, have no frame description).
+  public static let lastSectionName = ".text.unwound"
+
   // MARK: Writing
 
   /// The orderfile text for `symbols` in launch order.
@@ -33,8 +38,12 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
   /// The launch's data follows: named data objects by name after the functions (lld's
   /// symbol order places data as it places code), and in an lld script every input section
   /// of it, named or not, first in its own output section.
-  public func render(_ symbols: [FunctionSymbol], data: [LaunchDataPiece] = []) -> String {
-    var seen = Set<String>()
+  ///
+  /// `last`, in an lld script, goes after every other function, in an output section of its
+  /// own behind `.text` (see `ModuleOrder.unwoundMain`).
+  public func render(_ symbols: [FunctionSymbol], data: [LaunchDataPiece] = [], last: FunctionSymbol? = nil) -> String {
+    let lastLines = self == .lldScript ? last.map(lines(for:)) ?? [] : []
+    var seen = Set<String>(lastLines)
     var text = ""
     for symbol in symbols {
       for line in lines(for: symbol) where seen.insert(line).inserted {
@@ -48,8 +57,13 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
     }
     // INSERT keeps lld's default layout for everything else: the fragment adds one output
     // section in front of .text, with the launch code in this order, after the data blocks.
+    let trailer =
+      lastLines.isEmpty
+      ? ""
+      : "SECTIONS {\n  \(Self.lastSectionName) : {\n" + lastLines.map { "    " + $0 + "\n" }.joined()
+        + "  }\n} INSERT AFTER .text;\n"
     return Self.dataBlocks(data.map { self.lines(for: $0) }, data.map(\.outputSection))
-      + "SECTIONS {\n  \(Self.launchSectionName) : {\n" + text + "  }\n} INSERT BEFORE .text;\n"
+      + "SECTIONS {\n  \(Self.launchSectionName) : {\n" + text + "  }\n} INSERT BEFORE .text;\n" + trailer
   }
 
   /// The lines that name a piece of launch data: its symbol in a symbol orderfile, its input

@@ -89,6 +89,27 @@ extension ELFFile {
   }
 }
 
+/// How a program's main thread ends, read from what its `.dynsym` imports.
+public enum MainThreadEnd {
+  /// Functions that end the calling thread with `pthread_exit` and never return to `main`:
+  /// Swift's async `main` drains its queue in `swift_task_asyncMainDrainQueue`, which calls
+  /// `dispatch_main` on Linux, as `dispatchMain()` does. glibc's `pthread_exit` unwinds the
+  /// thread's stack (`_Unwind_ForcedUnwind`), so the launch looks up `main`'s frame
+  /// description in `.eh_frame_hdr`.
+  static let unwindingImports: Set<String> = ["swift_task_asyncMainDrainQueue", "dispatch_main"]
+
+  /// Whether the program at `path` imports a function that ends its main thread by a forced
+  /// unwind through `main` (see `unwindingImports`); false for a file that cannot be read.
+  public static func unwindsMain(programAt path: String) -> Bool {
+    guard let file = try? ELFFile(path: path) else { return false }
+    var found = false
+    file.forEachDynamicSymbol { symbol, name in
+      if !found, symbol.st_shndx == UInt16(SHN_UNDEF), unwindingImports.contains(name) { found = true }
+    }
+    return found
+  }
+}
+
 /// One exported function looked up by name in `.dynsym` alone: no symbol table, debug file
 /// or index is read, so it costs little even for a C library with debug files installed.
 public enum DynamicSymbol {
