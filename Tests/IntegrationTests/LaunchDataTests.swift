@@ -146,6 +146,31 @@ struct LaunchDataTests {
     )
   }
 
+  @Test("record --data follows a page read byte by byte to its end: every string of the scan is recorded")
+  func byteByByteScan() throws {
+    let work = try TemporaryDirectory("orderfile-launch-data-bytewise")
+    defer { work.remove() }
+    let binary = work.file("bytewise")
+    try runChecked(
+      Toolchain.clang,
+      [
+        "-O2", "-fdata-sections", "-fuse-ld=lld", PackagePaths.fixtures + "/launchdata/bytewise.c", "-o", binary,
+      ], environment: Toolchain.environment)
+    let trace = work.file("launch.trace")
+    let recorded = try IntegrationTests.orderfile(["record", "-q", "--data", "-o", trace, "--", binary])
+    #expect(recorded.succeeded, "\(recorded.standardError)")
+    let touches = try TraceReader.read(path: trace).dataTouches
+    let strings = try symbols(of: binary).filter { $0.key.hasPrefix("bytewise_doc_") }
+    #expect(strings.count == 24)
+    // Each string's every granule: a scan seen to its end, not only its first bytes.
+    let unseen = strings.filter { string in
+      stride(from: string.value.lowerBound, to: string.value.upperBound, by: 16).contains { granule in
+        !touches.contains { $0.address / 16 == granule / 16 }
+      }
+    }
+    #expect(unseen.isEmpty, "strings not wholly recorded: \(unseen.keys.sorted())")
+  }
+
   @Test("a program's own SIGSEGV handler still gets its own faults while its data is recorded")
   func programsOwnFaultHandler() throws {
     let work = try TemporaryDirectory("orderfile-launch-data-fault")
