@@ -47,8 +47,7 @@
 #include "trap.h"
 
 #define OF_DATA_REGION_CAPACITY 512u
-#define OF_DATA_STALE_BUDGET 64u
-#define OF_DATA_GRANULE 16u
+#define OF_DATA_STALE_BUDGET 256u
 #define OF_PAGE_WATCHED 0u
 #define OF_PAGE_CLAIMED 1u
 #define OF_PAGE_READABLE 2u
@@ -106,7 +105,7 @@ void of_data_watch(const struct dl_phdr_info *info, uintptr_t module_pc) {
   if (of_data_page_size == 0) {
     long page = sysconf(_SC_PAGESIZE);
     of_data_page_size = (uintptr_t)(page > 0 ? page : 4096);
-    of_granule_words = (of_data_page_size / OF_DATA_GRANULE + 63u) / 64u;
+    of_granule_words = (of_data_page_size / OFT_DATA_GRANULE + 63u) / 64u;
   }
   uintptr_t mask = of_data_page_size - 1u;
   /* The module's trace entry now, while nothing is protected: writing it reads the module's
@@ -133,7 +132,7 @@ void of_data_watch(const struct dl_phdr_info *info, uintptr_t module_pc) {
 /* Records `address` if its granule of `page` (index in `region`) is new; says whether it was. */
 static bool of_data_note(of_data_region *region, size_t page, uintptr_t address, uint64_t trapped) OF_NOINSTR;
 static bool of_data_note(of_data_region *region, size_t page, uintptr_t address, uint64_t trapped) {
-  size_t granule = (address & (of_data_page_size - 1u)) / OF_DATA_GRANULE;
+  size_t granule = (address & (of_data_page_size - 1u)) / OFT_DATA_GRANULE;
   uint64_t bit = 1ull << (granule % 64u);
   uint64_t *word = &region->granules[page * of_granule_words + granule / 64u];
   if (__atomic_fetch_or(word, bit, __ATOMIC_RELAXED) & bit) {

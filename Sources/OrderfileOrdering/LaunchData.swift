@@ -54,8 +54,8 @@ public struct LaunchData: Sendable, Equatable {
   /// The linker merges literals and constants (`.rodata.str1.1`, `.rodata.cst16`) of every
   /// object into one section the map calls `<internal>`, so a touch there names no object.
   /// For each such section the launch touched, the pieces end with that section of each of
-  /// `launchObjects` (the objects whose code ran, in link order): an lld script then merges
-  /// those objects' literals apart from the others', after the launch's data.
+  /// `launchObjects` (the objects whose code ran, in link order): an lld script names them
+  /// first, and lld puts its one merged piece of that kind there, after the launch's data.
   public static func touched(
     in trace: Trace, module: Int, objects: [DataObject], linkMap: LinkMap?, launchObjects: [String] = []
   ) -> LaunchData {
@@ -63,9 +63,17 @@ public struct LaunchData: Sendable, Equatable {
     var pieces: [LaunchDataPiece] = []
     var seen = Set<UInt64>()
     var merged: [String] = []
-    for touch in touches {
-      let object = Self.object(in: objects, containing: touch.address)
-      if let placement = linkMap?.dataPlacement(containing: touch.address),
+    // A touch stands for its whole granule: a piece that starts later inside it (a string
+    // right after the one read first) may be read too, and its own touch is not recorded.
+    let objectStarts = objects.map(\.address)
+    let inputStarts = linkMap?.dataPlacements.map(\.address) ?? []
+    let starts = touches.lazy.flatMap { touch in
+      let rest = (touch.address + 1)..<touch.granule.upperBound
+      return [touch.address] + Self.starts(in: objectStarts, within: rest) + Self.starts(in: inputStarts, within: rest)
+    }
+    for address in starts {
+      let object = Self.object(in: objects, containing: address)
+      if let placement = linkMap?.dataPlacement(containing: address),
         let output = DataSection(outputSection: placement.outputSection)
       {
         guard placement.input.object != "<internal>" else {
@@ -89,6 +97,14 @@ public struct LaunchData: Sendable, Equatable {
       }
     }
     return LaunchData(pieces: pieces, touchedPages: Set(touches.map(\.page)).count, mergedSections: merged)
+  }
+
+  /// The addresses of `sorted` (ascending) inside `range`, in order.
+  static func starts(in sorted: [UInt64], within range: Range<UInt64>) -> [UInt64] {
+    guard !range.isEmpty else { return [] }
+    let low = sorted.partitioningIndex { $0 >= range.lowerBound }
+    let high = sorted.partitioningIndex { $0 >= range.upperBound }
+    return Array(sorted[low..<max(low, high)])
   }
 
   /// The objects that start inside `range`, in address order.

@@ -171,6 +171,34 @@ struct LaunchDataTests {
     #expect(unseen.isEmpty, "strings not wholly recorded: \(unseen.keys.sorted())")
   }
 
+  @Test("generate places an object the launch read inside a granule whose first touch was another's")
+  func sharedGranule() throws {
+    let work = try TemporaryDirectory("orderfile-launch-data-granule")
+    defer { work.remove() }
+    let binary = work.file("bytewise")
+    try runChecked(
+      Toolchain.clang,
+      [
+        "-O2", "-ffunction-sections", "-fdata-sections", "-fuse-ld=lld", "-Wl,--build-id",
+        PackagePaths.fixtures + "/launchdata/bytewise.c", "-o", binary,
+      ], environment: Toolchain.environment)
+    let strings = try symbols(of: binary)
+    let first = try #require(strings["granule_first"])
+    let second = try #require(strings["granule_second"])
+    try #require(second.lowerBound / 16 == first.lowerBound / 16, "the fixture's strings share a granule")
+    let trace = work.file("launch.trace")
+    let recorded = try IntegrationTests.orderfile(["record", "-q", "--data", "-o", trace, "--", binary])
+    #expect(recorded.succeeded, "\(recorded.standardError)")
+    // The recorder saw the granule once, in the first string: no touch of the second's own.
+    let touches = try TraceReader.read(path: trace).dataTouches
+    #expect(touches.contains { first.contains($0.address) })
+    #expect(!touches.contains { second.contains($0.address) })
+    let order = work.file("launch.order")
+    #expect(try IntegrationTests.orderfile(["generate", trace, "-o", order]).succeeded)
+    let lines = try FileReading.text(atPath: order).split(separator: "\n").map(String.init)
+    #expect(lines.contains("granule_first") && lines.contains("granule_second"), "\(lines)")
+  }
+
   @Test("a program's own SIGSEGV handler still gets its own faults while its data is recorded")
   func programsOwnFaultHandler() throws {
     let work = try TemporaryDirectory("orderfile-launch-data-fault")

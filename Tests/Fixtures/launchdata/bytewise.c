@@ -3,6 +3,11 @@
  * pages at 4 KiB, one byte at a time, as a hand-written scan does. Under `record --data` each
  * string's 15 granules cost 240 faults, so a recorder that stops watching a page after a
  * fixed number of faults misses the strings further on it.
+ *
+ * Then it reads two more that share one 16-byte granule: `granule_first` (11 bytes,
+ * 16-aligned) and right after it `granule_second` (4 bytes). The recorder records a
+ * granule's first touch only, inside the first, so the second is known to be read only by
+ * the granule it lies in.
  */
 #include <stdio.h>
 
@@ -30,6 +35,9 @@ const char bytewise_doc_20[] = "doc 20: the launch reads this text one byte at a
 const char bytewise_doc_21[] = "doc 21: the launch reads this text one byte at a time, as a parser or strlen over a doc string does; the launch reads this text one byte at a time, as a parser or strlen over a doc string does; the launch reads this text one byte at a time";
 const char bytewise_doc_22[] = "doc 22: the launch reads this text one byte at a time, as a parser or strlen over a doc string does; the launch reads this text one byte at a time, as a parser or strlen over a doc string does; the launch reads this text one byte at a time";
 const char bytewise_doc_23[] = "doc 23: the launch reads this text one byte at a time, as a parser or strlen over a doc string does; the launch reads this text one byte at a time, as a parser or strlen over a doc string does; the launch reads this text one byte at a time";
+
+__attribute__((aligned(16))) const char granule_first[] = "first text";
+const char granule_second[] = "two";
 
 static const char *const bytewise_docs[] = {
     bytewise_doc_0,
@@ -73,6 +81,7 @@ int main(void) {
   for (unsigned i = 0; i < sizeof bytewise_docs / sizeof bytewise_docs[0]; i++) {
     sum += scan(bytewise_docs[i]);
   }
+  sum += scan(granule_first) + scan(granule_second);
   printf("bytewise: %lu\n", sum);
   return 0;
 }
