@@ -47,7 +47,7 @@
 #include "trap.h"
 
 #define OF_DATA_REGION_CAPACITY 512u
-#define OF_DATA_STALE_BUDGET 256u
+#define OF_DATA_STALE_BUDGET 16384u
 #define OF_PAGE_WATCHED 0u
 #define OF_PAGE_CLAIMED 1u
 #define OF_PAGE_READABLE 2u

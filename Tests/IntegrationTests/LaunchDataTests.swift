@@ -171,7 +171,9 @@ struct LaunchDataTests {
     #expect(unseen.isEmpty, "strings not wholly recorded: \(unseen.keys.sorted())")
   }
 
-  @Test("generate places an object the launch read inside a granule whose first touch was another's")
+  @Test(
+    "generate places an object the launch read inside a granule whose first touch was another's, and a table read at one entry last"
+  )
   func sharedGranule() throws {
     let work = try TemporaryDirectory("orderfile-launch-data-granule")
     defer { work.remove() }
@@ -180,7 +182,7 @@ struct LaunchDataTests {
       Toolchain.clang,
       [
         "-O2", "-ffunction-sections", "-fdata-sections", "-fuse-ld=lld", "-Wl,--build-id",
-        PackagePaths.fixtures + "/launchdata/bytewise.c", "-o", binary,
+        "-Wl,-Map=" + binary + ".map", PackagePaths.fixtures + "/launchdata/bytewise.c", "-o", binary,
       ], environment: Toolchain.environment)
     let strings = try symbols(of: binary)
     let first = try #require(strings["granule_first"])
@@ -197,6 +199,17 @@ struct LaunchDataTests {
     #expect(try IntegrationTests.orderfile(["generate", trace, "-o", order]).succeeded)
     let lines = try FileReading.text(atPath: order).split(separator: "\n").map(String.init)
     #expect(lines.contains("granule_first") && lines.contains("granule_second"), "\(lines)")
+    // The 64 KiB table the launch read first, at one entry, goes after the strings it read whole.
+    let sparse = try #require(lines.firstIndex(of: "bytewise_sparse_table"), "\(lines)")
+    let docs = lines.indices.filter { lines[$0].hasPrefix("bytewise_doc_") }
+    #expect(docs.count == 24 && docs.allSatisfy { $0 < sparse }, "\(lines)")
+    // The merged literals, read before the named strings, stand before them in a script.
+    let script = work.file("launch.ld")
+    #expect(try IntegrationTests.orderfile(["generate", trace, "-o", script, "--format", "lld-script"]).succeeded)
+    let scriptLines = try FileReading.text(atPath: script).split(separator: "\n").map(String.init)
+    let literals = try #require(scriptLines.firstIndex { $0.hasSuffix("(.rodata.str1.1)") }, "\(scriptLines)")
+    let firstString = try #require(scriptLines.firstIndex { $0.hasSuffix("(.rodata.bytewise_doc_0)") })
+    #expect(literals < firstString, "\(scriptLines)")
   }
 
   @Test("a program's own SIGSEGV handler still gets its own faults while its data is recorded")

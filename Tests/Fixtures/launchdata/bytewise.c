@@ -8,6 +8,11 @@
  * 16-aligned) and right after it `granule_second` (4 bytes). The recorder records a
  * granule's first touch only, inside the first, so the second is known to be read only by
  * the granule it lies in.
+ *
+ * First of all it reads one entry of a 64 KiB table, `bytewise_sparse_table`: a piece read
+ * at one place, which `generate` puts after the strings the launch reads whole. Then it
+ * prints a string literal, which lld merges with the program's other literals: an lld script
+ * puts that merged piece where the launch first read it, before the named strings.
  */
 #include <stdio.h>
 
@@ -35,6 +40,8 @@ const char bytewise_doc_20[] = "doc 20: the launch reads this text one byte at a
 const char bytewise_doc_21[] = "doc 21: the launch reads this text one byte at a time, as a parser or strlen over a doc string does; the launch reads this text one byte at a time, as a parser or strlen over a doc string does; the launch reads this text one byte at a time";
 const char bytewise_doc_22[] = "doc 22: the launch reads this text one byte at a time, as a parser or strlen over a doc string does; the launch reads this text one byte at a time, as a parser or strlen over a doc string does; the launch reads this text one byte at a time";
 const char bytewise_doc_23[] = "doc 23: the launch reads this text one byte at a time, as a parser or strlen over a doc string does; the launch reads this text one byte at a time, as a parser or strlen over a doc string does; the launch reads this text one byte at a time";
+
+const int bytewise_sparse_table[16384] = {3, 1, 4, 1, 5};
 
 __attribute__((aligned(16))) const char granule_first[] = "first text";
 const char granule_second[] = "two";
@@ -76,8 +83,10 @@ __attribute__((noinline)) static unsigned long scan(const char *text) {
   return sum;
 }
 
-int main(void) {
-  unsigned long sum = 0;
+int main(int argc, char **argv) {
+  (void)argv;
+  unsigned long sum = (unsigned long)bytewise_sparse_table[argc];
+  puts("bytewise: the launch starts");
   for (unsigned i = 0; i < sizeof bytewise_docs / sizeof bytewise_docs[0]; i++) {
     sum += scan(bytewise_docs[i]);
   }
