@@ -1,5 +1,6 @@
 import Foundation
 import OrderfileBuild
+import OrderfileOrdering
 import OrderfileSupport
 
 /// `orderfile flags`: the compile and link flags of the recording or the release build.
@@ -63,7 +64,15 @@ public struct FlagsRequest: Sendable {
     release: [String], instrument: Bool, compiler: InstrumentingCompiler?, format: OrderfileFormat,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws -> Build {
-    if !release.isEmpty { return .release(orders: try TargetOrderfile.parse(release, format: format), format: format) }
+    if !release.isEmpty {
+      let orders = try TargetOrderfile.parse(release, format: format)
+      // An lld script given as a symbol orderfile would be read as symbol names: the files
+      // say which they are when the format is lld's, the default.
+      guard format == .lld,
+        orders.allSatisfy({ (try? Orderfile.read(path: $0.orderfile))?.format == .lldScript })
+      else { return .release(orders: orders, format: format) }
+      return .release(orders: try TargetOrderfile.parse(release, format: .lldScript), format: .lldScript)
+    }
     guard instrument else { return .recordable(format: format) }
     return .instrumented(compiler ?? InstrumentingCompiler.detected(in: environment) ?? .clang)
   }

@@ -15,9 +15,11 @@
  * was read first, not which others the launch reads later. Where the machine can
  * single-step a thread from its own handler (x86-64), the handler makes the page readable
  * for one instruction only: the step's SIGTRAP (of_data_handle_step) protects it again, so
- * the next access to it faults and is seen too. A page stays watched for
- * OF_DATA_FAULT_BUDGET faults, then is left readable: a loop over one table costs that many
- * faults, not one per iteration. Elsewhere (arm64) a page is readable after its first
+ * the next access to it faults and is seen too. A page stays watched while its faults keep
+ * finding new granules: after OF_DATA_STALE_BUDGET faults in a row that found none it is left
+ * readable, so a loop over one table costs that many faults, not one per iteration, while a
+ * scan that reads a page byte by byte (strlen over a page of doc strings: 16 faults a
+ * granule) is followed to its end. Elsewhere (arm64) a page is readable after its first
  * touch, and only that touch is known. Once the launch window has closed, a page is left
  * readable at its next fault.
  *
@@ -45,8 +47,7 @@
 #include "trap.h"
 
 #define OF_DATA_REGION_CAPACITY 512u
-#define OF_DATA_FAULT_BUDGET 256u
-#define OF_DATA_GRANULE 16u
+#define OF_DATA_STALE_BUDGET 16384u
 #define OF_PAGE_WATCHED 0u
 #define OF_PAGE_CLAIMED 1u
 #define OF_PAGE_READABLE 2u
@@ -58,7 +59,7 @@ typedef struct of_data_region {
   uintptr_t start, end; /* runtime addresses, page-aligned */
   uintptr_t module_pc;  /* code of the module, which names it to the trace */
   uint8_t *state;       /* one OF_PAGE_* per page */
-  uint16_t *faults;     /* faults per page */
+  uint16_t *faults;     /* per page, faults in a row that found no new granule */
   uint64_t *granules;   /* per page, a bit per granule already recorded */
 } of_data_region;
 
@@ -104,7 +105,7 @@ void of_data_watch(const struct dl_phdr_info *info, uintptr_t module_pc) {
   if (of_data_page_size == 0) {
     long page = sysconf(_SC_PAGESIZE);
     of_data_page_size = (uintptr_t)(page > 0 ? page : 4096);
-    of_granule_words = (of_data_page_size / OF_DATA_GRANULE + 63u) / 64u;
+    of_granule_words = (of_data_page_size / OFT_DATA_GRANULE + 63u) / 64u;
   }
   uintptr_t mask = of_data_page_size - 1u;
   /* The module's trace entry now, while nothing is protected: writing it reads the module's
@@ -128,14 +129,14 @@ void of_data_watch(const struct dl_phdr_info *info, uintptr_t module_pc) {
   }
 }
 
-/* Records `address` if its granule of `page` (index in `region`) is new. */
-static void of_data_note(of_data_region *region, size_t page, uintptr_t address, uint64_t trapped) OF_NOINSTR;
-static void of_data_note(of_data_region *region, size_t page, uintptr_t address, uint64_t trapped) {
-  size_t granule = (address & (of_data_page_size - 1u)) / OF_DATA_GRANULE;
+/* Records `address` if its granule of `page` (index in `region`) is new; says whether it was. */
+static bool of_data_note(of_data_region *region, size_t page, uintptr_t address, uint64_t trapped) OF_NOINSTR;
+static bool of_data_note(of_data_region *region, size_t page, uintptr_t address, uint64_t trapped) {
+  size_t granule = (address & (of_data_page_size - 1u)) / OFT_DATA_GRANULE;
   uint64_t bit = 1ull << (granule % 64u);
   uint64_t *word = &region->granules[page * of_granule_words + granule / 64u];
   if (__atomic_fetch_or(word, bit, __ATOMIC_RELAXED) & bit) {
-    return;
+    return false;
   }
   of_thread *self = &of_self;
   if (!self->busy) {
@@ -143,6 +144,7 @@ static void of_data_note(of_data_region *region, size_t page, uintptr_t address,
     of_record_data_page(region->module_pc, address, of_data_page_size, of_stamp_ns(trapped));
     self->busy = 0;
   }
+  return true;
 }
 
 bool of_data_handle_fault(const siginfo_t *info, ucontext_t *context, uint64_t trapped) {
@@ -159,11 +161,16 @@ bool of_data_handle_fault(const siginfo_t *info, ucontext_t *context, uint64_t t
     if (state != OF_PAGE_WATCHED) {
       return state == OF_PAGE_CLAIMED;
     }
-    of_data_note(region, index, address, trapped);
-    uint16_t faults = __atomic_add_fetch(&region->faults[index], 1u, __ATOMIC_RELAXED);
+    /* Racy between threads, as it may be: the budget bounds the cost, it decides nothing. */
+    uint16_t faults = 0;
+    if (of_data_note(region, index, address, trapped)) {
+      __atomic_store_n(&region->faults[index], 0u, __ATOMIC_RELAXED);
+    } else {
+      faults = __atomic_add_fetch(&region->faults[index], 1u, __ATOMIC_RELAXED);
+    }
     /* After the launch window nothing is recorded: the page is left readable at once. */
     bool open = __atomic_load_n(&of_rt.window_state, __ATOMIC_ACQUIRE) == OF_WINDOW_STATE_OPEN;
-    if (open && faults < OF_DATA_FAULT_BUDGET && of_stepping_count < OF_STEP_CAPACITY &&
+    if (open && faults < OF_DATA_STALE_BUDGET && of_stepping_count < OF_STEP_CAPACITY &&
         of_trap_single_step(context, true)) {
       /* Readable for this thread's one instruction; the step's trap protects it again. */
       of_stepping[of_stepping_count++] = page;

@@ -92,7 +92,7 @@ public struct GenerationTextRenderer: Renderer {
         }
         if !data.mergedSections.isEmpty {
           line +=
-            "; merged literals touched (\(data.mergedSections.joined(separator: ", "))): an lld script gathers those of the objects that ran"
+            "; merged literals touched (\(data.mergedSections.joined(separator: ", "))): lld merges each kind into one piece in an order of its own, which no orderfile splits; an lld script puts it where the launch first read it"
         }
         lines.append(line)
       }

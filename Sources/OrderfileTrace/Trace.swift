@@ -302,6 +302,13 @@ public struct DataTouch: Sendable, Equatable {
     self.threadID = threadID
   }
 
+  /// ELF virtual addresses of the granule touched (`OFT_DATA_GRANULE` bytes): later touches
+  /// inside it are not recorded, so each of its bytes may have been read.
+  public var granule: Range<UInt64> {
+    let start = address - address % TraceLayout.dataGranule
+    return start..<(start + TraceLayout.dataGranule)
+  }
+
   /// ELF virtual addresses of the page the touch was seen at.
   public var page: Range<UInt64> {
     let start = address - address % pageSize

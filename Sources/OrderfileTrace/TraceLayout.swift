@@ -27,6 +27,7 @@ enum TraceLayout {
   static let exitBit: UInt64 = OFT_EVENT_EXIT
   /// The record kind of a data page's first touch (1.4); first calls are `Phase`'s kinds.
   static let dataPageKind = UInt8(OFT_KIND_DATA_PAGE)
+  static let dataGranule = UInt64(OFT_DATA_GRANULE)
   /// The largest data page a record may claim: 1 GiB, more than any page size of Linux.
   static let largestDataPage: UInt64 = 1 << 30
 

@@ -50,4 +50,17 @@ struct LoaderFlagsCLITests {
     #expect(notRelease.status == 64)
     #expect(notRelease.standardError.contains("--sysroot decides the ordered release build's loader options"))
   }
+
+  @Test("an lld script given without --format links as a script, not as a symbol orderfile")
+  func scriptByContent() throws {
+    let work = try TemporaryDirectory()
+    defer { work.remove() }
+    let script = work.file("app.ld")
+    try "SECTIONS {\n  .text.launch : {\n    *main.o(.text.main)\n  }\n} INSERT BEFORE .text;\n".write(
+      toFile: script, atomically: true, encoding: .utf8)
+    let printed = try orderfile(["flags", "--release", script, "--ldflags"], environment: Toolchain.environment)
+    #expect(printed.status == 0, "\(printed.standardError)")
+    #expect(printed.standardOutput.hasSuffix(" -Wl,--script=\(script)\n"), "\(printed.standardOutput)")
+    #expect(!printed.standardOutput.contains("--symbol-ordering-file"), "\(printed.standardOutput)")
+  }
 }

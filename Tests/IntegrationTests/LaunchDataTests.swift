@@ -146,6 +146,72 @@ struct LaunchDataTests {
     )
   }
 
+  @Test("record --data follows a page read byte by byte to its end: every string of the scan is recorded")
+  func byteByByteScan() throws {
+    let work = try TemporaryDirectory("orderfile-launch-data-bytewise")
+    defer { work.remove() }
+    let binary = work.file("bytewise")
+    try runChecked(
+      Toolchain.clang,
+      [
+        "-O2", "-fdata-sections", "-fuse-ld=lld", PackagePaths.fixtures + "/launchdata/bytewise.c", "-o", binary,
+      ], environment: Toolchain.environment)
+    let trace = work.file("launch.trace")
+    let recorded = try IntegrationTests.orderfile(["record", "-q", "--data", "-o", trace, "--", binary])
+    #expect(recorded.succeeded, "\(recorded.standardError)")
+    let touches = try TraceReader.read(path: trace).dataTouches
+    let strings = try symbols(of: binary).filter { $0.key.hasPrefix("bytewise_doc_") }
+    #expect(strings.count == 24)
+    // Each string's every granule: a scan seen to its end, not only its first bytes.
+    let unseen = strings.filter { string in
+      stride(from: string.value.lowerBound, to: string.value.upperBound, by: 16).contains { granule in
+        !touches.contains { $0.address / 16 == granule / 16 }
+      }
+    }
+    #expect(unseen.isEmpty, "strings not wholly recorded: \(unseen.keys.sorted())")
+  }
+
+  @Test(
+    "generate places an object the launch read inside a granule whose first touch was another's, and a table read at one entry last"
+  )
+  func sharedGranule() throws {
+    let work = try TemporaryDirectory("orderfile-launch-data-granule")
+    defer { work.remove() }
+    let binary = work.file("bytewise")
+    try runChecked(
+      Toolchain.clang,
+      [
+        "-O2", "-ffunction-sections", "-fdata-sections", "-fuse-ld=lld", "-Wl,--build-id",
+        "-Wl,-Map=" + binary + ".map", PackagePaths.fixtures + "/launchdata/bytewise.c", "-o", binary,
+      ], environment: Toolchain.environment)
+    let strings = try symbols(of: binary)
+    let first = try #require(strings["granule_first"])
+    let second = try #require(strings["granule_second"])
+    try #require(second.lowerBound / 16 == first.lowerBound / 16, "the fixture's strings share a granule")
+    let trace = work.file("launch.trace")
+    let recorded = try IntegrationTests.orderfile(["record", "-q", "--data", "-o", trace, "--", binary])
+    #expect(recorded.succeeded, "\(recorded.standardError)")
+    // The recorder saw the granule once, in the first string: no touch of the second's own.
+    let touches = try TraceReader.read(path: trace).dataTouches
+    #expect(touches.contains { first.contains($0.address) })
+    #expect(!touches.contains { second.contains($0.address) })
+    let order = work.file("launch.order")
+    #expect(try IntegrationTests.orderfile(["generate", trace, "-o", order]).succeeded)
+    let lines = try FileReading.text(atPath: order).split(separator: "\n").map(String.init)
+    #expect(lines.contains("granule_first") && lines.contains("granule_second"), "\(lines)")
+    // The 64 KiB table the launch read first, at one entry, goes after the strings it read whole.
+    let sparse = try #require(lines.firstIndex(of: "bytewise_sparse_table"), "\(lines)")
+    let docs = lines.indices.filter { lines[$0].hasPrefix("bytewise_doc_") }
+    #expect(docs.count == 24 && docs.allSatisfy { $0 < sparse }, "\(lines)")
+    // The merged literals, read before the named strings, stand before them in a script.
+    let script = work.file("launch.ld")
+    #expect(try IntegrationTests.orderfile(["generate", trace, "-o", script, "--format", "lld-script"]).succeeded)
+    let scriptLines = try FileReading.text(atPath: script).split(separator: "\n").map(String.init)
+    let literals = try #require(scriptLines.firstIndex { $0.hasSuffix("(.rodata.str1.1)") }, "\(scriptLines)")
+    let firstString = try #require(scriptLines.firstIndex { $0.hasSuffix("(.rodata.bytewise_doc_0)") })
+    #expect(literals < firstString, "\(scriptLines)")
+  }
+
   @Test("a program's own SIGSEGV handler still gets its own faults while its data is recorded")
   func programsOwnFaultHandler() throws {
     let work = try TemporaryDirectory("orderfile-launch-data-fault")

@@ -114,6 +114,9 @@ extern "C" {
 #define OFT_KIND_DATA_PAGE 3u   /* 1.4: first touch of a page of read-only data inside the launch
                                  * window: `address` is the ELF vaddr of the byte touched, `size`
                                  * the page's bytes (the page starts at address rounded down) */
+/* The unit of a data touch: a page has a record for the first touch of each such aligned run of
+ * bytes, and none for later touches inside it, so every byte of a touched granule may be read. */
+#define OFT_DATA_GRANULE 16u
 
 /* Module flags. */
 #define OFT_MODULE_MAIN_EXECUTABLE 0x1u
