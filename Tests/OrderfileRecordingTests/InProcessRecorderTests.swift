@@ -234,6 +234,36 @@ struct InProcessRecorderTests {
     }
   }
 
+  @Test(
+    "a gap between traps where the program did not run is the recorder's whole, its switches' time on the core too",
+    .enabled(if: FileManager.default.fileExists(atPath: "/usr/bin/taskset"), "needs taskset (util-linux)"))
+  func trapGapsChargedWhole() throws {
+    let work = try TemporaryDirectory("orderfile-ip-trap-gaps")
+    // 8,000 first calls in a row in main (alone, 0.1 ms) on a core two spinners share: the
+    // thread is switched out at the end of a trap's kernel part again and again, and each
+    // switch costs it 40-150 µs on the core besides its wait, between two traps.
+    let binary = try buildCallsProgram(count: 8000, in: work)
+    let spinners = try (0..<2).map {
+      try BackgroundProcess(
+        "/usr/bin/taskset", ["-c", "0", "/bin/sh", "-c", "while :; do :; done"], outputIn: work.path, name: "spin\($0)")
+    }
+    defer { for spinner in spinners { _ = spinner.stop(grace: .zero) } }
+    var phases: [Double] = []
+    for round in 0..<3 {
+      let recorded = try recordInProcess(
+        "/usr/bin/taskset", ["-c", "0", binary], output: work.file("launch-\(round).trace"))
+      #expect(recorded.recording.status == 0)
+      let read = try TraceReader.read(path: recorded.trace)
+      let profile = ProfileBuilder().build(trace: read, symbols: SymbolTable(trace: read, binaries: BinaryResolver()))
+      let phase = try #require(profile.phases.first { $0.name == "main → exit" }, "\(profile.phases.map(\.name))")
+      phases.append(Double(phase.durationNanoseconds) / 1e6)
+    }
+    // Only the waits charged, and those in part once the switches' time passed 70 µs: medians
+    // of 7-21 ms left here (load 6-13); the whole gap charged: medians of 0.1-2.4 ms.
+    let median = phases.sorted()[1]
+    #expect(median < 4, "main → exit \(phases) ms")
+  }
+
   @Test("a child's recorder time is out of the time its parent waited for it")
   func childRecorderTimeOutOfParent() throws {
     let work = try TemporaryDirectory("orderfile-ip-child-time")
