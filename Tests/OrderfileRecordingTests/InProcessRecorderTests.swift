@@ -235,7 +235,7 @@ struct InProcessRecorderTests {
   }
 
   @Test(
-    "a gap between traps where the program did not run is the recorder's whole, its switches' time on the core too",
+    "a gap between traps where the program did not run is the recorder's whole, the switch's time on the core too",
     .enabled(if: FileManager.default.fileExists(atPath: "/usr/bin/taskset"), "needs taskset (util-linux)"))
   func trapGapsChargedWhole() throws {
     let work = try TemporaryDirectory("orderfile-ip-trap-gaps")
