@@ -114,7 +114,7 @@ uint64_t of_trap_waits_ns(uint64_t started_ns, uint64_t cost_ns) {
   uint64_t ran = gap - waiting;
   uint64_t kernel = cost_ns + OF_WAITS_SWITCH_NS;
   if (ran <= kernel) {
-    return gap - cost_ns > waiting ? gap - cost_ns : waiting;
+    return gap > cost_ns + waiting ? gap - cost_ns : waiting;
   }
   return waiting * kernel / ran;
 }
