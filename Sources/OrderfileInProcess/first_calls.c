@@ -73,7 +73,9 @@ void of_take_over(void) {
   of_thread *self = &of_self;
   uint32_t busy = self->busy;
   self->busy = 1;
+  of_children_bracket(false);
   bool recording = of_ensure_started();
+  of_children_bracket(true);
   __atomic_store_n(&of_started, 1u, __ATOMIC_RELEASE);
   uint32_t count = __atomic_load_n(&of_early_count, __ATOMIC_ACQUIRE);
   if (count > OF_EARLY_CAPACITY) {

@@ -106,11 +106,13 @@ void of_take_over(void) __attribute__((no_instrument_function));
 /* clock.c: the recorder's own time. */
 extern uint64_t of_trap_cost_ns;
 extern uintptr_t of_probe_trap;
-extern volatile uint64_t of_probe_entered, of_probe_left;
+extern of_code of_probe_saved;
+extern volatile uint64_t of_probe_spent;
 /* Begins a stretch of the recorder's work on this thread: returns the wall clock. */
 uint64_t of_recorder_enter(void) __attribute__((no_instrument_function));
-/* Ends the stretch begun at `started`: its time (and `unseen`) counts when `counted`. */
-void of_recorder_leave(uint64_t started, bool counted, uint64_t unseen) __attribute__((no_instrument_function));
+/* Ends the stretch begun at `started`: its time (and `unseen`) counts when `counted`; returns
+ * the time counted. */
+uint64_t of_recorder_leave(uint64_t started, bool counted, uint64_t unseen) __attribute__((no_instrument_function));
 /* Measures of_trap_cost_ns. */
 void of_measure_trap_cost(void) __attribute__((no_instrument_function));
 /* A trap's waits for a core since this thread's previous trap (trap_waits.c) are the
@@ -132,6 +134,10 @@ void of_children_open(const char *plan_path) __attribute__((no_instrument_functi
 /* children.c: adds this process's recorder time `spent_ns` to the recording's counter, which
  * a parent waiting for this process takes out of its own time. Async-signal-safe. */
 void of_children_add(uint64_t spent_ns) __attribute__((no_instrument_function));
+
+/* children.c: brackets the runtime's fork and exit handlers as the recorder's time; called
+ * before the runtime starts (`runtime_started` false), then after. */
+void of_children_bracket(bool runtime_started) __attribute__((no_instrument_function));
 
 #pragma GCC visibility pop
 

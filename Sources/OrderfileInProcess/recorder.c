@@ -93,9 +93,9 @@ void of_say(const char *a, const char *b) {
 static bool of_handle_trap_at(uintptr_t address, ucontext_t *context, uint64_t trapped) OF_NOINSTR;
 static bool of_handle_trap_at(uintptr_t address, ucontext_t *context, uint64_t trapped) {
   if (address == of_probe_trap && of_probe_trap != 0) {
-    of_probe_entered = trapped;
-    of_trap_return(context);
-    of_probe_left = of_wall_ns();
+    /* As a first call: back to the entry, its code written back (of_measure_trap_cost). */
+    of_trap_resume(context, address);
+    of_trap_restore(address, of_probe_saved);
     return true;
   }
   if (address == of_loader_hook && of_loader_hook != 0) {
@@ -143,8 +143,12 @@ bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
   of_charge_waits(started);
   int saved_errno = errno;
   bool handled = stepped ? of_data_handle_step(info, context) : of_handle_trap_at(address, context, started);
-  // A data step's trap costs the kernel as much as a first call's.
-  of_recorder_leave(started, handled && address != of_probe_trap, of_trap_cost_ns);
+  // A data step's trap costs the kernel as much as a first call's. The probe's trap is counted
+  // as a first call's is; of_measure_trap_cost takes it back.
+  uint64_t spent = of_recorder_leave(started, handled, of_trap_cost_ns);
+  if (!stepped && address == of_probe_trap && of_probe_trap != 0) {
+    of_probe_spent = spent;
+  }
   of_handler_done();
   errno = saved_errno;
   return handled;

@@ -26,6 +26,10 @@ int of_trap_code_protection(void) __attribute__((no_instrument_function));
  * writable. The instruction cache is made coherent before returning. */
 void of_trap_plant(uintptr_t at, of_code *saved) __attribute__((no_instrument_function));
 
+/* Writes a return instruction at `at` (a function that returns at once). The page must be
+ * writable. */
+void of_trap_write_return(uintptr_t at) __attribute__((no_instrument_function));
+
 /* Writes `saved` back over the trap at `at` (idempotent). */
 void of_trap_restore(uintptr_t at, of_code saved) __attribute__((no_instrument_function));
 

@@ -45,6 +45,11 @@ void of_trap_plant(uintptr_t at, of_code *saved) {
   of_sync(at);
 }
 
+void of_trap_write_return(uintptr_t at) {
+  __atomic_store_n((uint32_t *)at, 0xd65f03c0u, __ATOMIC_RELEASE); /* ret */
+  of_sync(at);
+}
+
 void of_trap_restore(uintptr_t at, of_code saved) {
   __atomic_store_n((uint32_t *)at, saved, __ATOMIC_RELEASE);
   of_sync(at);

@@ -12,14 +12,19 @@
  *
  * How: a thread's handler knows when its previous one ended. When the gap is longer than
  * OF_WAITS_GAP_NS, it reads the thread's total wait for a core, which the kernel keeps in
- * nanoseconds (/proc/thread-self/schedstat, second field; CONFIG_SCHED_INFO). The waits since
- * the last reading happened in that gap (or in a handler, whose own clock already counted
- * them: a gap holds no more than its own length). Then:
- *   - a gap where the thread ran no longer than a trap's kernel parts and a switch of tasks
- *     (OF_WAITS_SWITCH_NS): the program did not run, the waits are all the trap's;
+ * nanoseconds (/proc/thread-self/schedstat, second field; CONFIG_SCHED_INFO), and how many
+ * times it was switched in (third field). The waits and switches since the last reading
+ * happened in that gap (or in a handler, whose own clock already counted them: a gap holds no
+ * more than its own length). Then:
+ *   - a gap where the thread ran no longer than a trap's kernel parts and its switches of
+ *     tasks (OF_WAITS_SWITCH_NS each): the program did not run, the whole gap is the trap's,
+ *     its waits and the time the switches cost on the core (the trap's own cost is counted
+ *     by its handler);
  *   - a gap where the program ran: the waits are shared in proportion to the time on a core,
- *     the kernel parts' and the switch's share charged, the rest left to the program, which
- *     would have waited for its own work without the recorder too.
+ *     the kernel parts' and one switch's share charged, the rest left to the program, which
+ *     would have waited for its own work without the recorder too. One switch only: the
+ *     program's own work is switched out again and again by the scheduler's ticks (a
+ *     constructor spinning 30 ms at load 8 was switched out dozens of times).
  * The charge goes into the recorder's time before the trap is stamped (the waits came before
  * it), so each phase loses the waits of its own traps and no later stamp falls behind.
  *
@@ -44,23 +49,36 @@
 /* A gap between two traps of one thread worth a reading: well above the kernel parts of a
  * trap (2.5 µs measured here), well below a wait for a core (a scheduler slice, milliseconds). */
 #define OF_WAITS_GAP_NS 20000ull
-/* What a switch of tasks costs the thread on its core, away and back (60-70 µs measured here
- * around 4 ms waits): time of the wait's, not the program's. */
-#define OF_WAITS_SWITCH_NS 70000ull
+/* What a switch of tasks costs the thread on its core, away and back (40-150 µs measured here
+ * around waits of 1-16 ms at load 10-15; 60-70 µs around 4 ms waits at a lower load): time of
+ * the wait's, not the program's. */
+#define OF_WAITS_SWITCH_NS 150000ull
 
 /* A thread's previous handler and its last reading. */
 typedef struct of_waits {
   uint64_t left_ns;   /* CLOCK_MONOTONIC when its previous trap's handler ended; 0: none */
   uint64_t waited_ns; /* the thread's total wait for a core at the last reading */
+  uint64_t slices;    /* how many times it had been switched in then */
   bool read;          /* waited_ns holds a reading */
 } of_waits;
 
 static __thread of_waits of_thread_waits __attribute__((tls_model("initial-exec")));
 static bool of_waits_unavailable; /* the file could not be read once: never again */
 
-/* The thread's total time spent waiting for a core, from schedstat. */
-static bool of_read_waited(uint64_t *waited) __attribute__((no_instrument_function));
-static bool of_read_waited(uint64_t *waited) {
+/* The number at `*cursor`, past it. */
+static uint64_t of_read_number(const char **cursor) __attribute__((no_instrument_function));
+static uint64_t of_read_number(const char **cursor) {
+  uint64_t value = 0;
+  for (; **cursor >= '0' && **cursor <= '9'; (*cursor)++) {
+    value = value * 10u + (uint64_t)(**cursor - '0');
+  }
+  return value;
+}
+
+/* The thread's total time spent waiting for a core and its count of times switched in, from
+ * schedstat. */
+static bool of_read_waited(uint64_t *waited, uint64_t *slices) __attribute__((no_instrument_function));
+static bool of_read_waited(uint64_t *waited, uint64_t *slices) {
   if (__atomic_load_n(&of_waits_unavailable, __ATOMIC_RELAXED)) {
     return false;
   }
@@ -82,31 +100,41 @@ static bool of_read_waited(uint64_t *waited) {
     __atomic_store_n(&of_waits_unavailable, true, __ATOMIC_RELAXED);
     return false;
   }
-  uint64_t value = 0;
-  for (cursor++; *cursor >= '0' && *cursor <= '9'; cursor++) {
-    value = value * 10u + (uint64_t)(*cursor - '0');
+  cursor++;
+  *waited = of_read_number(&cursor);
+  *slices = 0;
+  if (cursor[0] == ' ') {
+    cursor++;
+    *slices = of_read_number(&cursor);
   }
-  *waited = value;
   return true;
 }
 
 uint64_t of_trap_waits_ns(uint64_t started_ns, uint64_t cost_ns) {
   of_waits *self = &of_thread_waits;
   uint64_t gap = self->left_ns != 0 && started_ns > self->left_ns ? started_ns - self->left_ns : 0;
-  uint64_t waited;
-  if (gap <= OF_WAITS_GAP_NS || !of_read_waited(&waited)) {
+  uint64_t waited, slices;
+  if (gap <= OF_WAITS_GAP_NS || !of_read_waited(&waited, &slices)) {
     return 0;
   }
   /* A fork child's thread starts a count of its own: a reading below the last starts over. */
-  uint64_t waiting = self->read && waited >= self->waited_ns ? waited - self->waited_ns : 0;
+  bool again = self->read && waited >= self->waited_ns && slices >= self->slices;
+  uint64_t waiting = again ? waited - self->waited_ns : 0;
+  uint64_t switches = again ? slices - self->slices : 0;
   self->waited_ns = waited;
+  self->slices = slices;
   self->read = true;
+  if (waiting == 0) {
+    return 0; /* not switched out: the program's time, or an interrupt's (not told apart) */
+  }
   if (waiting > gap) {
     waiting = gap; /* waits inside handlers since the last reading: their clocks counted them */
   }
   uint64_t ran = gap - waiting;
-  uint64_t kernel = cost_ns + OF_WAITS_SWITCH_NS;
-  return ran <= kernel ? waiting : waiting * kernel / ran;
+  if (ran <= cost_ns + (switches != 0 ? switches : 1u) * OF_WAITS_SWITCH_NS) {
+    return gap > cost_ns + waiting ? gap - cost_ns : waiting;
+  }
+  return waiting * (cost_ns + OF_WAITS_SWITCH_NS) / ran;
 }
 
 void of_trap_waits_end(void) {

@@ -23,6 +23,10 @@ void of_trap_plant(uintptr_t at, of_code *saved) {
   __atomic_store_n(code, (uint8_t)OF_INT3, __ATOMIC_RELEASE);
 }
 
+void of_trap_write_return(uintptr_t at) {
+  __atomic_store_n((uint8_t *)at, (uint8_t)0xc3u, __ATOMIC_RELEASE); /* ret */
+}
+
 void of_trap_restore(uintptr_t at, of_code saved) {
   __atomic_store_n((uint8_t *)at, (uint8_t)saved, __ATOMIC_RELEASE);
 }

@@ -234,6 +234,36 @@ struct InProcessRecorderTests {
     }
   }
 
+  @Test(
+    "a gap between traps where the program did not run is the recorder's whole, the switch's time on the core too",
+    .enabled(if: FileManager.default.fileExists(atPath: "/usr/bin/taskset"), "needs taskset (util-linux)"))
+  func trapGapsChargedWhole() throws {
+    let work = try TemporaryDirectory("orderfile-ip-trap-gaps")
+    // 12,000 first calls in a row in main (alone, 0.15 ms) on a core two spinners share: the
+    // thread is switched out at the end of a trap's kernel part again and again, and each
+    // switch costs it 40-150 µs on the core besides its wait, between two traps.
+    let binary = try buildCallsProgram(count: 12000, in: work)
+    let spinners = try (0..<2).map {
+      try BackgroundProcess(
+        "/usr/bin/taskset", ["-c", "0", "/bin/sh", "-c", "while :; do :; done"], outputIn: work.path, name: "spin\($0)")
+    }
+    defer { for spinner in spinners { _ = spinner.stop(grace: .zero) } }
+    var phases: [Double] = []
+    for round in 0..<3 {
+      let recorded = try recordInProcess(
+        "/usr/bin/taskset", ["-c", "0", binary], output: work.file("launch-\(round).trace"))
+      #expect(recorded.recording.status == 0)
+      let read = try TraceReader.read(path: recorded.trace)
+      let profile = ProfileBuilder().build(trace: read, symbols: SymbolTable(trace: read, binaries: BinaryResolver()))
+      let phase = try #require(profile.phases.first { $0.name == "main → exit" }, "\(profile.phases.map(\.name))")
+      phases.append(Double(phase.durationNanoseconds) / 1e6)
+    }
+    // Only the waits charged, and those in part once the switch's time passed 70 µs: medians
+    // of 16-69 ms left here (load 13); the whole gap charged: medians of 0.3-4.4 ms.
+    let median = phases.sorted()[1]
+    #expect(median < 8, "main → exit \(phases) ms")
+  }
+
   @Test("a child's recorder time is out of the time its parent waited for it")
   func childRecorderTimeOutOfParent() throws {
     let work = try TemporaryDirectory("orderfile-ip-child-time")
@@ -265,10 +295,53 @@ struct InProcessRecorderTests {
     #expect(parentTraps >= child.totalNanoseconds, "parent \(parentTraps) ns, child \(child.totalNanoseconds) ns")
     let mainToExit = try #require(parent.phases.first { $0.name == "main → exit" }).durationNanoseconds
     // Uncharged, main → exit held the child's recorder time and more (its start, its exit);
-    // charged, about half of it is left (the child's trace written at its exit is not counted).
+    // charged, what is left is the child's launch without its traps.
     #expect(
       mainToExit < child.totalNanoseconds,
       "parent's main → exit \(mainToExit) ns, the child's recorder time \(child.totalNanoseconds) ns")
+  }
+
+  @Test("the copy of the trace into a fork child is the recorder's time, not the child's")
+  func forkChildCopyIsRecorderTime() throws {
+    let work = try TemporaryDirectory("orderfile-ip-fork-copy")
+    // 16,000 first calls, then 4 children, each forked right after a first call of the
+    // parent's (mark_i) and making one of its own at once (child_i): between the two, the
+    // runtime's fork handler copies the parent's records into the child's own trace.
+    let count = 16000
+    let children = 4
+    let source = work.file("forks.c")
+    let marks = (0..<children).map {
+      "__attribute__((noinline)) void mark\($0)(void) { sink += 1; }\n"
+        + "__attribute__((noinline)) void child\($0)(void) { sink += 2; }\n"
+    }
+    let forks = (0..<children).map {
+      "  mark\($0)();\n  pid = fork();\n  if (pid == 0) { child\($0)(); exit(0); }\n"
+        + "  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return 1;\n"
+    }
+    try
+      ("#include <stdlib.h>\n#include <sys/wait.h>\n#include <unistd.h>\n" + functions(count) + marks.joined()
+      + "int main(void) {\n  pid_t pid;\n  int status = 1;\n" + (0..<count).map { "  f\($0)();\n" }.joined()
+      + forks.joined() + "  return 0;\n}\n")
+      .write(toFile: source, atomically: true, encoding: .utf8)
+    let binary = work.file("forks")
+    try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+    let recorded = try recordInProcess(binary, output: work.file("launch.trace"))
+    #expect(recorded.recording.status == 0)
+    // On each child's clock (the parent's, continued): from the parent's last first call
+    // before the fork to the child's first.
+    var spans: [Double] = []
+    for path in recorded.recording.childTraces {
+      let called = try calls(in: try TraceReader.read(path: path), module: "/forks")
+      guard let child = called.first(where: { $0.name.hasPrefix("child") }) else { continue }
+      let mark = try #require(called.first { $0.name == "mark" + child.name.dropFirst("child".count) })
+      spans.append(Double(child.call.timeNanoseconds - mark.call.timeNanoseconds) / 1e6)
+    }
+    try #require(spans.count == children, "\(recorded.recording.childTraces)")
+    // Uncharged, every span held a copy of 16,000 records (about 2 ms idle, more under load);
+    // charged, the fork and the child's start are left (0.1-0.3 ms). The least of the four
+    // leaves out a child that waited for a core.
+    let least = try #require(spans.min())
+    #expect(least < 1, "fork → the child's first call: \(spans) ms")
   }
 
   @Test("--time-limit counts from the program's start without the recorder's arming")

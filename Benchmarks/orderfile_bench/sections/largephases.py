@@ -18,6 +18,7 @@ import shutil
 import statistics
 from dataclasses import dataclass
 
+from .. import markdown as md
 from ..common import note, verdict
 from ..launchprobe import LaunchProbe, ProbeUnavailable
 from ..model import json_name
@@ -168,7 +169,25 @@ def render_text(res):
 
 
 def render_markdown(res, report):
-    return {}
+    rows = []
+    for p in res.programs:
+        for check in p.phases:
+            base, mine = check.baseline_ms.get("in-process"), check.recorder_ms.get("in-process")
+            if mine is None:
+                continue
+            rows.append([p.program, check.phase, "–" if base is None else f"{base:.2f} ms", f"{mine:.2f} ms",
+                         "–" if base is None else f"{mine - base:+.2f} ms",
+                         "met" if check.met.get("in-process") else "missed"])
+    taken = [f"{p.program}: {p.first_calls:,} first calls, first hook `{p.first_hook}`; taken out {p.overhead}."
+             for p in res.programs]
+    body = [report.provenance(), ""]
+    if res.skipped:
+        body += [f"Not compared: {res.skipped}.", ""]
+    body += [f"Medians of {ROUNDS} recordings and {ROUNDS} kernel-timed plain launches of each program:", "",
+             md.table(["program", "phase", "uninstrumented, kernel-timed", "in the report", "delta",
+                       "within 10% or 1 ms"], ["l", "l", "r", "r", "r", "l"], rows), ""] + taken + [
+             "", f"Goal: {res.goal}: {verdict(res.passed)}."]
+    return {"largephases": "\n".join(body)}
 
 
 SECTION = Section(
