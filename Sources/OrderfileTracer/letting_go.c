@@ -52,6 +52,9 @@ static int let_go(oftr_tracer *tracer, pid_t tid, int wait_status, uint64_t now)
     return status;
   }
   if (event == PTRACE_EVENT_EXEC) return oftr_execed(tracer, thread, now); /* detaches: the process is detaching */
+  /* Interrupted with a breakpoint's SIGTRAP still queued: let go here, it would die of it.
+   * Resumed, it takes the trap at once and stops for it, to be rewound and let go below. */
+  if (event == PTRACE_EVENT_STOP && oftr_trap_queued(tid)) return oftr_resume(tracer, tid, 0);
   int deliver = 0;
   if (event == 0) {
     deliver = signal;
@@ -94,7 +97,8 @@ static bool process_dying(pid_t pid) {
  * then stops each thread with PTRACE_INTERRUPT and lets it go from that stop.
  * A thread whose stop was collected but not answered is let go from that stop
  * (an interrupt would give no new one). A thread that trapped just before its
- * breakpoint was removed is rewound first; a signal it was about to receive
+ * breakpoint was removed is rewound first, also when its interrupt stop came
+ * ahead of its trap's (oftr_trap_queued); a signal it was about to receive
  * is delivered on detach. A process ends for the host when its last thread is
  * let go, never before: a thread left attached would die with the tracer.
  */

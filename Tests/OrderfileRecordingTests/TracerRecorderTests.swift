@@ -96,7 +96,10 @@ struct TracerRecorderTests {
     }
     Thread.sleep(forTimeInterval: 0.05)
     let lost = reports.filter { (try? FileReading.text(atPath: $0)) != "child ok 142848\n" }
-    #expect(lost.isEmpty, "children lost or wrong: \(lost.map { ($0 as NSString).lastPathComponent })")
+    #expect(
+      lost.isEmpty,
+      "children lost or wrong: \(lost.map { "\(($0 as NSString).lastPathComponent): \((try? FileReading.text(atPath: $0)) ?? "no report")" })"
+    )
   }
 
   @Test(
