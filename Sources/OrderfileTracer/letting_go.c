@@ -68,6 +68,29 @@ static int let_go(oftr_tracer *tracer, pid_t tid, int wait_status, uint64_t now)
   return 0;
 }
 
+/*
+ * A new task parked at its first stop waits for its creator's clone, fork or
+ * vfork event, which says what it is: that event is still to come while its
+ * creator is traced (the creator stops at it before any interrupt). Let go
+ * before it, the task would be let go twice, and its creator's event would
+ * name a task that runs on untraced (or has already exited). Only when every
+ * thread left is such a task can no event come any more (a creator killed
+ * before reporting it): they are let go as they are.
+ */
+static bool only_unclaimed_left(const oftr_tracer *tracer) {
+  for (uint32_t i = 0; i < tracer->thread_count; i++) {
+    if (!tracer->threads[i].parked || tracer->threads[i].process) return false;
+  }
+  return true;
+}
+
+static void detach_unclaimed(oftr_tracer *tracer) {
+  while (tracer->thread_count > 0) {
+    ptrace(PTRACE_DETACH, tracer->threads[0].tid, 0, 0);
+    oftr_thread_remove(tracer, &tracer->threads[0]);
+  }
+}
+
 /* How long letting go may wait for every thread to stop: a thread stops at once unless it
  * waits in the kernel for another task (a vfork parent for its child's exec). */
 #define OFTR_DETACH_LIMIT_NS (10ull * 1000000000ull)
@@ -125,17 +148,16 @@ int oftr_detach_all(oftr_tracer *tracer) {
     if (thread->held && thread->process) {
       if (let_go(tracer, thread->tid, thread->held, now) != 0) status = OFTR_THREADS_LEFT;
       i = 0; /* the table changed */
-    } else if (thread->parked && !thread->process) {
-      /* Its creator's event was lost with a failure: it is stopped, let it go as it is. */
-      ptrace(PTRACE_DETACH, thread->tid, 0, 0);
-      oftr_thread_remove(tracer, thread);
-      i = 0;
     } else {
       i++;
     }
   }
   uint64_t deadline = oftr_now() + OFTR_DETACH_LIMIT_NS;
   while (tracer->thread_count > 0) {
+    if (only_unclaimed_left(tracer)) {
+      detach_unclaimed(tracer);
+      break;
+    }
     int wait_status;
     pid_t tid = waitpid(-1, &wait_status, __WALL | __WNOTHREAD | WNOHANG);
     if (tid < 0) {
