@@ -52,6 +52,9 @@ static int let_go(oftr_tracer *tracer, pid_t tid, int wait_status, uint64_t now)
     return status;
   }
   if (event == PTRACE_EVENT_EXEC) return oftr_execed(tracer, thread, now); /* detaches: the process is detaching */
+  /* Interrupted with a breakpoint's SIGTRAP still queued: let go here, it would die of it.
+   * Resumed, it takes the trap at once and stops for it, to be rewound and let go below. */
+  if (event == PTRACE_EVENT_STOP && oftr_trap_queued(tid)) return oftr_resume(tracer, tid, 0);
   int deliver = 0;
   if (event == 0) {
     deliver = signal;
@@ -63,6 +66,29 @@ static int let_go(oftr_tracer *tracer, pid_t tid, int wait_status, uint64_t now)
   oftr_thread_remove(tracer, thread);
   if (!has_threads(tracer, process)) oftr_process_end(tracer, process, tracer->let_go_as, 0, now);
   return 0;
+}
+
+/*
+ * A new task parked at its first stop waits for its creator's clone, fork or
+ * vfork event, which says what it is: that event is still to come while its
+ * creator is traced (the creator stops at it before any interrupt). Let go
+ * before it, the task would be let go twice, and its creator's event would
+ * name a task that runs on untraced (or has already exited). Only when every
+ * thread left is such a task can no event come any more (a creator killed
+ * before reporting it): they are let go as they are.
+ */
+static bool only_unclaimed_left(const oftr_tracer *tracer) {
+  for (uint32_t i = 0; i < tracer->thread_count; i++) {
+    if (!tracer->threads[i].parked || tracer->threads[i].process) return false;
+  }
+  return true;
+}
+
+static void detach_unclaimed(oftr_tracer *tracer) {
+  while (tracer->thread_count > 0) {
+    ptrace(PTRACE_DETACH, tracer->threads[0].tid, 0, 0);
+    oftr_thread_remove(tracer, &tracer->threads[0]);
+  }
 }
 
 /* How long letting go may wait for every thread to stop: a thread stops at once unless it
@@ -94,7 +120,8 @@ static bool process_dying(pid_t pid) {
  * then stops each thread with PTRACE_INTERRUPT and lets it go from that stop.
  * A thread whose stop was collected but not answered is let go from that stop
  * (an interrupt would give no new one). A thread that trapped just before its
- * breakpoint was removed is rewound first; a signal it was about to receive
+ * breakpoint was removed is rewound first, also when its interrupt stop came
+ * ahead of its trap's (oftr_trap_queued); a signal it was about to receive
  * is delivered on detach. A process ends for the host when its last thread is
  * let go, never before: a thread left attached would die with the tracer.
  */
@@ -121,17 +148,16 @@ int oftr_detach_all(oftr_tracer *tracer) {
     if (thread->held && thread->process) {
       if (let_go(tracer, thread->tid, thread->held, now) != 0) status = OFTR_THREADS_LEFT;
       i = 0; /* the table changed */
-    } else if (thread->parked && !thread->process) {
-      /* Its creator's event was lost with a failure: it is stopped, let it go as it is. */
-      ptrace(PTRACE_DETACH, thread->tid, 0, 0);
-      oftr_thread_remove(tracer, thread);
-      i = 0;
     } else {
       i++;
     }
   }
   uint64_t deadline = oftr_now() + OFTR_DETACH_LIMIT_NS;
   while (tracer->thread_count > 0) {
+    if (only_unclaimed_left(tracer)) {
+      detach_unclaimed(tracer);
+      break;
+    }
     int wait_status;
     pid_t tid = waitpid(-1, &wait_status, __WALL | __WNOTHREAD | WNOHANG);
     if (tid < 0) {

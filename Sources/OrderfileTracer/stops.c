@@ -157,6 +157,31 @@ int oftr_program_trap(oftr_thread *thread) {
   return 0;
 }
 
+/*
+ * Whether a breakpoint's SIGTRAP is queued for the thread and not yet taken. A
+ * thread executes int3 and the kernel queues the SIGTRAP; only on its way back
+ * to user space does it take the signal and stop for it, and a pending
+ * PTRACE_INTERRUPT is reported first. On a loaded machine the thread may wait
+ * for a CPU between the two, and an interrupt stop then comes with the trap
+ * still queued behind it. Let go there, the thread would take that SIGTRAP
+ * untraced, and the kernel's default action ends its process.
+ */
+bool oftr_trap_queued(pid_t tid) {
+  /* A trap's SIGTRAP is forced: never blocked. One the program queued itself while blocking it waits. */
+  uint64_t blocked;
+  if (ptrace(PTRACE_GETSIGMASK, tid, sizeof blocked, &blocked) != 0 || (blocked >> (SIGTRAP - 1)) & 1) return false;
+  siginfo_t queued[8];
+  struct __ptrace_peeksiginfo_args from = {.off = 0, .flags = 0, .nr = 8};
+  for (;;) {
+    long count = ptrace(PTRACE_PEEKSIGINFO, tid, &from, queued);
+    if (count <= 0) return false;
+    for (long i = 0; i < count; i++) {
+      if (queued[i].si_signo == SIGTRAP && queued[i].si_code == SI_KERNEL) return true;
+    }
+    from.off += (uint64_t)count;
+  }
+}
+
 static bool job_control(int signal) {
   return signal == SIGSTOP || signal == SIGTSTP || signal == SIGTTIN || signal == SIGTTOU;
 }

@@ -165,6 +165,8 @@ int oftr_handle(oftr_tracer *tracer, pid_t tid, int status, uint64_t now);
 enum { OFTR_NOT_MINE = 0, OFTR_MINE = 1, OFTR_MINE_ANSWERED = 2 };
 int oftr_breakpoint(oftr_tracer *tracer, oftr_thread *thread, uint64_t now);
 int oftr_program_trap(oftr_thread *thread);
+/* Whether a trap's SIGTRAP is queued for the thread, not yet taken (its stop is still to come). */
+bool oftr_trap_queued(pid_t tid);
 
 /* events.c: a clone, fork or vfork event (PTRACE_EVENT_*), and an exec. Both answer the thread. */
 int oftr_created(oftr_tracer *tracer, oftr_thread *thread, int event, uint64_t now);

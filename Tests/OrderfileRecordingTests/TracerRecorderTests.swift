@@ -27,6 +27,31 @@ private func record(
   return (summary, warnings.lines)
 }
 
+/// Records `binary` once per entry of `modes` (its arguments after the report's path), each
+/// launch's forked child writing a report once its work is done; returns the children whose
+/// report did not say `expected` within 10 s of the last recording, with what it said.
+private func childrenLost(
+  recordingEach modes: [[String]], of binary: String, in work: TemporaryDirectory, expecting expected: String
+) throws -> [String] {
+  var reports: [String] = []
+  for (run, mode) in modes.enumerated() {
+    let report = work.file("child.\(run)")
+    let recorded = try record(
+      binary, [report] + mode, output: work.file("launch.\(run).trace"), programOutput: work.file("out"))
+    #expect(recorded.summary.recording.status == 0)
+    reports.append(report)
+  }
+  let deadline = Date().addingTimeInterval(10)
+  while Date() < deadline, !reports.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) {
+    Thread.sleep(forTimeInterval: 0.05)
+  }
+  Thread.sleep(forTimeInterval: 0.05)
+  return reports.compactMap { report in
+    let text = try? FileReading.text(atPath: report)
+    return text == expected ? nil : "\((report as NSString).lastPathComponent): \(text ?? "no report")"
+  }
+}
+
 private final class WarningLog: @unchecked Sendable {
   var lines: [String] = []
   func add(_ line: String) { lines.append(line) }
@@ -80,23 +105,21 @@ struct TracerRecorderTests {
   func childrenOutliveTheRecording() throws {
     let work = try TemporaryDirectory("orderfile-bp-outlive")
     let binary = try build(["outlive.c"], in: work, flags: ["-pthread"], output: "outlive")
-    var reports: [String] = []
-    for run in 0..<55 {
-      let report = work.file("child.\(run)")
-      let mode = run < 50 ? [] : ["vfork"]
-      let recorded = try record(
-        binary, [report] + mode, output: work.file("launch.\(run).trace"), programOutput: work.file("out"))
-      #expect(recorded.summary.recording.status == 0)
-      reports.append(report)
-    }
+    let modes = Array(repeating: [String](), count: 50) + Array(repeating: ["vfork"], count: 5)
     // Each child writes its report once its threads are done (about 0.2 s after its parent exits).
-    let deadline = Date().addingTimeInterval(10)
-    while Date() < deadline, !reports.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) {
-      Thread.sleep(forTimeInterval: 0.05)
-    }
-    Thread.sleep(forTimeInterval: 0.05)
-    let lost = reports.filter { (try? FileReading.text(atPath: $0)) != "child ok 142848\n" }
-    #expect(lost.isEmpty, "children lost or wrong: \(lost.map { ($0 as NSString).lastPathComponent })")
+    let lost = try childrenLost(recordingEach: modes, of: binary, in: work, expecting: "child ok 142848\n")
+    #expect(lost.isEmpty, "children lost or wrong: \(lost)")
+  }
+
+  @Test(
+    "a forked child still starting threads when the first process exits: 20 launches, every recording ends and no child is lost"
+  )
+  func childStartingThreads() throws {
+    let work = try TemporaryDirectory("orderfile-bp-spawning")
+    let binary = try build(["spawning.c"], in: work, flags: ["-pthread"], output: "spawning")
+    let modes = Array(repeating: [String](), count: 20)
+    let lost = try childrenLost(recordingEach: modes, of: binary, in: work, expecting: "child ok 9152\n")
+    #expect(lost.isEmpty, "children lost or wrong: \(lost)")
   }
 
   @Test(
