@@ -37,12 +37,23 @@ public struct LaunchData: Sendable, Equatable {
   /// The linker's own merged sections the launch touched (`<internal>`: string literals,
   /// constants): neither a symbol nor an object names them, so no orderfile moves them.
   public var mergedSections: [String]
+  /// How many of `pieces`, at the end, are those merged sections of the objects whose code
+  /// ran, which go after the data the launch touched (see `touched(in:module:objects:linkMap:launchObjects:)`).
+  public var mergedLiteralPieces: Int
 
-  public init(pieces: [LaunchDataPiece] = [], touchedPages: Int = 0, mergedSections: [String] = []) {
+  public init(
+    pieces: [LaunchDataPiece] = [], touchedPages: Int = 0, mergedSections: [String] = [], mergedLiteralPieces: Int = 0
+  ) {
     self.pieces = pieces
     self.touchedPages = touchedPages
     self.mergedSections = mergedSections
+    self.mergedLiteralPieces = mergedLiteralPieces
   }
+
+  /// The pieces the launch touched, in first-touch order: all but the merged literals.
+  public var touchedPieces: ArraySlice<LaunchDataPiece> { pieces.dropLast(mergedLiteralPieces) }
+  /// The merged literal sections of the objects that ran, placed after the touched pieces.
+  public var literalPieces: ArraySlice<LaunchDataPiece> { pieces.suffix(mergedLiteralPieces) }
 
   /// The pieces a symbol orderfile can name.
   public var named: [LaunchDataPiece] { pieces.filter { $0.name != nil } }
@@ -83,12 +94,15 @@ public struct LaunchData: Sendable, Equatable {
         pieces.append(LaunchDataPiece(name: object.name, input: nil, outputSection: output, size: object.size))
       }
     }
+    let touched = pieces.count
     for section in merged {
       pieces += launchObjects.map {
         LaunchDataPiece(name: nil, input: InputSection(object: $0, section: section), outputSection: .readOnly, size: 0)
       }
     }
-    return LaunchData(pieces: pieces, touchedPages: Set(touches.map(\.page)).count, mergedSections: merged)
+    return LaunchData(
+      pieces: pieces, touchedPages: Set(touches.map(\.page)).count, mergedSections: merged,
+      mergedLiteralPieces: pieces.count - touched)
   }
 
   /// The objects that start inside `range`, in address order.
