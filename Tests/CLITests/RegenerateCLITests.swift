@@ -127,15 +127,11 @@ struct RegenerateCLITests {
     #expect(order.first == "core_start" && order.contains("core_parse"), "\(order)")
   }
 
-  @Test(
-    "format lld-script with data: true: the daily job's script places code, main and the launch's data of every scenario",
-    .enabled(
-      if: FileManager.default.fileExists(atPath: PackagePaths.binaryDirectory + "/libOrderfileInProcess.so"),
-      "needs Scripts/build-runtime's libOrderfileInProcess.so"))
-  func lldScriptWithData() throws {
-    let directory = try TemporaryDirectory("orderfile-regenerate-data")
-    defer { directory.remove() }
-    // Each scenario reads a table of its own, declared after the one it never reads.
+  /// A project of one C program whose scenarios `a` and `b` each read a table of their own,
+  /// declared after the one never read, regenerated as an lld script (`data: true` when
+  /// `data`); its link writes a map unless `map` is false.
+  private func lldScriptProject(data: Bool, map: Bool = true) throws -> TemporaryDirectory {
+    let directory = try TemporaryDirectory("orderfile-regenerate-script")
     try AtomicFile.write(
       """
       #include <stdio.h>
@@ -156,14 +152,14 @@ struct RegenerateCLITests {
       script=
       if [ -n "$1" ]; then script="-Wl,--script=$1/app.ld"; fi
       \(Toolchain.clang) -O2 -ffunction-sections -fdata-sections -c main.c -o build/main.o
-      \(Toolchain.clang) -fuse-ld=lld -Wl,--build-id -Wl,-Map=build/app.map $script build/main.o -o build/app
+      \(Toolchain.clang) -fuse-ld=lld -Wl,--build-id \(map ? "-Wl,-Map=build/app.map" : "") $script build/main.o -o build/app
 
       """, to: directory.file("build.sh"))
     try AtomicFile.write(
       """
       orderfiles: orderfiles
       format: lld-script
-      data: true
+      data: \(data)
       build: sh build.sh
       relink: sh build.sh "$ORDERFILE_NEW_DIR"
       binaries:
@@ -176,6 +172,17 @@ struct RegenerateCLITests {
       runs: 1
 
       """, to: directory.file("orderfile.yml"))
+    return directory
+  }
+
+  @Test(
+    "format lld-script with data: true: the daily job's script places the code and the launch's data of every scenario",
+    .enabled(
+      if: FileManager.default.fileExists(atPath: PackagePaths.binaryDirectory + "/libOrderfileInProcess.so"),
+      "needs Scripts/build-runtime's libOrderfileInProcess.so"))
+  func lldScriptWithData() throws {
+    let directory = try lldScriptProject(data: true)
+    defer { directory.remove() }
     let result = try orderfile(["regenerate", "-q", "--config", directory.file("orderfile.yml")])
     #expect(result.status == 0, "\(result.standardError)")
     let script = try FileReading.text(atPath: directory.file("orderfiles/app.ld"))
@@ -183,6 +190,16 @@ struct RegenerateCLITests {
     #expect(lines.contains("*main.o(.text.main)"), "\(script)")
     let tables = lines.filter { $0.hasPrefix("*main.o(.rodata.table_") }
     #expect(Set(tables) == ["*main.o(.rodata.table_a)", "*main.o(.rodata.table_b)"], "\(script)")
+  }
+
+  @Test("format lld-script reads each binary's link map, as generate does: a link without one is exit 65, naming it")
+  func lldScriptWithoutMap() throws {
+    let directory = try lldScriptProject(data: false, map: false)
+    defer { directory.remove() }
+    let result = try orderfile(["regenerate", "-q", "--config", directory.file("orderfile.yml")])
+    #expect(result.status == 65, "\(result.standardError)")
+    #expect(result.standardError.contains("needs the link map of the recorded binary"), "\(result.standardError)")
+    #expect(!FileManager.default.fileExists(atPath: directory.file("orderfiles/app.ld")))
   }
 
   @Test("a configuration with data: true under instrumented: exit 65, naming the key")
