@@ -43,7 +43,7 @@ public struct GenerateRequest: Sendable {
     let files = generation.orders.map {
       ModuleOrderfile(
         modulePath: $0.module.path, moduleIndex: $0.module.index,
-        text: orderfiles.format.render($0.functions.map(\.symbol), data: $0.data.pieces, last: $0.unwoundMain))
+        text: $0.placement.text(orderfiles.format))
     }
     return try orderfiles.finish(
       files, reportFormat: reportFormat, text: GenerationTextRenderer(listFunctions: list),

@@ -31,6 +31,7 @@ public struct RegenerateRequest {
       let probe = MeasureRequest.defaultProbeLibrary()
       if FileManager.default.fileExists(atPath: probe) { options.pageProbe = probe }
     }
+    if options.inProcessLibrary == nil { options.inProcessLibrary = RecordRequest.defaultInProcessLibrary() }
     let result = try Regeneration(configuration: configuration, options: options).run(progress: progress)
     var output = CommandOutput()
     let renderer = reportFormat.renderer(text: RegenerationTextRenderer(), markdown: RegenerationMarkdownRenderer())

@@ -97,6 +97,15 @@ public struct LayoutVerifier {
     self.minInOrder = minInOrder
   }
 
+  /// `names` without the binary's data objects: a symbol orderfile names the launch's data
+  /// after its functions (`record --data`), which no function layout checks.
+  static func withoutData(_ names: NameTable, of symbolizer: any Symbolizer) -> NameTable {
+    guard let elf = symbolizer as? ELFSymbolizer else { return names }
+    let data = Set(elf.dataObjects.compactMap { names.index(of: $0.name) })
+    guard !data.isEmpty else { return names }
+    return NameTable((0..<names.count).lazy.filter { !data.contains($0) }.map { names[$0] })
+  }
+
   public func verify(
     order: Orderfile, symbolizer: any Symbolizer, linker: String?
   ) -> Verification {
@@ -114,7 +123,7 @@ public struct LayoutVerifier {
     // to the very section it names, so local functions that share a name in several objects
     // are told apart.
     let readsInputSections = order.format == .lldScript && functions.contains(where: { $0.inputSection != nil })
-    var names = order.names
+    var names = Self.withoutData(order.names, of: symbolizer)
     if readsInputSections {
       let positions = Self.namePositions(functions, inputSections: true)
       names = NameTable(

@@ -25,7 +25,7 @@ public struct ConfigurationReader: Sendable {
 
   public static let topLevelKeys = [
     "orderfiles", "format", "work", "report", "build", "relink", "binaries", "scenarios", "runs", "gates",
-    "ignore-churn-below", "instrumented",
+    "ignore-churn-below", "instrumented", "data",
   ]
   static let scenarioKeys = ["name", "weight", "command", "environment", "until", "time-limit"]
   static let gateKeys = Gate.allCases.map(\.name)
@@ -157,9 +157,14 @@ public struct ConfigurationReader: Sendable {
         return format
       } ?? .lld
     let runs = try top.optional("runs")?.positiveInteger() ?? 5
+    let recordsData = try top.optional("data")?.boolean() ?? false
+    if recordsData, case .instrumented = recording {
+      throw try top.required("data").error(
+        "an instrumented build's runtime records no data: `data: true` records the release binaries")
+    }
     let work = absolute.path(try top.optional("work")?.string() ?? ".orderfile")
 
-    return RegenerationConfiguration(
+    var configuration = RegenerationConfiguration(
       file: file, projectDirectory: absolute.directory,
       orderfileDirectory: absolute.path(try top.required("orderfiles").string()), format: format,
       workDirectory: work,
@@ -175,6 +180,8 @@ public struct ConfigurationReader: Sendable {
         return .release
       }(), scenarios: scenarios, runs: runs, gates: gates,
       ignoreChurnBelow: try top.optional("ignore-churn-below")?.percentage() ?? Percentage(0))
+    configuration.recordsData = recordsData
+    return configuration
   }
 
   /// `module: path` pairs, in the file's order.
@@ -276,6 +283,15 @@ struct Fields {
     let text = try scalarText()
     guard !text.isEmpty else { throw error("expected a value, found nothing") }
     return text
+  }
+
+  /// `true` or `false`.
+  func boolean() throws -> Bool {
+    switch try scalarText() {
+    case "true": return true
+    case "false": return false
+    case let text: throw error("'\(text)' is not true or false")
+    }
   }
 
   /// A list of words, or one string split at spaces (no shell: quote nothing).

@@ -31,6 +31,9 @@ public struct RegenerationOptions: Sendable {
   /// The page probe (`libOrderfilePageProbe.so`) that counts the pages the first scenario
   /// really touches in the shipped and the relinked executable; nil measures nothing.
   public var pageProbe: String?
+  /// The in-process recorder (`libOrderfileInProcess.so`), which records the launch's data
+  /// when the configuration asks for it (`data: true`).
+  public var inProcessLibrary: String?
 
   public init(
     runs: Int? = nil, report: String? = nil, timings: Bool = false, orderfileDirectory: String? = nil,
@@ -92,6 +95,8 @@ public struct Regeneration {
     let configuration = self.configuration
     let runs = options.runs ?? configuration.runs
     let work = Work(root: configuration.workDirectory, format: configuration.format)
+    // Before anything runs: a configuration that records data needs the in-process recorder.
+    if configuration.recordsData { _ = try inProcessLibrary() }
     try work.prepare()
     var clock = StepClock(progress: progress, total: Self.stepNames.count)
     let started = Date()
@@ -156,6 +161,7 @@ public struct Regeneration {
     let modules = configuration.binaries.map(\.module)
     let merger = TraceMerger(
       selection: .all, binaries: BinaryResolver(searchPaths: [work.shipped]),
+      builder: OrderBuilder(placeCodeWithoutSymbol: configuration.format.placesCodeWithoutSymbol),
       previousOrder: { name in try committedOrder(name) },
       release: ReleaseBinaries(paths: modules.compactMap { shipped[$0] }))
     let merge = try merger.merge(inputs)
@@ -460,6 +466,10 @@ public struct Regeneration {
       output: trace, program: program, arguments: scenario.arguments,
       timeLimitMilliseconds: scenario.timeLimitMilliseconds)
     switch configuration.recording {
+    case .release where configuration.recordsData:
+      recorder = InProcessRecorder(library: try inProcessLibrary())
+      request.until = scenario.until
+      request.recordsData = true
     case .release:
       recorder = TracerRecorder()
       request.until = scenario.until
@@ -476,6 +486,14 @@ public struct Regeneration {
       throw RegenerationError.scenarioFailed(
         scenario: scenario.name, run: run, status: recording.status, log: display(log))
     }
+  }
+
+  /// The in-process recorder that records the launch's data (`data: true`).
+  func inProcessLibrary() throws -> String {
+    guard let library = options.inProcessLibrary, FileManager.default.fileExists(atPath: library) else {
+      throw RegenerationError.noInProcessRecorder(path: options.inProcessLibrary)
+    }
+    return library
   }
 
   /// A path inside the project relative to it, others as they are.

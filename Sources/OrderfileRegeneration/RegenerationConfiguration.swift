@@ -94,4 +94,7 @@ public struct RegenerationConfiguration: Sendable, Equatable {
   public var gates: Gates
   /// A pure reordering (nothing added or removed) below this churn keeps the committed orderfile.
   public var ignoreChurnBelow: Percentage
+  /// Record the launch's read-only data too (`data: true`, as `record --data`): the release
+  /// binaries from inside, so that the orderfiles place it.
+  public var recordsData = false
 }

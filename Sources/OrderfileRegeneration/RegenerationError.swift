@@ -18,6 +18,8 @@ public enum RegenerationError: LocalizedError, ExitStatusProviding, Equatable {
   case noBuildID(module: String, path: String)
   /// No run recorded any module of `binaries`.
   case nothingRecorded(modules: [String])
+  /// `data: true`, but the in-process recorder that records data is not at `path`.
+  case noInProcessRecorder(path: String?)
 
   public var errorDescription: String? {
     switch self {
@@ -38,6 +40,9 @@ public enum RegenerationError: LocalizedError, ExitStatusProviding, Equatable {
     case .nothingRecorded(let modules):
       return
         "no run recorded any of the configured modules (\(modules.joined(separator: ", "))): check binaries and the scenarios' commands"
+    case .noInProcessRecorder(let path):
+      return
+        "data: true records with the in-process recorder, which is not \(path.map { "at '\($0)'" } ?? "installed") (Scripts/build-runtime builds it beside the runtime)"
     }
   }
 
@@ -47,6 +52,7 @@ public enum RegenerationError: LocalizedError, ExitStatusProviding, Equatable {
     case .configuration: return .dataError
     case .commandFailed, .scenarioFailed, .binaryNotBuilt: return .commandFailed
     case .noBuildID, .nothingRecorded: return .dataError
+    case .noInProcessRecorder: return .unavailable
     }
   }
 }

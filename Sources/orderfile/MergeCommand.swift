@@ -33,6 +33,10 @@ struct MergeCommand: ParsableCommand {
       --allow-mixed-builds is given. With --output-dir, orderfiles are named
       as 'generate' names them.
 
+      The file places what 'generate' places from one trace: the launch's
+      data of runs recorded with 'record --data', ranked as functions are;
+      in an lld script also code without a symbol and an async main last.
+
       Examples:
         orderfile merge run1.trace run2.trace run3.trace -o app.order
         orderfile merge cold-*.trace:3 notification-*.trace:1 --output-dir orders

@@ -13,10 +13,12 @@ struct RegenerateCommand: ParsableCommand {
          with the committed orderfiles;
       2. records each launch scenario 'runs' times: the release binaries
          themselves, without a rebuild (or an instrumented build, when the
-         file has an 'instrumented' section);
-      3. merges the runs, keeping the order of the committed orderfiles where
-         the runs agree with it (merge --previous), and checks the entries
-         against the shipped binaries (merge --release-binary);
+         file has an 'instrumented' section), with their read-only data when
+         the file says 'data: true' (as record --data);
+      3. merges the runs as 'merge' does (the data too), keeping the order of
+         the committed orderfiles where the runs agree with it (merge
+         --previous), and checks the entries against the shipped binaries
+         (merge --release-binary);
       4. runs the relink command with the new orderfiles in $ORDERFILE_NEW_DIR;
       5. verifies each relinked binary against its new orderfile (the gate
          min-in-order, 95% unless the file sets it);

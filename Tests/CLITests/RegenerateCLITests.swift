@@ -127,6 +127,110 @@ struct RegenerateCLITests {
     #expect(order.first == "core_start" && order.contains("core_parse"), "\(order)")
   }
 
+  /// A project of one C program whose scenarios `a` and `b` each read a table of their own,
+  /// declared after the one never read, regenerated as an lld script (`data: true` when
+  /// `data`); its link writes a map unless `map` is false.
+  private func lldScriptProject(data: Bool, map: Bool = true) throws -> TemporaryDirectory {
+    let directory = try TemporaryDirectory("orderfile-regenerate-script")
+    try AtomicFile.write(
+      """
+      #include <stdio.h>
+      const int table_unused[1024] = {7, 8};
+      const int table_b[1024] = {5, 6};
+      const int table_a[1024] = {3, 4};
+      int main(int argc, char **argv) {
+        long sum = argv[1][0] == 'a' ? table_a[argc - 2] : table_b[argc - 2];
+        printf("%ld\\n", sum);
+        return 0;
+      }
+
+      """, to: directory.file("main.c"))
+    try AtomicFile.write(
+      """
+      set -e
+      mkdir -p build
+      script=
+      if [ -n "$1" ]; then script="-Wl,--script=$1/app.ld"; fi
+      \(Toolchain.clang) -O2 -ffunction-sections -fdata-sections -c main.c -o build/main.o
+      \(Toolchain.clang) -fuse-ld=lld -Wl,--build-id \(map ? "-Wl,-Map=build/app.map" : "") $script build/main.o -o build/app
+
+      """, to: directory.file("build.sh"))
+    try AtomicFile.write(
+      """
+      orderfiles: orderfiles
+      format: lld-script
+      data: \(data)
+      build: sh build.sh
+      relink: sh build.sh "$ORDERFILE_NEW_DIR"
+      binaries:
+        app: build/app
+      scenarios:
+        - name: a
+          command: [app, a]
+        - name: b
+          command: [app, b]
+      runs: 1
+
+      """, to: directory.file("orderfile.yml"))
+    return directory
+  }
+
+  @Test(
+    "format lld-script with data: true: the daily job's script places the code and the launch's data of every scenario",
+    .enabled(
+      if: FileManager.default.fileExists(atPath: PackagePaths.binaryDirectory + "/libOrderfileInProcess.so"),
+      "needs Scripts/build-runtime's libOrderfileInProcess.so"))
+  func lldScriptWithData() throws {
+    let directory = try lldScriptProject(data: true)
+    defer { directory.remove() }
+    let result = try orderfile(["regenerate", "-q", "--config", directory.file("orderfile.yml")])
+    #expect(result.status == 0, "\(result.standardError)")
+    let script = try FileReading.text(atPath: directory.file("orderfiles/app.ld"))
+    let lines = script.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    #expect(lines.contains("*main.o(.text.main)"), "\(script)")
+    let tables = lines.filter { $0.hasPrefix("*main.o(.rodata.table_") }
+    #expect(Set(tables) == ["*main.o(.rodata.table_a)", "*main.o(.rodata.table_b)"], "\(script)")
+  }
+
+  @Test("format lld-script reads each binary's link map, as generate does: a link without one is exit 65, naming it")
+  func lldScriptWithoutMap() throws {
+    let directory = try lldScriptProject(data: false, map: false)
+    defer { directory.remove() }
+    let result = try orderfile(["regenerate", "-q", "--config", directory.file("orderfile.yml")])
+    #expect(result.status == 65, "\(result.standardError)")
+    #expect(result.standardError.contains("needs the link map of the recorded binary"), "\(result.standardError)")
+    #expect(!FileManager.default.fileExists(atPath: directory.file("orderfiles/app.ld")))
+  }
+
+  @Test("a configuration with data: true under instrumented: exit 65, naming the key")
+  func dataWithInstrumented() throws {
+    let directory = try TemporaryDirectory("orderfile-regenerate-data-instrumented")
+    defer { directory.remove() }
+    try AtomicFile.write(
+      """
+      orderfiles: orderfiles
+      data: true
+      build: "true"
+      relink: "true"
+      binaries:
+        app: build/app
+      instrumented:
+        build: "true"
+        binaries:
+          app: build/app
+      scenarios:
+        - name: cold
+          command: [/bin/true]
+
+      """, to: directory.file("orderfile.yml"))
+    let result = try orderfile(["regenerate", "--config", directory.file("orderfile.yml")])
+    #expect(result.status == 65)
+    #expect(
+      result.standardError.hasPrefix(
+        "orderfile: error: \(directory.file("orderfile.yml")):2: data: an instrumented build's runtime records no data"),
+      "\(result.standardError)")
+  }
+
   @Test("--runs must be positive")
   func badRuns() throws {
     let result = try orderfile(["regenerate", "--runs", "0"])

@@ -73,6 +73,11 @@ struct UnwoundMainTests {
     let launch = try #require(text.range(of: ".text.launch"))
     let last = try #require(text.range(of: ".text.unwound : {\n    *App.o(.text.main)\n  }\n} INSERT AFTER .text;"))
     #expect(!text[launch.lowerBound..<last.lowerBound].contains("(.text.main)"), "\(text)")
+    // merge, and so the daily job, places main as generate does: the trace merged alone is the same script.
+    let merged = work.file("merged.ld")
+    let merge = try orderfile(["merge", trace, "--format", "lld-script", "-o", merged])
+    #expect(merge.status == 0, "\(merge.standardError)")
+    #expect(try FileReading.text(atPath: merged) == text)
 
     let ordered = try link("ordered", ["-Xlinker", "--script=" + script])
     #expect(try runChecked(ordered, []).standardOutput == "hello, async main\n")

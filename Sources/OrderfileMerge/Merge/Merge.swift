@@ -53,6 +53,11 @@ public struct Merge: Sendable {
     public var entries: [MergedEntry]
     /// The symbol of each entry, in the same order, for rendering.
     public var symbols: [FunctionSymbol]
+    /// The launch's data over the runs that recorded it (see `TraceMerger.mergeData`).
+    public var data: [LaunchDataPiece] = []
+    /// The function an lld script puts last, as the first run (in canonical order) that has
+    /// one found it (`ModuleOrder.unwoundMain`).
+    public var unwoundMain: FunctionSymbol? = nil
     /// The runs that recorded this module, in canonical order.
     public var runs: [ModuleRun]
     /// Local names of entries that other functions of the binary share (from any run).
@@ -60,9 +65,12 @@ public struct Merge: Sendable {
     /// The order this merge replaced and kept stable against, if one was given.
     public var previous: PreviousOrder?
 
+    /// What the merged orderfile places: what `generate` places from one trace, merged.
+    public var placement: LaunchPlacement { LaunchPlacement(functions: symbols, data: data, last: unwoundMain) }
+
     /// The merged order as an orderfile to write.
     public func orderfile(_ format: OrderfileFormat) -> ModuleOrderfile {
-      ModuleOrderfile(modulePath: path, moduleIndex: index, text: format.render(symbols))
+      ModuleOrderfile(modulePath: path, moduleIndex: index, text: placement.text(format))
     }
 
     /// The lowest match rate of any run.

@@ -152,9 +152,42 @@ public struct TraceMerger {
       name: key, path: first.path, index: first.index, fileName: fileName,
       buildIDs: Set(orders.map(\.order.module.buildIDHex)).sorted(),
       isMainExecutable: orders.contains { $0.order.module.isMainExecutable },
-      entries: entries, symbols: entries.compactMap { symbols[$0.name] }, runs: moduleRuns,
+      entries: entries, symbols: entries.compactMap { symbols[$0.name] },
+      data: Self.mergeData(orders.map { (weighted: $0.run.input, data: $0.order.data) }),
+      unwoundMain: orders.lazy.compactMap(\.order.unwoundMain).first, runs: moduleRuns,
       ambiguousNames: ambiguous.values.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) },
       previous: previous)
+  }
+
+  /// The launch's data of one module over its runs (in canonical order), ranked by the rule
+  /// that ranks its functions (`MergeRanker`, without a previous order): each piece's first
+  /// touch as a share of the way through its run's data, weighted; the pieces every run
+  /// touched first, then the others by the weight of the runs that touched them. The merged
+  /// literals of the objects that ran are ranked alike, each kind where its run first read it
+  /// (`LaunchData.touched`). A run that
+  /// recorded no data of the module (recorded without `--data`) takes no part, so its data
+  /// is simply absent rather than rare; one run merged alone keeps its order.
+  static func mergeData(_ runs: [(weighted: WeightedTrace, data: LaunchData)]) -> [LaunchDataPiece] {
+    let recorded = runs.filter { $0.data.touchedPages > 0 }
+    // The first run (in canonical order) that touched a piece supplies it.
+    var pieces: [String: LaunchDataPiece] = [:]
+    let orders = recorded.map { run in
+      RunOrder(
+        label: run.weighted.path, weight: run.weighted.weight,
+        names: run.data.pieces.map { piece in
+          let key = dataKey(piece)
+          if pieces[key] == nil { pieces[key] = piece }
+          return key
+        })
+    }
+    return MergeRanker.rank(orders).compactMap { pieces[$0.name] }
+  }
+
+  /// One name for a piece of launch data in every run: its output section, input section and
+  /// symbol, which one build gives the same in each run.
+  static func dataKey(_ piece: LaunchDataPiece) -> String {
+    [piece.outputSection.name, piece.input.map { $0.object + "(" + $0.section + ")" } ?? "", piece.name ?? ""]
+      .joined(separator: "\u{0}")
   }
 
   /// The selection to use for each run; nil for a run that does not record the named module.

@@ -8,6 +8,9 @@ public struct Orderfile: Sendable, Equatable {
   public var lines: [String]
   /// The format the lines look like (see `OrderfileFormat.detect(lines:)`).
   public var format: OrderfileFormat
+  /// The lines that name functions: all of `lines`, except in an lld script, whose lines in
+  /// the output sections of the launch's data name data.
+  public var functionLines: [String]
   /// The function names in order, once each (gold files name each function's possible
   /// sections on consecutive lines).
   public var names: [String]
@@ -16,11 +19,15 @@ public struct Orderfile: Sendable, Equatable {
     self.path = path
     lines = Self.entries(of: text)
     format = OrderfileFormat.detect(lines: lines)
-    if format == .lldScript { lines = lines.filter(format.isEntry(line:)) }
-    var seen = Set<String>(minimumCapacity: lines.count)
+    functionLines = lines
+    if format == .lldScript {
+      functionLines = OrderfileFormat.functionLines(ofScript: lines)
+      lines = lines.filter(format.isEntry(line:))
+    }
+    var seen = Set<String>(minimumCapacity: functionLines.count)
     var names: [String] = []
-    names.reserveCapacity(lines.count)
-    for line in lines {
+    names.reserveCapacity(functionLines.count)
+    for line in functionLines {
       let name = format.functionName(inLine: line)
       if seen.insert(name).inserted { names.append(name) }
     }

@@ -153,6 +153,19 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
     self != .lldScript || line.hasPrefix("*")
   }
 
+  /// The entries of an lld script's output sections of code (`.text.launch`, `.text.unwound`):
+  /// its other output sections hold the launch's data (see `dataBlocks`).
+  static func functionLines(ofScript lines: [String]) -> [String] {
+    var inCode = true
+    return lines.filter { line in
+      if line.hasSuffix("{") && line != "SECTIONS {" {
+        inCode = line.hasPrefix(".text")
+        return false
+      }
+      return inCode && OrderfileFormat.lldScript.isEntry(line: line)
+    }
+  }
+
   /// The function a line of this format names: the line itself, the name inside a section
   /// name, or the name without its Mach-O underscore. An lld script's line names a
   /// function with a symbol by the symbol (its section is `.text.<symbol>`), and code without

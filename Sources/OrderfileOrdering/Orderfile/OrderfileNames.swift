@@ -14,9 +14,10 @@ public struct OrderfileNames: Sendable {
   public var format: OrderfileFormat
   /// The function names, once each, in order.
   public var names: NameTable
-  /// How many lines are entries (blanks and comments left out), repeats included.
+  /// How many lines name functions (blanks, comments and an lld script's data left out),
+  /// repeats included.
   public var entryLines: Int
-  /// An lld script's entry lines as written (`verify` matches them to input sections);
+  /// An lld script's function lines as written (`verify` matches them to input sections);
   /// empty for the other formats.
   public var scriptLines: [String]
 
@@ -25,8 +26,8 @@ public struct OrderfileNames: Sendable {
     path = orderfile.path
     format = orderfile.format
     names = NameTable(orderfile.names)
-    entryLines = orderfile.lines.count
-    scriptLines = orderfile.format == .lldScript ? orderfile.lines : []
+    entryLines = orderfile.functionLines.count
+    scriptLines = orderfile.format == .lldScript ? orderfile.functionLines : []
   }
 
   /// Reads the orderfile at `path`.
