@@ -102,11 +102,7 @@ public enum MainThreadEnd {
   /// unwind through `main` (see `unwindingImports`); false for a file that cannot be read.
   public static func unwindsMain(programAt path: String) -> Bool {
     guard let file = try? ELFFile(path: path) else { return false }
-    var found = false
-    file.forEachDynamicSymbol { symbol, name in
-      if !found, symbol.st_shndx == UInt16(SHN_UNDEF), unwindingImports.contains(name) { found = true }
-    }
-    return found
+    return !file.dynamicSymbolNames(defined: false).isDisjoint(with: unwindingImports)
   }
 }
 
