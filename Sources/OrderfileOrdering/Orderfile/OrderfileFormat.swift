@@ -44,26 +44,24 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
   public func render(_ symbols: [FunctionSymbol], data: [LaunchDataPiece] = [], last: FunctionSymbol? = nil) -> String {
     let lastLines = self == .lldScript ? last.map(lines(for:)) ?? [] : []
     var seen = Set<String>(lastLines)
-    var text = ""
+    var launch: [String] = []
     for symbol in symbols {
-      for line in lines(for: symbol) where seen.insert(line).inserted {
-        text += self == .lldScript ? "    " + line : line
-        text += "\n"
-      }
+      for line in lines(for: symbol) where seen.insert(line).inserted { launch.append(line) }
     }
     guard self == .lldScript else {
-      for line in data.flatMap(lines(for:)) where seen.insert(line).inserted { text += line + "\n" }
-      return text
+      for line in data.flatMap(lines(for:)) where seen.insert(line).inserted { launch.append(line) }
+      return launch.map { $0 + "\n" }.joined()
     }
     // INSERT keeps lld's default layout for everything else: the fragment adds one output
     // section in front of .text, with the launch code in this order, after the data blocks.
-    let trailer =
-      lastLines.isEmpty
-      ? ""
-      : "SECTIONS {\n  \(Self.lastSectionName) : {\n" + lastLines.map { "    " + $0 + "\n" }.joined()
-        + "  }\n} INSERT AFTER .text;\n"
     return Self.dataBlocks(data.map { self.lines(for: $0) }, data.map(\.outputSection))
-      + "SECTIONS {\n  \(Self.launchSectionName) : {\n" + text + "  }\n} INSERT BEFORE .text;\n" + trailer
+      + Self.outputSection(Self.launchSectionName, launch, insert: "BEFORE .text")
+      + (lastLines.isEmpty ? "" : Self.outputSection(Self.lastSectionName, lastLines, insert: "AFTER .text"))
+  }
+
+  /// An lld script fragment: one output section of `lines`, inserted `insert` (`BEFORE .text`).
+  static func outputSection(_ name: String, _ lines: [String], insert: String) -> String {
+    "SECTIONS {\n  \(name) : {\n" + lines.map { "    " + $0 + "\n" }.joined() + "  }\n} INSERT \(insert);\n"
   }
 
   /// The lines that name a piece of launch data: its symbol in a symbol orderfile, its input
@@ -98,8 +96,7 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
       // would leave the file's first pages, which the loader's reads bring in), RELRO before
       // .dynamic so that it stays one run.
       let anchor = section == .relocatedReadOnly ? "BEFORE .dynamic" : "BEFORE .eh_frame_hdr"
-      let body = bySection[section, default: []].map { "    " + $0 + "\n" }.joined()
-      return "SECTIONS {\n  \(section.name) : {\n" + body + "  }\n} INSERT \(anchor);\n"
+      return outputSection(section.name, bySection[section, default: []], insert: anchor)
     }.joined()
   }
 
