@@ -27,6 +27,7 @@ public struct GenerateRequest: Sendable {
       return try MergeRequest(traces: traces, orderfiles: orderfiles, list: list, reportFormat: reportFormat).run()
     }
     let trace = try TraceReader.read(path: input.path)
+    let (orderfiles, formatNote) = orderfiles.choosingFormat(for: [trace])
     let release = orderfiles.release
     try release?.checkMatched(modules: trace.modules, traces: [trace.path], binaries: orderfiles.binaries)
     var generator = Generator(
@@ -45,7 +46,7 @@ public struct GenerateRequest: Sendable {
         modulePath: $0.module.path, moduleIndex: $0.module.index,
         text: $0.placement.text(orderfiles.format))
     }
-    return try orderfiles.finish(
+    var output = try orderfiles.finish(
       files, reportFormat: reportFormat, text: GenerationTextRenderer(listFunctions: list),
       report: { written in
         var outputs: [String: String] = [:]
@@ -54,5 +55,7 @@ public struct GenerateRequest: Sendable {
       }, matchRate: worst?.matchRate ?? generation.matchRate,
       matchRateNote: (worst.map { " of \(PathName.base(of: $0.module.path))" } ?? "")
         + (orderfiles.releaseBinaries.isEmpty ? "" : " (against the release binary)"))
+    if let formatNote { output.note(formatNote) }
+    return output
   }
 }

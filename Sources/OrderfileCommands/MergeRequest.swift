@@ -2,6 +2,7 @@ import Foundation
 import OrderfileMerge
 import OrderfileOrdering
 import OrderfileSupport
+import OrderfileTrace
 
 /// `orderfile merge`: the traces of several launches as one orderfile per module.
 public struct MergeRequest: Sendable {
@@ -29,6 +30,17 @@ public struct MergeRequest: Sendable {
   }
 
   public func run() throws -> CommandOutput {
+    guard orderfiles.formatGiven else {
+      // The traces are read once more to see what they hold: reading is cheap next to
+      // symbolizing, and the format decides how the merge places code without a symbol.
+      let (chosen, note) = orderfiles.choosingFormat(for: try traces.map { try TraceReader.read(path: $0.path) })
+      var request = self
+      request.orderfiles = chosen
+      request.orderfiles.formatGiven = true
+      var output = try request.run()
+      if let note { output.note(note) }
+      return output
+    }
     let merger = TraceMerger(
       selection: orderfiles.selection, binaries: orderfiles.binaries,
       builder: OrderBuilder(

@@ -1,6 +1,8 @@
+import Foundation
 import OrderfileOrdering
 import OrderfileSupport
 import OrderfileSymbolization
+import OrderfileTrace
 
 /// What `generate` and `merge` share: where the orderfiles go, which modules, in which
 /// format, where binaries are found, and the `--min-match` gate.
@@ -10,6 +12,8 @@ public struct OrderfileOptions: Sendable {
   /// binary given, else the main executable, or for every module when writing a directory.
   public var module: String?
   public var format: OrderfileFormat
+  /// Whether `format` was asked for; otherwise `choosingFormat(for:)` picks it from the traces.
+  public var formatGiven: Bool
   /// Binaries and debug directories to match by build-id.
   public var searchPaths: [String]
   /// Fail (exit 1) when the match rate is below this.
@@ -25,8 +29,9 @@ public struct OrderfileOptions: Sendable {
   public init(
     destination: OrderfileDestination = .standardOutput, module: String? = nil, format: OrderfileFormat = .lld,
     searchPaths: [String] = [], minMatch: Rate? = nil, includePostWindow: Bool = false, releaseBinaries: [String] = [],
-    keepAbsent: Bool = false
+    keepAbsent: Bool = false, formatGiven: Bool = true
   ) {
+    self.formatGiven = formatGiven
     self.releaseBinaries = releaseBinaries
     self.keepAbsent = keepAbsent
     self.destination = destination
@@ -45,6 +50,42 @@ public struct OrderfileOptions: Sendable {
     // as its executable.
     if releaseBinaries.count == 1 { return .named(releaseBinaries[0]) }
     return .mainExecutable
+  }
+
+  /// These options with the format `traces` call for when none was given, and a note saying
+  /// which and why.
+  ///
+  /// A trace that holds the launch's data (`record --data`) gets an lld script when every
+  /// module it touched data of has its link map beside it: a symbol list places only named
+  /// data, and literals, jump tables and metadata, which have no symbol, are most of what a
+  /// launch reads. Otherwise the symbol list, which every ELF linker but gold reads.
+  func choosingFormat(for traces: [Trace]) -> (options: OrderfileOptions, note: String?) {
+    guard !formatGiven else { return (self, nil) }
+    var paths: [String] = []
+    for trace in traces {
+      for index in Set(trace.dataTouches.map(\.module)).sorted() where trace.modules.indices.contains(index) {
+        let module = trace.modules[index]
+        guard !module.isSystemLibrary else { continue }
+        paths.append((try? binaries.locate(recordedPath: module.path, buildID: module.buildID)) ?? module.path)
+      }
+    }
+    guard !paths.isEmpty else { return (self, nil) }
+    let withoutMap = Set(paths).sorted().filter {
+      !FileManager.default.fileExists(atPath: ELFSymbolizer.defaultLinkMap(of: $0))
+    }
+    guard withoutMap.isEmpty else {
+      return (
+        self,
+        "the trace holds the launch's data, but \(withoutMap.map { "\($0).map" }.joined(separator: ", ")) is missing: writing a symbol list, which places only named data (link with -Wl,-Map=BINARY.map for an lld script that places all of it)"
+      )
+    }
+    var chosen = self
+    chosen.format = .lldScript
+    chosen.formatGiven = true
+    return (
+      chosen,
+      "the trace holds the launch's data and the link map is beside the binary: writing an lld script, which places data without a symbol too (--format lld writes a symbol list)"
+    )
   }
 
   var binaries: BinaryResolver { BinaryResolver(searchPaths: searchPaths) }

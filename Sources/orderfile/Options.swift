@@ -41,9 +41,9 @@ struct OrderfileOptionGroup: ParsableArguments {
 
   @Option(
     help:
-      "The orderfile format: \(OrderfileFormat.allCases.map(\.rawValue).joined(separator: ", ")) (lld and mold: --symbol-ordering-file, gold: --section-ordering-file, ld64: -order_file, lld-script: an lld linker script by input section, which also places code without a symbol; it reads the link map BINARY.map)."
+      "The orderfile format: \(OrderfileFormat.allCases.map(\.rawValue).joined(separator: ", ")) (lld and mold: --symbol-ordering-file, gold: --section-ordering-file, ld64: -order_file, lld-script: an lld linker script by input section, which also places code and data without a symbol; it reads the link map BINARY.map). Default: lld-script when the trace holds the launch's data (record --data) and BINARY.map is beside the binary, else lld."
   )
-  var format: OrderfileFormat = .lld
+  var format: OrderfileFormat?
 
   @OptionGroup var search: SearchPathOptions
 
@@ -83,8 +83,9 @@ struct OrderfileOptionGroup: ParsableArguments {
   var options: OrderfileOptions {
     OrderfileOptions(
       destination: outputDir.map { .directory($0) } ?? output.map { .file($0) } ?? .standardOutput, module: module,
-      format: format, searchPaths: search.searchPaths + debugDirectories, minMatch: minMatch,
-      includePostWindow: includePostWindow, releaseBinaries: releaseBinaries, keepAbsent: keepAbsent)
+      format: format ?? .lld, searchPaths: search.searchPaths + debugDirectories, minMatch: minMatch,
+      includePostWindow: includePostWindow, releaseBinaries: releaseBinaries, keepAbsent: keepAbsent,
+      formatGiven: format != nil)
   }
 }
 

@@ -91,7 +91,7 @@ struct LaunchDataTests {
     // 2. A symbol orderfile names the tables after the code, in the order they were read; the
     // relink puts them first in .rodata, in that order, one after the other.
     let order = work.file("launch.order")
-    let generated = try orderfile(["generate", trace, "-o", order])
+    let generated = try orderfile(["generate", trace, "-o", order, "--format", "lld"])
     #expect(generated.succeeded, "\(generated.standardError)")
     #expect(generated.standardOutput.contains("1 have no symbol"), "\(generated.standardOutput)")
     let lines = try FileReading.text(atPath: order).split(separator: "\n").map(String.init)
@@ -109,8 +109,20 @@ struct LaunchDataTests {
 
     // 3. The lld script places by input section, named or not: the switch's jump table
     // (.rodata.classify, no symbol) goes with the tables, first in .rodata, then the literals.
+    // generate picks the script itself: the trace holds data and the link map is there.
     let script = work.file("launch.ld")
-    #expect(try orderfile(["generate", trace, "-o", script, "--format", "lld-script"]).succeeded)
+    let chosen = try orderfile(["generate", trace, "-o", script])
+    #expect(chosen.succeeded, "\(chosen.standardError)")
+    #expect(chosen.standardError.contains("writing an lld script"), "\(chosen.standardError)")
+    #expect(try FileReading.text(atPath: script).contains("SECTIONS"))
+    // Without the map the script cannot be written: the symbol list, and why.
+    try FileManager.default.moveItem(atPath: shipped + ".map", toPath: shipped + ".map.aside")
+    let unmapped = try orderfile(["generate", trace, "-o", work.file("unmapped.order")])
+    try FileManager.default.moveItem(atPath: shipped + ".map.aside", toPath: shipped + ".map")
+    #expect(unmapped.succeeded, "\(unmapped.standardError)")
+    #expect(
+      unmapped.standardError.contains("\(shipped).map is missing: writing a symbol list"), "\(unmapped.standardError)")
+    #expect(try FileReading.text(atPath: work.file("unmapped.order")) == FileReading.text(atPath: order))
     let scripted = try link("scripted", ["-Wl,--script=" + script])
     #expect(try runChecked(scripted, []).standardOutput == printed)
     let inputs = try inputSections(of: ".rodata", inMap: scripted + ".map")
@@ -196,7 +208,7 @@ struct LaunchDataTests {
     #expect(touches.contains { first.contains($0.address) })
     #expect(!touches.contains { second.contains($0.address) })
     let order = work.file("launch.order")
-    #expect(try IntegrationTests.orderfile(["generate", trace, "-o", order]).succeeded)
+    #expect(try IntegrationTests.orderfile(["generate", trace, "-o", order, "--format", "lld"]).succeeded)
     let lines = try FileReading.text(atPath: order).split(separator: "\n").map(String.init)
     #expect(lines.contains("granule_first") && lines.contains("granule_second"), "\(lines)")
     // The 64 KiB table the launch read first, at one entry, goes after the strings it read whole.

@@ -87,6 +87,11 @@ struct MergeParityTests {
       let verified = try orderfile(["verify", "--binary", relinked, "--order", merged])
       #expect(verified.succeeded, "\(format): \(verified.standardOutput)")
     }
+    // Without --format both choose the script, as the trace holds data and the map is there.
+    let chosen = work.file("chosen.ld")
+    let merge = try orderfile(["merge", trace, "-o", chosen])
+    #expect(merge.standardError.contains("writing an lld script"), "\(merge.standardError)")
+    #expect(try FileReading.text(atPath: chosen) == FileReading.text(atPath: work.file("generated.lld-script")))
   }
 
   @Test("two runs merged place the union of their data: what every run read first, then by the weight that read it")

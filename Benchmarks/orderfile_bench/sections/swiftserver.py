@@ -265,8 +265,11 @@ def run(ctx):
                 env=dict(env, EXIT_WHEN_LISTENING="1"))
     run_checked([tool, "record", "-q", "--data", "-o", data_trace, "--until", UNTIL, "--", server],
                 "orderfile record --data", env=dict(env, EXIT_WHEN_LISTENING="1"))
-    run_checked([tool, "generate", data_trace, "--format", "lld-script", "-o", data_script],
-                "orderfile generate --format lld-script (record --data)", env=env)
+    # No --format: a trace with the launch's data and the map beside the server gets the script.
+    run_checked([tool, "generate", data_trace, "-o", data_script], "orderfile generate (record --data)", env=env)
+    with open(data_script) as f:
+        if "SECTIONS" not in f.read():
+            raise BenchError(f"generate wrote no lld script for a trace with data: {data_script}")
     run_checked([tool, "generate", trace, "-o", order], "orderfile generate", env=env)
     run_checked([tool, "generate", trace, "--format", "lld-script", "-o", script],
                 "orderfile generate --format lld-script", env=env)
