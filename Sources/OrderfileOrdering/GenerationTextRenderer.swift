@@ -86,13 +86,16 @@ public struct GenerationTextRenderer: Renderer {
       if let data = module.data {
         var line =
           "  launch data: \(data.touchedPages) read-only pages touched, \(data.pieces) pieces, \(data.lines) lines place them"
+        let byScript = report.format.placesCodeWithoutSymbol
         if data.withoutSymbol > 0 {
           line +=
-            "; \(data.withoutSymbol) have no symbol (jump tables, metadata), which only --format lld-script places"
+            "; \(data.withoutSymbol) have no symbol (jump tables, metadata), "
+            + (byScript ? "placed by input section" : "which only --format lld-script places")
         }
         if !data.mergedSections.isEmpty {
           line +=
-            "; merged literals touched (\(data.mergedSections.joined(separator: ", "))): lld merges each kind into one piece in an order of its own, which no orderfile splits; an lld script puts it where the launch first read it"
+            "; merged literals touched (\(data.mergedSections.joined(separator: ", "))): lld merges each kind into one piece in an order of its own, which no orderfile splits; "
+            + (byScript ? "the script puts it" : "an lld script puts it") + " where the launch first read it"
         }
         lines.append(line)
       }

@@ -114,6 +114,7 @@ struct LaunchDataTests {
     let chosen = try orderfile(["generate", trace, "-o", script])
     #expect(chosen.succeeded, "\(chosen.standardError)")
     #expect(chosen.standardError.contains("writing an lld script"), "\(chosen.standardError)")
+    #expect(chosen.standardOutput.contains("1 have no symbol (jump tables, metadata), placed by input section"))
     #expect(try FileReading.text(atPath: script).contains("SECTIONS"))
     // Without the map the script cannot be written: the symbol list, and why.
     try FileManager.default.moveItem(atPath: shipped + ".map", toPath: shipped + ".map.aside")
