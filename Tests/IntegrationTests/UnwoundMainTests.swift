@@ -88,6 +88,44 @@ struct UnwoundMainTests {
     #expect(try lastFrameTableEntry(of: shipped) != main, "the default layout puts other code after main")
   }
 
+  @Test("a C program that imports dispatch_main, which ends its main thread by unwinding, has main placed last")
+  func dispatchMainImported() throws {
+    let dispatch = Toolchain.llvmBin + "/../lib/swift/linux"
+    try #require(
+      FileManager.default.fileExists(atPath: dispatch + "/libdispatch.so"), "the Swift toolchain's libdispatch")
+    let work = try TemporaryDirectory("orderfile-dispatch-main")
+    defer { work.remove() }
+    let source = work.file("serve.c")
+    // dispatch_main is imported but called only with many arguments: the recorded run exits.
+    try AtomicFile.write(
+      """
+      #include <stdio.h>
+      void dispatch_main(void);
+      __attribute__((noinline)) static int work(int n) { return n * 3 + 1; }
+      int main(int argc, char **argv) {
+        printf("%d\\n", work(argc));
+        if (argc > 5) dispatch_main();
+        return 0;
+      }
+      """, to: source)
+    let binary = work.file("serve")
+    try runChecked(
+      Toolchain.clang,
+      [
+        "-O2", "-ffunction-sections", "-fuse-ld=lld", "-Wl,--build-id", "-Wl,-Map=" + binary + ".map", source,
+        "-o", binary, "-L" + dispatch, "-Wl,-rpath," + dispatch, "-ldispatch",
+      ], environment: Toolchain.environment)
+    let trace = work.file("launch.trace")
+    let recorded = try orderfile(["record", "-q", "-o", trace, "--", binary])
+    #expect(recorded.status == 0, "\(recorded.standardError)")
+    let script = work.file("launch.ld")
+    #expect(try orderfile(["generate", trace, "--format", "lld-script", "-o", script]).status == 0)
+    let text = try FileReading.text(atPath: script)
+    let unwound = try #require(text.range(of: ".text.unwound"), "\(text)")
+    #expect(text[unwound.lowerBound...].contains("(.text.main)"), "\(text)")
+    #expect(!text[..<unwound.lowerBound].contains("(.text.main)"), "\(text)")
+  }
+
   @Test("a C program whose main returns keeps main in the launch section")
   func returningMainStays() throws {
     let work = try TemporaryDirectory("orderfile-returning-main")
