@@ -61,11 +61,18 @@ int oftr_write_byte(oftr_space *space, uint64_t address, uint8_t byte) {
  * Stores bytes[i] at addresses[i] (sorted, distinct) and, when `previous` is
  * not NULL, returns the bytes they replaced. Works in runs of consecutive
  * pages that each hold an address: such pages are mapped, so no read of a run
- * falls into a hole between mappings.
+ * falls into a hole between mappings. Each run is read, changed and written
+ * back whole, through a buffer of this call's own: a host may record several
+ * programs at once on several threads, and a buffer they shared would carry
+ * one program's pages into another's memory between the read and the write.
  */
 static int patch(oftr_space *space, const uint64_t *addresses, const uint8_t *bytes, uint8_t *previous,
                  size_t count) {
-  static uint8_t buffer[OFTR_PATCH_CHUNK];
+  if (count == 0) return 0;
+  uint64_t span = oftr_page_down(addresses[count - 1]) + OFTR_PAGE - oftr_page_down(addresses[0]);
+  uint8_t *buffer = malloc(span < OFTR_PATCH_CHUNK ? span : OFTR_PATCH_CHUNK);
+  if (!buffer) return -1;
+  int status = 0;
   size_t i = 0;
   while (i < count) {
     uint64_t start = oftr_page_down(addresses[i]);
@@ -79,15 +86,24 @@ static int patch(oftr_space *space, const uint64_t *addresses, const uint8_t *by
       }
       j++;
     }
-    if (oftr_read_memory(space, start, buffer, end - start) != 0) return -1;
+    if (oftr_read_memory(space, start, buffer, end - start) != 0) {
+      status = -1;
+      break;
+    }
     for (size_t k = i; k < j; k++) {
       if (previous) previous[k] = buffer[addresses[k] - start];
       buffer[addresses[k] - start] = bytes[k];
     }
-    if (write_memory(space, start, buffer, end - start) != 0) return -1;
+    if (write_memory(space, start, buffer, end - start) != 0) {
+      status = -1;
+      break;
+    }
     i = j;
   }
-  return 0;
+  int error = errno; /* the caller's message names it */
+  free(buffer);
+  errno = error;
+  return status;
 }
 
 /* ---- the breakpoint table ------------------------------------------- */

@@ -57,6 +57,27 @@ private final class WarningLog: @unchecked Sendable {
   func add(_ line: String) { lines.append(line) }
 }
 
+/// What each of several recordings run at once said, or the error it threw, by index.
+private final class ConcurrentOutcomes: @unchecked Sendable {
+  private let lock = NSLock()
+  private var outcomes: [String]
+
+  init(count: Int) { outcomes = Array(repeating: "not run", count: count) }
+
+  func set(_ index: Int, _ body: () throws -> String) {
+    let outcome: String
+    do { outcome = try body() } catch { outcome = "\(error)" }
+    lock.withLock { outcomes[index] = outcome }
+  }
+
+  func take() -> [String] {
+    lock.withLock {
+      defer { outcomes = Array(repeating: "not run", count: outcomes.count) }
+      return outcomes
+    }
+  }
+}
+
 @Suite("Recording the release binary with first-entry breakpoints, under the tracer", .serialized)
 struct TracerRecorderTests {
   @Test(
@@ -120,6 +141,37 @@ struct TracerRecorderTests {
     let modes = Array(repeating: [String](), count: 20)
     let lost = try childrenLost(recordingEach: modes, of: binary, in: work, expecting: "child ok 9152\n")
     #expect(lost.isEmpty, "children lost or wrong: \(lost)")
+  }
+
+  @Test(
+    "two recordings at once on two threads of one host: each writes only its own program's pages (two builds of 1,000 functions a page each, 4 rounds)"
+  )
+  func concurrentRecordings() throws {
+    let work = try TemporaryDirectory("orderfile-bp-concurrent")
+    defer { work.remove() }
+    // The same layout, other code: a run of pages of one build written into the other's
+    // memory makes it print another sum.
+    let binaries = try (1...2).map { seed in
+      try build(["pages.c"], in: work, flags: ["-DSEED=\(seed)u"], output: "pages\(seed)")
+    }
+    let expected = try binaries.map { try ProcessRunner.run($0, []).standardOutput }
+    #expect(expected[0] != expected[1])
+    let outcomes = ConcurrentOutcomes(count: binaries.count)
+    for round in 0..<4 {
+      // Each recording arms 1,000 pages as soon as its program execs: started together,
+      // their armings overlap.
+      DispatchQueue.concurrentPerform(iterations: binaries.count) { index in
+        let programOutput = work.file("out.\(round).\(index)")
+        outcomes.set(index) {
+          let recorded = try record(
+            binaries[index], output: work.file("launch.\(round).\(index).trace"), programOutput: programOutput)
+          return "status \(recorded.summary.recording.status): \(try FileReading.text(atPath: programOutput))"
+        }
+      }
+      for (index, outcome) in outcomes.take().enumerated() {
+        #expect(outcome == "status 0: \(expected[index])", "round \(round), pages\(index + 1)")
+      }
+    }
   }
 
   @Test(
