@@ -31,11 +31,18 @@ static int open_memory(pid_t pid) {
   return open(path, O_RDWR | O_CLOEXEC);
 }
 
+/*
+ * The memory file reaches the image that was current when it was opened, and
+ * no other: once that image is gone (the process exec'd or exited), a read or
+ * write moves nothing and returns 0, where an unmapped address fails with EIO.
+ * That 0 is ESRCH here: nothing of the tracer's is left in that memory.
+ */
 int oftr_read_memory(oftr_space *space, uint64_t address, void *buffer, size_t length) {
   size_t done = 0;
   while (done < length) {
     ssize_t got = pread(space->memory, (char *)buffer + done, length - done, (off_t)(address + done));
     if (got < 0 && errno == EINTR) continue;
+    if (got == 0) errno = ESRCH;
     if (got <= 0) return -1;
     done += (size_t)got;
   }
@@ -47,6 +54,7 @@ static int write_memory(oftr_space *space, uint64_t address, const void *buffer,
   while (done < length) {
     ssize_t put = pwrite(space->memory, (const char *)buffer + done, length - done, (off_t)(address + done));
     if (put < 0 && errno == EINTR) continue;
+    if (put == 0) errno = ESRCH;
     if (put <= 0) return -1;
     done += (size_t)put;
   }
