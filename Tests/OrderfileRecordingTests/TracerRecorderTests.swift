@@ -161,6 +161,24 @@ struct TracerRecorderTests {
   }
 
   @Test(
+    "a thread execs while the leader makes first calls: 20 launches, each new image recorded, none lost"
+  )
+  func execBesideTraps() throws {
+    let work = try TemporaryDirectory("orderfile-bp-exec-thread")
+    defer { work.remove() }
+    let binary = try build(["exec_thread.c"], in: work, flags: ["-pthread"], output: "exec_thread")
+    for launch in 0..<20 {
+      // The exec lands at another point of the leader's 2,000 traps each launch (0 to 19 ms).
+      let out = work.file("out.\(launch)")
+      let trace = work.file("launch.\(launch).trace")
+      let recorded = try record(binary, ["\(launch * 997 % 20000)"], output: trace, programOutput: out)
+      #expect(recorded.summary.recording.status == 0, "launch \(launch)")
+      #expect(try FileReading.text(atPath: out) == "second image 5\n", "launch \(launch)")
+      #expect(try names(in: TraceReader.read(path: trace), module: "/exec_thread").contains("second_image"))
+    }
+  }
+
+  @Test(
     "two recordings at once on two threads of one host: each writes only its own program's pages (two builds of 1,000 functions a page each, 4 rounds)"
   )
   func concurrentRecordings() throws {
