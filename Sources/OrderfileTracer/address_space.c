@@ -31,11 +31,18 @@ static int open_memory(pid_t pid) {
   return open(path, O_RDWR | O_CLOEXEC);
 }
 
+/*
+ * The memory file reaches the image that was current when it was opened, and
+ * no other: once that image is gone (the process exec'd or exited), a read or
+ * write moves nothing and returns 0, where an unmapped address fails with EIO.
+ * That 0 is ESRCH here: nothing of the tracer's is left in that memory.
+ */
 int oftr_read_memory(oftr_space *space, uint64_t address, void *buffer, size_t length) {
   size_t done = 0;
   while (done < length) {
     ssize_t got = pread(space->memory, (char *)buffer + done, length - done, (off_t)(address + done));
     if (got < 0 && errno == EINTR) continue;
+    if (got == 0) errno = ESRCH;
     if (got <= 0) return -1;
     done += (size_t)got;
   }
@@ -47,6 +54,7 @@ static int write_memory(oftr_space *space, uint64_t address, const void *buffer,
   while (done < length) {
     ssize_t put = pwrite(space->memory, (const char *)buffer + done, length - done, (off_t)(address + done));
     if (put < 0 && errno == EINTR) continue;
+    if (put == 0) errno = ESRCH;
     if (put <= 0) return -1;
     done += (size_t)put;
   }
@@ -61,11 +69,18 @@ int oftr_write_byte(oftr_space *space, uint64_t address, uint8_t byte) {
  * Stores bytes[i] at addresses[i] (sorted, distinct) and, when `previous` is
  * not NULL, returns the bytes they replaced. Works in runs of consecutive
  * pages that each hold an address: such pages are mapped, so no read of a run
- * falls into a hole between mappings.
+ * falls into a hole between mappings. Each run is read, changed and written
+ * back whole, through a buffer of this call's own: a host may record several
+ * programs at once on several threads, and a buffer they shared would carry
+ * one program's pages into another's memory between the read and the write.
  */
 static int patch(oftr_space *space, const uint64_t *addresses, const uint8_t *bytes, uint8_t *previous,
                  size_t count) {
-  static uint8_t buffer[OFTR_PATCH_CHUNK];
+  if (count == 0) return 0;
+  uint64_t span = oftr_page_down(addresses[count - 1]) + OFTR_PAGE - oftr_page_down(addresses[0]);
+  uint8_t *buffer = malloc(span < OFTR_PATCH_CHUNK ? span : OFTR_PATCH_CHUNK);
+  if (!buffer) return -1;
+  int status = 0;
   size_t i = 0;
   while (i < count) {
     uint64_t start = oftr_page_down(addresses[i]);
@@ -79,15 +94,24 @@ static int patch(oftr_space *space, const uint64_t *addresses, const uint8_t *by
       }
       j++;
     }
-    if (oftr_read_memory(space, start, buffer, end - start) != 0) return -1;
+    if (oftr_read_memory(space, start, buffer, end - start) != 0) {
+      status = -1;
+      break;
+    }
     for (size_t k = i; k < j; k++) {
       if (previous) previous[k] = buffer[addresses[k] - start];
       buffer[addresses[k] - start] = bytes[k];
     }
-    if (write_memory(space, start, buffer, end - start) != 0) return -1;
+    if (write_memory(space, start, buffer, end - start) != 0) {
+      status = -1;
+      break;
+    }
     i = j;
   }
-  return 0;
+  int error = errno; /* the caller's message names it */
+  free(buffer);
+  errno = error;
+  return status;
 }
 
 /* ---- the breakpoint table ------------------------------------------- */

@@ -132,8 +132,10 @@ int oftr_detach_all(oftr_tracer *tracer) {
     process->detaching = true;
     if (oftr_restore_all(process->space, false) != 0) {
       int error = errno;
-      /* A process that is dying (a signal we just passed on) has no memory left to fix. */
-      if (!process_dying(process->pid))
+      /* An image that exec replaced (its exec event not yet collected) or that is gone took
+       * its breakpoints with it: the new image has none. A process that is dying (a signal
+       * we just passed on) has no memory left to fix. */
+      if (error != ESRCH && !process_dying(process->pid))
         status = oftr_fail(tracer, error, "cannot remove the breakpoints of process %d: %s", (int)process->pid,
                            strerror(error));
     }

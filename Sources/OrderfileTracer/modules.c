@@ -217,6 +217,8 @@ static int arm_module(oftr_tracer *tracer, oftr_process *process, const mapping_
   int error = errno;
   free(addresses);
   if (status == OFTR_ARM_NO_MEMORY) return oftr_fail(tracer, ENOMEM, "cannot hold %zu breakpoints", wanted);
+  /* An image that exec replaced while this one was being planned holds nothing to arm any more. */
+  if (status == OFTR_ARM_NOT_WRITTEN && error == ESRCH) return 0;
   if (status == OFTR_ARM_NOT_WRITTEN)
     return oftr_fail(tracer, error, "cannot write breakpoints into %s of process %d: %s", module->path,
                      (int)process->pid, strerror(error));

@@ -65,9 +65,11 @@ static int step_over(oftr_tracer *tracer, oftr_thread *thread, oftr_slot *slot, 
   oftr_space *space = thread->process->space;
   uint64_t entry = slot->address;
   if (poke_register(tracer, tid, OFTR_RIP, entry) != 0) return -1;
-  if (oftr_write_byte(space, entry, slot->original) != 0)
+  if (oftr_write_byte(space, entry, slot->original) != 0) {
+    if (errno == ESRCH) return OFTR_MINE_ANSWERED; /* its image is gone: see oftr_breakpoint() */
     return oftr_fail(tracer, errno, "cannot step over a breakpoint in process %d: %s", (int)thread->process->pid,
                      strerror(errno));
+  }
   int status = 0;
   pid_t got = -1;
   if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) == 0) {
@@ -105,8 +107,15 @@ static int sigaction_called(oftr_tracer *tracer, oftr_thread *thread, oftr_slot 
   return step_over(tracer, thread, slot, now);
 }
 
-/* OFTR_MINE when the trap was the tracer's (consumed), OFTR_MINE_ANSWERED when it was and the thread
- * was answered already, OFTR_NOT_MINE when it is the program's, -1 on failure. */
+/*
+ * OFTR_MINE when the trap was the tracer's (consumed), OFTR_MINE_ANSWERED when it was and the thread
+ * was answered already, OFTR_NOT_MINE when it is the program's, -1 on failure.
+ *
+ * The stop may be out of date by the time it is handled: another thread's execve (or exit) kills
+ * this one, and the image its breakpoints are in goes with it. Then its registers are out of reach
+ * and its memory moves nothing (ESRCH, address_space.c): the trap is taken as the tracer's with
+ * nothing done, and the exec event or the thread's end arrives as a wait status of its own.
+ */
 int oftr_breakpoint(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
   oftr_process *process = thread->process;
   if (!process->space) return OFTR_NOT_MINE; /* not yet exec'd: nothing is armed */
@@ -125,15 +134,17 @@ int oftr_breakpoint(oftr_tracer *tracer, oftr_thread *thread, uint64_t now) {
     uint64_t stack, caller;
     if (!peek_register(thread->tid, OFTR_RSP, &stack) ||
         oftr_read_memory(process->space, stack, &caller, sizeof caller) != 0)
-      return oftr_fail(tracer, errno, "cannot read the stack of thread %d", (int)thread->tid);
+      return errno == ESRCH ? OFTR_MINE
+                            : oftr_fail(tracer, errno, "cannot read the stack of thread %d", (int)thread->tid);
     if (poke_register(tracer, thread->tid, OFTR_RSP, stack + sizeof caller) != 0) return -1;
     return poke_register(tracer, thread->tid, OFTR_RIP, caller) == 0 ? OFTR_MINE : -1;
   } else if (slot->state == OFTR_SLOT_WATCH) {
     return sigaction_called(tracer, thread, slot, now);
   } else if (slot->state == OFTR_SLOT_ARMED) {
     if (oftr_write_byte(process->space, entry, slot->original) != 0)
-      return oftr_fail(tracer, errno, "cannot remove a breakpoint in process %d: %s", (int)process->pid,
-                       strerror(errno));
+      return errno == ESRCH ? OFTR_MINE
+                            : oftr_fail(tracer, errno, "cannot remove a breakpoint in process %d: %s",
+                                        (int)process->pid, strerror(errno));
     slot->state = OFTR_SLOT_HIT;
     process->space->armed--;
     report_first_call(tracer, thread, slot, entry, now);

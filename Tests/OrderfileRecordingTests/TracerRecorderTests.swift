@@ -28,8 +28,8 @@ private func record(
 }
 
 /// Records `binary` once per entry of `modes` (its arguments after the report's path), each
-/// launch's forked child writing a report once its work is done; returns the children whose
-/// report did not say `expected` within 10 s of the last recording, with what it said.
+/// launch's forked children writing a report once their work is done; returns the reports
+/// that did not say `expected` within 10 s of the last recording, with what they said.
 private func childrenLost(
   recordingEach modes: [[String]], of binary: String, in work: TemporaryDirectory, expecting expected: String
 ) throws -> [String] {
@@ -41,8 +41,10 @@ private func childrenLost(
     #expect(recorded.summary.recording.status == 0)
     reports.append(report)
   }
+  // A report may be written in parts (several children append to it): wait for what it
+  // should say, then a little longer, for a line too many.
   let deadline = Date().addingTimeInterval(10)
-  while Date() < deadline, !reports.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) {
+  while Date() < deadline, !reports.allSatisfy({ (try? FileReading.text(atPath: $0)) == expected }) {
     Thread.sleep(forTimeInterval: 0.05)
   }
   Thread.sleep(forTimeInterval: 0.05)
@@ -55,6 +57,27 @@ private func childrenLost(
 private final class WarningLog: @unchecked Sendable {
   var lines: [String] = []
   func add(_ line: String) { lines.append(line) }
+}
+
+/// What each of several recordings run at once said, or the error it threw, by index.
+private final class ConcurrentOutcomes: @unchecked Sendable {
+  private let lock = NSLock()
+  private var outcomes: [String]
+
+  init(count: Int) { outcomes = Array(repeating: "not run", count: count) }
+
+  func set(_ index: Int, _ body: () throws -> String) {
+    let outcome: String
+    do { outcome = try body() } catch { outcome = "\(error)" }
+    lock.withLock { outcomes[index] = outcome }
+  }
+
+  func take() -> [String] {
+    lock.withLock {
+      defer { outcomes = Array(repeating: "not run", count: outcomes.count) }
+      return outcomes
+    }
+  }
 }
 
 @Suite("Recording the release binary with first-entry breakpoints, under the tracer", .serialized)
@@ -120,6 +143,70 @@ struct TracerRecorderTests {
     let modes = Array(repeating: [String](), count: 20)
     let lost = try childrenLost(recordingEach: modes, of: binary, in: work, expecting: "child ok 9152\n")
     #expect(lost.isEmpty, "children lost or wrong: \(lost)")
+  }
+
+  @Test(
+    "children that exec as the first process exits: 10 launches of four each, every new image let go, none killed"
+  )
+  func childrenExecAtLetGo() throws {
+    let work = try TemporaryDirectory("orderfile-bp-exec-children")
+    defer { work.remove() }
+    let binary = try build(["exec_children.c"], in: work, output: "exec_children")
+    // Letting go removes the breakpoints of each child's image before exec; one whose exec
+    // came first has none left, and is let go from its exec event.
+    let modes = Array(repeating: [String](), count: 10)
+    let lost = try childrenLost(
+      recordingEach: modes, of: binary, in: work, expecting: String(repeating: "child ok 9\n", count: 4))
+    #expect(lost.isEmpty, "children lost or wrong: \(lost)")
+  }
+
+  @Test(
+    "a thread execs while the leader makes first calls: 20 launches, each new image recorded, none lost"
+  )
+  func execBesideTraps() throws {
+    let work = try TemporaryDirectory("orderfile-bp-exec-thread")
+    defer { work.remove() }
+    let binary = try build(["exec_thread.c"], in: work, flags: ["-pthread"], output: "exec_thread")
+    for launch in 0..<20 {
+      // The exec lands at another point of the leader's 2,000 traps each launch (0 to 19 ms).
+      let out = work.file("out.\(launch)")
+      let trace = work.file("launch.\(launch).trace")
+      let recorded = try record(binary, ["\(launch * 997 % 20000)"], output: trace, programOutput: out)
+      #expect(recorded.summary.recording.status == 0, "launch \(launch)")
+      #expect(try FileReading.text(atPath: out) == "second image 5\n", "launch \(launch)")
+      #expect(try names(in: TraceReader.read(path: trace), module: "/exec_thread").contains("second_image"))
+    }
+  }
+
+  @Test(
+    "two recordings at once on two threads of one host: each writes only its own program's pages (two builds of 1,000 functions a page each, 4 rounds)"
+  )
+  func concurrentRecordings() throws {
+    let work = try TemporaryDirectory("orderfile-bp-concurrent")
+    defer { work.remove() }
+    // The same layout, other code: a run of pages of one build written into the other's
+    // memory makes it print another sum.
+    let binaries = try (1...2).map { seed in
+      try build(["pages.c"], in: work, flags: ["-DSEED=\(seed)u"], output: "pages\(seed)")
+    }
+    let expected = try binaries.map { try ProcessRunner.run($0, []).standardOutput }
+    #expect(expected[0] != expected[1])
+    let outcomes = ConcurrentOutcomes(count: binaries.count)
+    for round in 0..<4 {
+      // Each recording arms 1,000 pages as soon as its program execs: started together,
+      // their armings overlap.
+      DispatchQueue.concurrentPerform(iterations: binaries.count) { index in
+        let programOutput = work.file("out.\(round).\(index)")
+        outcomes.set(index) {
+          let recorded = try record(
+            binaries[index], output: work.file("launch.\(round).\(index).trace"), programOutput: programOutput)
+          return "status \(recorded.summary.recording.status): \(try FileReading.text(atPath: programOutput))"
+        }
+      }
+      for (index, outcome) in outcomes.take().enumerated() {
+        #expect(outcome == "status 0: \(expected[index])", "round \(round), pages\(index + 1)")
+      }
+    }
   }
 
   @Test(

@@ -184,9 +184,13 @@ typedef struct oftr_result {
  * failed. On such a failure the tracer first tries to detach cleanly and
  * kills the program only when that fails too, saying so in the message.
  *
- * Preconditions: call from one thread, not concurrently with itself; the
- * caller must not reap children of its own process while this runs (the
- * tracer waits for any child). Side effects: creates processes; signals.
+ * Preconditions: the recording runs on the calling thread, which the caller
+ * must not let reap children while this runs (the tracer waits for any child
+ * of that thread). Several recordings may run at once on different threads,
+ * each writing only its own program's memory; but the handlers that
+ * pass_termination_signals and return_at_window_close with a time limit
+ * install are the process's, so only one recording at a time may ask for
+ * them. Side effects: creates processes; signals.
  */
 int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result *result);
 
