@@ -105,15 +105,25 @@ void of_take_over(void) __attribute__((no_instrument_function));
 
 /* clock.c: the recorder's own time. */
 extern uint64_t of_trap_cost_ns;
-extern uintptr_t of_probe_trap;
 extern of_code of_probe_saved;
-extern volatile uint64_t of_probe_spent;
+/* Whether `address` is the trap of a probe that measures a trap's cost. */
+bool of_is_probe(uintptr_t address) __attribute__((no_instrument_function));
+/* In the handler of a probe's trap begun at `started`: the time it counted. */
+void of_probe_handled(uint64_t started) __attribute__((no_instrument_function));
+/* What a trap of this thread costs outside its handler now: its own last measurements, or
+ * the arming's. */
+uint64_t of_trap_cost_now(void) __attribute__((no_instrument_function));
+/* After a first call at `entry` this thread's handler recorded, every so many: sends the
+ * thread through a probe's trap on its way back to `entry`, which measures a trap's cost. */
+void of_trap_cost_follow(ucontext_t *context, uintptr_t entry) __attribute__((no_instrument_function));
+/* The handler of the probe's trap at `address`, begun at `started`: sends the thread on. */
+void of_probe_trapped(ucontext_t *context, uintptr_t address, uint64_t started) __attribute__((no_instrument_function));
 /* Begins a stretch of the recorder's work on this thread: returns the wall clock. */
 uint64_t of_recorder_enter(void) __attribute__((no_instrument_function));
 /* Ends the stretch begun at `started`: its time (and `unseen`) counts when `counted`; returns
  * the time counted. */
 uint64_t of_recorder_leave(uint64_t started, bool counted, uint64_t unseen) __attribute__((no_instrument_function));
-/* Measures of_trap_cost_ns. */
+/* Measures of_trap_cost_ns, and sets up the probes' page each thread measures on later. */
 void of_measure_trap_cost(void) __attribute__((no_instrument_function));
 /* A trap's waits for a core since this thread's previous trap (trap_waits.c) are the
  * recorder's: into the clock before the trap is stamped (`started`), as they came before it. */
@@ -125,8 +135,8 @@ void of_handler_done(void) __attribute__((no_instrument_function));
  * waited for a core since its previous handler ended that belongs to the traps' kernel parts
  * (`cost_ns` each, calibrated), not to the program. Async-signal-safe. */
 uint64_t of_trap_waits_ns(uint64_t started_ns, uint64_t cost_ns) __attribute__((no_instrument_function));
-/* trap_waits.c: marks the end of this thread's handler, where the next gap starts. */
-void of_trap_waits_end(void) __attribute__((no_instrument_function));
+/* trap_waits.c: marks the end of this thread's handler (`now_ns`), where the next gap starts. */
+void of_trap_waits_end(uint64_t now_ns) __attribute__((no_instrument_function));
 
 /* children.c: maps the recording's shared counter of recorder time, beside the plan at
  * `plan_path` (created by the first process); without it nothing is shared. */

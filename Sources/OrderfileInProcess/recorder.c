@@ -92,10 +92,8 @@ void of_say(const char *a, const char *b) {
 /* Handles the trap at `address` if it is one of the recorder's; false: not ours. */
 static bool of_handle_trap_at(uintptr_t address, ucontext_t *context, uint64_t trapped) OF_NOINSTR;
 static bool of_handle_trap_at(uintptr_t address, ucontext_t *context, uint64_t trapped) {
-  if (address == of_probe_trap && of_probe_trap != 0) {
-    /* As a first call: back to the entry, its code written back (of_measure_trap_cost). */
-    of_trap_resume(context, address);
-    of_trap_restore(address, of_probe_saved);
+  if (of_is_probe(address)) {
+    of_probe_trapped(context, address, trapped);
     return true;
   }
   if (address == of_loader_hook && of_loader_hook != 0) {
@@ -125,6 +123,7 @@ static bool of_handle_trap_at(uintptr_t address, ucontext_t *context, uint64_t t
     of_trap_resume(context, address);
     of_trap_restore(address, module->saved[index]);
     of_note_first_call(address, module->stop_count != 0 && of_in_stops(module, module->entries[index]), trapped);
+    of_trap_cost_follow(context, address);
   } else if (of_trap_is_trap(module->saved[index])) {
     return false; /* the function itself starts with a trap, now back in place: the program's own */
   } else {
@@ -144,10 +143,10 @@ bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
   int saved_errno = errno;
   bool handled = stepped ? of_data_handle_step(info, context) : of_handle_trap_at(address, context, started);
   // A data step's trap costs the kernel as much as a first call's. The probe's trap is counted
-  // as a first call's is; of_measure_trap_cost takes it back.
-  uint64_t spent = of_recorder_leave(started, handled, of_trap_cost_ns);
-  if (!stepped && address == of_probe_trap && of_probe_trap != 0) {
-    of_probe_spent = spent;
+  // as a first call's is (the arming's: of_measure_trap_cost takes it back).
+  of_recorder_leave(started, handled, of_trap_cost_now());
+  if (!stepped && of_is_probe(address)) {
+    of_probe_handled(started);
   }
   of_handler_done();
   errno = saved_errno;
@@ -163,7 +162,7 @@ bool of_inprocess_handle_fault(const siginfo_t *info, ucontext_t *context) {
   int saved_errno = errno;
   bool handled = of_data_handle_fault(info, context, started);
   // Raising SIGSEGV and returning from it costs the kernel about what a trap does.
-  of_recorder_leave(started, handled, of_trap_cost_ns);
+  of_recorder_leave(started, handled, of_trap_cost_now());
   of_handler_done();
   errno = saved_errno;
   return handled;

@@ -30,6 +30,10 @@ void of_trap_plant(uintptr_t at, of_code *saved) __attribute__((no_instrument_fu
  * writable. */
 void of_trap_write_return(uintptr_t at) __attribute__((no_instrument_function));
 
+/* Writes an instruction that does nothing at `at`; returns the address after it. The page must
+ * be writable. */
+uintptr_t of_trap_write_nop(uintptr_t at) __attribute__((no_instrument_function));
+
 /* Writes `saved` back over the trap at `at` (idempotent). */
 void of_trap_restore(uintptr_t at, of_code saved) __attribute__((no_instrument_function));
 

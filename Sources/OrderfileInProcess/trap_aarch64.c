@@ -50,6 +50,12 @@ void of_trap_write_return(uintptr_t at) {
   of_sync(at);
 }
 
+uintptr_t of_trap_write_nop(uintptr_t at) {
+  __atomic_store_n((uint32_t *)at, 0xd503201fu, __ATOMIC_RELEASE); /* nop */
+  of_sync(at);
+  return at + 4u;
+}
+
 void of_trap_restore(uintptr_t at, of_code saved) {
   __atomic_store_n((uint32_t *)at, saved, __ATOMIC_RELEASE);
   of_sync(at);

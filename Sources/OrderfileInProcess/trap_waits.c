@@ -137,7 +137,7 @@ uint64_t of_trap_waits_ns(uint64_t started_ns, uint64_t cost_ns) {
   return waiting * (cost_ns + OF_WAITS_SWITCH_NS) / ran;
 }
 
-void of_trap_waits_end(void) {
+void of_trap_waits_end(uint64_t now_ns) {
   of_waits *self = &of_thread_waits;
-  self->left_ns = of_wall_ns();
+  self->left_ns = now_ns;
 }

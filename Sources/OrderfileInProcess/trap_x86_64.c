@@ -27,6 +27,11 @@ void of_trap_write_return(uintptr_t at) {
   __atomic_store_n((uint8_t *)at, (uint8_t)0xc3u, __ATOMIC_RELEASE); /* ret */
 }
 
+uintptr_t of_trap_write_nop(uintptr_t at) {
+  __atomic_store_n((uint8_t *)at, (uint8_t)0x90u, __ATOMIC_RELEASE); /* nop */
+  return at + 1u;
+}
+
 void of_trap_restore(uintptr_t at, of_code saved) {
   __atomic_store_n((uint8_t *)at, (uint8_t)saved, __ATOMIC_RELEASE);
 }

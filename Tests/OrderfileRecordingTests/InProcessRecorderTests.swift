@@ -147,6 +147,50 @@ struct InProcessRecorderTests {
       "traps: \(Int(counted)) ns a first call counted, \(Int(handlerOnly)) ns by the handler alone")
   }
 
+  @Test("a trap is charged what it costs when it is taken, not what it cost at arming: every system call slower midway")
+  func trapCostFollowed() throws {
+    let work = try TemporaryDirectory("orderfile-ip-trapcost-followed")
+    // 500 first calls, then 8 seccomp filters of 4,000 instructions each: every system call
+    // from there on runs them, and the return from each trap's handler is one. Then 4,000
+    // first calls between two marks (alone, well under 0.1 ms). Charged the arming's cost,
+    // the marks were 13.1-13.4 ms apart here; charged what the thread measures as it goes,
+    // 0.55-0.69 ms.
+    let before = 500
+    let after = 4000
+    let source = work.file("slower.c")
+    try
+      ("#include <linux/filter.h>\n#include <linux/seccomp.h>\n#include <stddef.h>\n#include <sys/prctl.h>\n"
+      + "#include <sys/syscall.h>\n#include <unistd.h>\n" + functions(before + after)
+      + "__attribute__((noinline)) void slower_begin(void) { sink += 1; }\n"
+      + "__attribute__((noinline)) void slower_end(void) { sink += 2; }\n"
+      + "static void slower_system_calls(void) {\n  enum { length = 4000 };\n  static struct sock_filter code[length];\n"
+      + "  for (int i = 0; i < length - 1; i++)\n"
+      + "    code[i] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, "
+      + "offsetof(struct seccomp_data, instruction_pointer));\n"
+      + "  code[length - 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);\n"
+      + "  struct sock_fprog program = {length, code};\n  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);\n"
+      + "  for (int i = 0; i < 8; i++) syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program);\n}\n"
+      + "int main(void) {\n" + (0..<before).map { "  f\($0)();\n" }.joined()
+      + "  slower_system_calls();\n  slower_begin();\n"
+      + (before..<(before + after)).map { "  f\($0)();\n" }.joined() + "  slower_end();\n  return 0;\n}\n")
+      .write(toFile: source, atomically: true, encoding: .utf8)
+    let binary = work.file("slower")
+    try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+    var spans: [Double] = []
+    for round in 0..<3 {
+      let trace = work.file("launch-\(round).trace")
+      let recorded = try recordInProcess(binary, output: trace)
+      #expect(recorded.recording.status == 0)
+      let called = try calls(in: try TraceReader.read(path: trace), module: "/slower")
+      func time(_ name: String) throws -> UInt64 {
+        try #require(called.first { $0.name == name }, "no first call of \(name)").call.timeNanoseconds
+      }
+      spans.append(Double(try time("slower_end") - time("slower_begin")) / 1e6)
+    }
+    let median = spans.sorted()[1]
+    #expect(median < 3, "slower_begin → slower_end: \(spans) ms")
+  }
+
   @Test(
     "main → exit of 1,000 first calls within 1 ms or 10% of the plain launch the kernel timed (medians of 5)",
     .enabled(if: kernelProbeUnavailable == nil, "\(kernelProbeUnavailable ?? "")"))
