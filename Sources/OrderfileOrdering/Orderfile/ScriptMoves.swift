@@ -11,7 +11,8 @@ public struct ScriptMoves: Sendable, Equatable {
   /// at every launch (its first entries, and each entry's load bias in a lazily bound PIE),
   /// as it writes `.got`; lld puts it behind `.data` (and, in a Swift program, behind the
   /// writable `.rodata`, megabytes on), where it took a major fault of its own on a Vapor
-  /// server.
+  /// server. Moved whenever the binary has both, already in front or not: a binary relinked
+  /// with the script and recorded again keeps the block.
   public var gotPltBeforeData: Bool
   /// The string literals of each object whose code the launch ran, in an output section of
   /// their own in front of `.rodata`, when `.rodata` is writable: Swift's protocol
@@ -32,9 +33,7 @@ public struct ScriptMoves: Sendable, Equatable {
   public static func of(sections: [FileSection], linkMap: LinkMap?, launchObjects: [String]) -> ScriptMoves {
     func section(_ name: String) -> FileSection? { sections.first { $0.name == name } }
     var moves = ScriptMoves()
-    if let gotPlt = section(".got.plt"), let data = section(".data") {
-      moves.gotPltBeforeData = gotPlt.address > data.address
-    }
+    moves.gotPltBeforeData = section(".got.plt") != nil && section(".data") != nil
     let writable: UInt64 = 0x1  // SHF_WRITE
     if let rodata = section(".rodata"), rodata.flags & writable != 0, let linkMap {
       var kinds: [String] = []
