@@ -97,6 +97,9 @@ public struct ModuleOrder: Sendable {
   /// description, which reads the table's first and last entries before any binary search,
   /// stops at the last one.
   public var unwoundMain: FunctionSymbol? = nil
+  /// What an lld script moves besides the launch's code and recorded data (`ScriptMoves.of`),
+  /// when the format places code by input section and the binary is an ELF file.
+  public var scriptMoves = ScriptMoves()
 
   /// Distinct functions the trace recorded in this module: what the match rate is measured against.
   public var recordedFunctions: Int {

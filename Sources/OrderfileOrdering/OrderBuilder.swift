@@ -87,20 +87,29 @@ public struct OrderBuilder {
     if placeCodeWithoutSymbol, MainThreadEnd.unwindsMain(programAt: symbolizer.path) {
       order.unwoundMain = symbolizer.functions.first { $0.allNames.contains("main") }
     }
-    if trace.dataTouches.contains(where: { $0.module == moduleIndex }), let elf = symbolizer as? ELFSymbolizer {
-      // In link order (where each object's data first lies), as lld merged their literals
-      // before: the literals keep their places among one another.
-      var first: [String: UInt64] = [:]
-      for placement in (elf.linkMap?.dataPlacements ?? []) + (elf.linkMap?.placements ?? [])
-      where first[placement.input.object] == nil {
-        first[placement.input.object] = placement.address
-      }
-      let launchObjects = Set(functions.compactMap(\.symbol.inputSection?.object))
-        .sorted { (first[$0] ?? .max, $0) < (first[$1] ?? .max, $1) }
+    guard let elf = symbolizer as? ELFSymbolizer else { return order }
+    let launchObjects = Self.objectsInLinkOrder(functions, linkMap: elf.linkMap)
+    if trace.dataTouches.contains(where: { $0.module == moduleIndex }) {
       order.data = LaunchData.touched(
         in: trace, module: moduleIndex, objects: elf.dataObjects, linkMap: elf.linkMap, launchObjects: launchObjects)
     }
+    if placeCodeWithoutSymbol, let sections = try? FileSection.read(path: elf.path) {
+      order.scriptMoves = ScriptMoves.of(sections: sections, linkMap: elf.linkMap, launchObjects: launchObjects)
+    }
     return order
+  }
+
+  /// The objects that hold `functions`, in link order (where each object's data or code first
+  /// lies), as lld merged their literals before: the literals keep their places among one
+  /// another.
+  static func objectsInLinkOrder(_ functions: [OrderedFunction], linkMap: LinkMap?) -> [String] {
+    var first: [String: UInt64] = [:]
+    for placement in (linkMap?.dataPlacements ?? []) + (linkMap?.placements ?? [])
+    where first[placement.input.object] == nil {
+      first[placement.input.object] = placement.address
+    }
+    return Set(functions.compactMap(\.symbol.inputSection?.object))
+      .sorted { (first[$0] ?? .max, $0) < (first[$1] ?? .max, $1) }
   }
 
   /// Whether a linker can move the function by an orderfile entry: it has a size, and it sits

@@ -34,7 +34,7 @@ private func dataPages(_ binary: String, in work: TemporaryDirectory) throws -> 
 }
 
 /// The address range of section `name` in `binary`, from `readelf -S`.
-private func sectionRange(_ name: String, of binary: String) throws -> Range<UInt64>? {
+func sectionRange(_ name: String, of binary: String) throws -> Range<UInt64>? {
   let text = try runChecked(ProcessRunner.resolve("readelf"), ["-SW", binary]).standardOutput
   for line in text.split(separator: "\n") {
     let fields = line.split(separator: " ").filter { !$0.hasPrefix("[") && $0 != "]" }

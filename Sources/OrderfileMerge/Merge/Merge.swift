@@ -58,6 +58,8 @@ public struct Merge: Sendable {
     /// The function an lld script puts last, as the first run (in canonical order) that has
     /// one found it (`ModuleOrder.unwoundMain`).
     public var unwoundMain: FunctionSymbol? = nil
+    /// What an lld script moves besides, over the runs (`ScriptMoves.merged`).
+    public var scriptMoves = ScriptMoves()
     /// The runs that recorded this module, in canonical order.
     public var runs: [ModuleRun]
     /// Local names of entries that other functions of the binary share (from any run).
@@ -66,7 +68,9 @@ public struct Merge: Sendable {
     public var previous: PreviousOrder?
 
     /// What the merged orderfile places: what `generate` places from one trace, merged.
-    public var placement: LaunchPlacement { LaunchPlacement(functions: symbols, data: data, last: unwoundMain) }
+    public var placement: LaunchPlacement {
+      LaunchPlacement(functions: symbols, data: data, last: unwoundMain, moves: scriptMoves)
+    }
 
     /// The merged order as an orderfile to write.
     public func orderfile(_ format: OrderfileFormat) -> ModuleOrderfile {

@@ -154,7 +154,8 @@ public struct TraceMerger {
       isMainExecutable: orders.contains { $0.order.module.isMainExecutable },
       entries: entries, symbols: entries.compactMap { symbols[$0.name] },
       data: Self.mergeData(orders.map { (weighted: $0.run.input, data: $0.order.data) }),
-      unwoundMain: orders.lazy.compactMap(\.order.unwoundMain).first, runs: moduleRuns,
+      unwoundMain: orders.lazy.compactMap(\.order.unwoundMain).first,
+      scriptMoves: ScriptMoves.merged(orders.map(\.order.scriptMoves)), runs: moduleRuns,
       ambiguousNames: ambiguous.values.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) },
       previous: previous)
   }

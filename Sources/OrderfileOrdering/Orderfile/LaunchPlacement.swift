@@ -13,20 +13,28 @@ public struct LaunchPlacement: Sendable, Equatable {
   public var data: [LaunchDataPiece]
   /// The function an lld script puts behind every other (`ModuleOrder.unwoundMain`).
   public var last: FunctionSymbol?
+  /// What an lld script moves besides (`ModuleOrder.scriptMoves`).
+  public var moves: ScriptMoves
 
-  public init(functions: [FunctionSymbol], data: [LaunchDataPiece] = [], last: FunctionSymbol? = nil) {
+  public init(
+    functions: [FunctionSymbol], data: [LaunchDataPiece] = [], last: FunctionSymbol? = nil,
+    moves: ScriptMoves = ScriptMoves()
+  ) {
     self.functions = functions
     self.data = data
     self.last = last
+    self.moves = moves
   }
 
   /// The orderfile's text in `format`.
-  public func text(_ format: OrderfileFormat) -> String { format.render(functions, data: data, last: last) }
+  public func text(_ format: OrderfileFormat) -> String {
+    format.render(functions, data: data, last: last, moves: moves)
+  }
 }
 
 extension ModuleOrder {
   /// What this order's orderfile places.
   public var placement: LaunchPlacement {
-    LaunchPlacement(functions: functions.map(\.symbol), data: data.pieces, last: unwoundMain)
+    LaunchPlacement(functions: functions.map(\.symbol), data: data.pieces, last: unwoundMain, moves: scriptMoves)
   }
 }

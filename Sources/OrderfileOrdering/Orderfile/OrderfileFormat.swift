@@ -40,8 +40,11 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
   /// of it, named or not, first in its own output section.
   ///
   /// `last`, in an lld script, goes after every other function, in an output section of its
-  /// own behind `.text` (see `ModuleOrder.unwoundMain`).
-  public func render(_ symbols: [FunctionSymbol], data: [LaunchDataPiece] = [], last: FunctionSymbol? = nil) -> String {
+  /// own behind `.text` (see `ModuleOrder.unwoundMain`); `moves` are an lld script's too.
+  public func render(
+    _ symbols: [FunctionSymbol], data: [LaunchDataPiece] = [], last: FunctionSymbol? = nil,
+    moves: ScriptMoves = ScriptMoves()
+  ) -> String {
     let lastLines = self == .lldScript ? last.map(lines(for:)) ?? [] : []
     var seen = Set<String>(lastLines)
     var launch: [String] = []
@@ -57,6 +60,7 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
     return Self.dataBlocks(data.map { self.lines(for: $0) }, data.map(\.outputSection))
       + Self.outputSection(Self.launchSectionName, launch, insert: "BEFORE .text")
       + (lastLines.isEmpty ? "" : Self.outputSection(Self.lastSectionName, lastLines, insert: "AFTER .text"))
+      + moves.scriptBlocks(lines: Self.scriptLine(for:))
   }
 
   /// An lld script fragment: one output section of `lines`, inserted `insert` (`BEFORE .text`).
@@ -70,12 +74,14 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
     switch self {
     case .lld: return piece.name.map { [$0] } ?? []
     case .lldScript:
-      return piece.scriptInput.map {
-        ["*" + Self.scriptPattern($0.object) + "(" + Self.scriptPattern($0.section) + ")"]
-      }
-        ?? []
+      return piece.scriptInput.map { [Self.scriptLine(for: $0)] } ?? []
     case .gold, .ld64: return []
     }
+  }
+
+  /// The lld script line that names `input`: in any object whose path ends in its object's.
+  static func scriptLine(for input: InputSection) -> String {
+    "*" + scriptPattern(input.object) + "(" + scriptPattern(input.section) + ")"
   }
 
   /// An lld script's blocks for the launch's data: each output section it lies in, named
@@ -117,7 +123,7 @@ public enum OrderfileFormat: String, CaseIterable, Sendable, Codable {
       let input = symbol.inputSection ?? InputSection(object: "", section: ".text." + symbol.name)
       // An object's whole .text (compiled without -ffunction-sections) is not one function's.
       if input.section == ".text" { return [] }
-      return ["*" + Self.scriptPattern(input.object) + "(" + Self.scriptPattern(input.section) + ")"]
+      return [Self.scriptLine(for: input)]
     case .lld:
       return [symbol.name]
     case .gold:
