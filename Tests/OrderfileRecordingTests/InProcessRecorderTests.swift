@@ -88,28 +88,38 @@ struct InProcessRecorderTests {
     #expect(called.contains("trap_here") && called.contains("main"), "\(called)")
   }
 
-  @Test("two constructors of known length (30 ms, 60 ms) are each attributed within 1 ms of what the program saw")
+  @Test(
+    "two constructors of known length (30 ms, 60 ms) are each attributed within 1 ms of what the program saw (medians of 3)"
+  )
   func constructorsAttributed() throws {
     let work = try TemporaryDirectory("orderfile-ip-constructors")
     let binary = try buildBreakpointFixture(["constructors.c"], in: work, output: "constructors")
-    let trace = work.file("launch.trace")
-    let out = work.file("out")
-    let recorded = try recordInProcess(binary, output: trace, programOutput: out)
-    #expect(recorded.recording.status == 0)
-    // The lengths as the program measured them, from each constructor's first instruction.
-    let seen = try FileReading.text(atPath: out).split(whereSeparator: \.isWhitespace).dropFirst().compactMap {
-      Double($0)
+    // What the program saw holds the recorder's own time between the two stamps too, which a
+    // loaded machine can stretch past 1 ms in one run (a handler taken off its core): the
+    // median of 3 recordings is held to the bound, each run's error is printed.
+    var errors: [(first: Double, second: Double)] = []
+    for run in 0..<3 {
+      let trace = work.file("launch-\(run).trace")
+      let out = work.file("out-\(run)")
+      let recorded = try recordInProcess(binary, output: trace, programOutput: out)
+      #expect(recorded.recording.status == 0)
+      // The lengths as the program measured them, from each constructor's first instruction.
+      let seen = try FileReading.text(atPath: out).split(whereSeparator: \.isWhitespace).dropFirst().compactMap {
+        Double($0)
+      }
+      try #require(seen.count == 2)
+      #expect(seen[0] >= 30e6 && seen[1] >= 60e6, "\(seen)")
+      let called = try calls(in: try TraceReader.read(path: recorded.trace), module: "/constructors")
+      func time(_ name: String) throws -> Double {
+        Double(try #require(called.first { $0.name == name }?.call.timeNanoseconds))
+      }
+      let first = try time("second_constructor") - time("first_constructor")
+      let second = try time("main") - time("second_constructor")
+      errors.append((abs(first - seen[0]), abs(second - seen[1])))
     }
-    #expect(seen.count == 2)
-    #expect(seen.first.map { $0 >= 30e6 } == true && seen.last.map { $0 >= 60e6 } == true, "\(seen)")
-    let called = try calls(in: try TraceReader.read(path: recorded.trace), module: "/constructors")
-    func time(_ name: String) throws -> Double {
-      Double(try #require(called.first { $0.name == name }?.call.timeNanoseconds))
-    }
-    let first = try time("second_constructor") - time("first_constructor")
-    let second = try time("main") - time("second_constructor")
-    #expect(abs(first - seen[0]) < 1e6, "first constructor: recorded \(first / 1e6) ms, ran \(seen[0] / 1e6) ms")
-    #expect(abs(second - seen[1]) < 1e6, "second constructor: recorded \(second / 1e6) ms, ran \(seen[1] / 1e6) ms")
+    let report = errors.map { String(format: "%.2f/%.2f ms", $0.first / 1e6, $0.second / 1e6) }
+    #expect(errors.map(\.first).sorted()[1] < 1e6, "first constructor's error per run: \(report)")
+    #expect(errors.map(\.second).sorted()[1] < 1e6, "second constructor's error per run: \(report)")
   }
 
   @Test("each first call's trap is counted with the kernel's part of it, which its handler cannot see")
