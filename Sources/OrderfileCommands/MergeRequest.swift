@@ -30,23 +30,28 @@ public struct MergeRequest: Sendable {
   }
 
   public func run() throws -> CommandOutput {
-    guard orderfiles.formatGiven else {
-      // The traces are read once more to see what they hold: reading is cheap next to
-      // symbolizing, and the format decides how the merge places code without a symbol.
-      let (chosen, note) = orderfiles.choosingFormat(for: try traces.map { try TraceReader.read(path: $0.path) })
-      var request = self
-      request.orderfiles = chosen
-      request.orderfiles.formatGiven = true
-      var output = try request.run()
-      if let note { output.note(note) }
-      return output
-    }
+    guard !orderfiles.formatGiven else { return try merged(readTrace: { try TraceReader.read(path: $0) }) }
+    // The traces decide the format, and the format how the merge places code without a
+    // symbol: each trace is read here, once, and the merge takes it from here.
+    var read: [String: Trace] = [:]
+    for input in traces where read[input.path] == nil { read[input.path] = try TraceReader.read(path: input.path) }
+    let cache = read
+    var request = self
+    let note: String?
+    (request.orderfiles, note) = orderfiles.choosingFormat(for: traces.compactMap { cache[$0.path] })
+    var output = try request.merged(readTrace: { try cache[$0] ?? TraceReader.read(path: $0) })
+    if let note { output.note(note) }
+    return output
+  }
+
+  /// The merge in `orderfiles.format`, reading each trace with `readTrace`.
+  private func merged(readTrace: @escaping (String) throws -> Trace) throws -> CommandOutput {
     let merger = TraceMerger(
       selection: orderfiles.selection, binaries: orderfiles.binaries,
       builder: OrderBuilder(
         includePostWindow: orderfiles.includePostWindow,
         placeCodeWithoutSymbol: orderfiles.format.placesCodeWithoutSymbol), allowMixedBuilds: allowMixedBuilds,
-      previousOrder: try previousOrders(), release: orderfiles.release)
+      readTrace: readTrace, previousOrder: try previousOrders(), release: orderfiles.release)
     let merge = try merger.merge(traces)
     var output = try orderfiles.finish(
       merge.modules.map { $0.orderfile(orderfiles.format) }, reportFormat: reportFormat,
