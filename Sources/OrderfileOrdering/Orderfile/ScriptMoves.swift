@@ -34,8 +34,7 @@ public struct ScriptMoves: Sendable, Equatable {
     func section(_ name: String) -> FileSection? { sections.first { $0.name == name } }
     var moves = ScriptMoves()
     moves.gotPltBeforeData = section(".got.plt") != nil && section(".data") != nil
-    let writable: UInt64 = 0x1  // SHF_WRITE
-    if let rodata = section(".rodata"), rodata.flags & writable != 0, let linkMap {
+    if let rodata = section(".rodata"), rodata.isWritable, let linkMap {
       var kinds: [String] = []
       for placement in linkMap.dataPlacements
       where placement.outputSection == ".rodata" && placement.input.object == "<internal>"

@@ -22,6 +22,9 @@ public struct FileSection: Codable, Sendable, Equatable {
     self.fileSize = fileSize
   }
 
+  /// The program may write it (`SHF_WRITE`): the linker puts it in a writable segment.
+  public var isWritable: Bool { flags & UInt64(SHF_WRITE) != 0 }
+
   /// The file bytes it takes.
   public var fileRange: Range<UInt64> { offset..<(offset + fileSize) }
 
