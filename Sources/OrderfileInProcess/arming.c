@@ -36,10 +36,10 @@ static void *of_table(size_t size) {
 }
 
 /* Makes the module's executable segments writable and plants a trap on every entry
- * that lies inside one. */
-static void of_arm(const struct dl_phdr_info *info, const uint64_t *entries, uint64_t count,
+ * that lies inside one; `path` is the module's file. */
+static void of_arm(const struct dl_phdr_info *info, const char *path, const uint64_t *entries, uint64_t count,
                    const uint64_t *stops, uint64_t stop_count, bool data) OF_NOINSTR;
-static void of_arm(const struct dl_phdr_info *info, const uint64_t *entries, uint64_t count,
+static void of_arm(const struct dl_phdr_info *info, const char *path, const uint64_t *entries, uint64_t count,
                    const uint64_t *stops, uint64_t stop_count, bool data) {
   uint32_t index = __atomic_load_n(&of_armed_count, __ATOMIC_RELAXED);
   if (index >= OF_ARMED_CAPACITY || count == 0) {
@@ -87,6 +87,7 @@ static void of_arm(const struct dl_phdr_info *info, const uint64_t *entries, uin
       module->taken[e] = 1; /* never trapped */
     }
   }
+  of_code_faults_map(info, path, module);
   __atomic_store_n(&of_armed_count, index + 1u, __ATOMIC_RELEASE);
 }
 
@@ -135,7 +136,7 @@ int of_arm_module(struct dl_phdr_info *info, size_t size, void *context) {
      * program the planned one executes is not in the plan: it is armed from its symbols. */
     bool match = known && planned->identified && planned->device == file.st_dev && planned->inode == file.st_ino;
     if (match) {
-      of_arm(info, planned->entries, planned->entry_count, planned->stops, planned->stop_count,
+      of_arm(info, path, planned->entries, planned->entry_count, planned->stops, planned->stop_count,
              (planned->flags & OF_PLAN_DATA) != 0);
       return 0;
     }
@@ -144,7 +145,7 @@ int of_arm_module(struct dl_phdr_info *info, size_t size, void *context) {
     uint64_t count = 0;
     const uint64_t *entries = of_read_function_entries(path, &count);
     if (entries != NULL) {
-      of_arm(info, entries, count, NULL, 0, false);
+      of_arm(info, path, entries, count, NULL, 0, false);
     }
   }
   return 0;

@@ -75,6 +75,14 @@ bool of_early_getenv(const char *name, char *out, size_t capacity) __attribute__
 bool of_load_plan(const char *path) __attribute__((no_instrument_function));
 
 /* arming.c: the armed modules. */
+/* A code segment of an armed module mapped again from its file (code_faults.c). */
+#define OF_CODE_COPIES 4u
+typedef struct of_code_copy {
+  uintptr_t start, end; /* the segment's pages, runtime addresses */
+  uintptr_t copy;       /* where the copy of `start` is */
+  uint8_t *touched;     /* per window of the kernel's fault-around: 1 once a first call there read the copy */
+  uintptr_t windows;    /* the windows `touched` has */
+} of_code_copy;
 /* A loaded module with traps in it. Published by a release store of of_armed_count. */
 typedef struct of_armed {
   uintptr_t base;          /* dlpi_addr */
@@ -86,6 +94,8 @@ typedef struct of_armed {
   const uint64_t *stops;
   uint64_t stop_count;
   bool data;               /* its read-only data is to be watched (OF_PLAN_DATA) */
+  of_code_copy copies[OF_CODE_COPIES];
+  uint32_t copy_count;
 } of_armed;
 extern of_armed of_armed_modules[OF_ARMED_CAPACITY];
 extern uint32_t of_armed_count;
@@ -102,6 +112,18 @@ bool of_in_stops(const of_armed *module, uint64_t vaddr) __attribute__((no_instr
 void of_note_first_call(uintptr_t pc, bool stop, uint64_t trapped) __attribute__((no_instrument_function));
 /* Starts the runtime and hands it the calls buffered before. */
 void of_take_over(void) __attribute__((no_instrument_function));
+
+/* code_faults.c: the faults on code a launch without the recorder takes, taken again. */
+/* Reads ORDERFILE_CODE_FAULTS (0: off) before arming. */
+void of_code_faults_setup(void) __attribute__((no_instrument_function));
+/* Maps the code segments of `module` (loaded as `info`, from the file `path`) again. */
+void of_code_faults_map(const struct dl_phdr_info *info, const char *path, of_armed *module)
+    __attribute__((no_instrument_function));
+/* Before a trap at `address` is stamped: the fault the program would take there without the
+ * recorder, if its window is new. Async-signal-safe. */
+void of_code_faults_take(uintptr_t address) __attribute__((no_instrument_function));
+/* After libc is initialized: fork children start over. */
+void of_code_faults_follow_forks(void) __attribute__((no_instrument_function));
 
 /* clock.c: the recorder's own time. */
 extern uint64_t of_trap_cost_ns;

@@ -138,6 +138,9 @@ bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
   if (!of_active || (!stepped && !of_trap_hit(info, context, &address))) {
     return false;
   }
+  if (!stepped) {
+    of_code_faults_take(address); /* the program's time: before the stamp and the stretch */
+  }
   uint64_t started = of_recorder_enter();
   of_charge_waits(started);
   int saved_errno = errno;
@@ -230,6 +233,7 @@ static void of_arm_program(void) {
   if (!of_early_getenv("ORDERFILE_TRAP_COST", cost, sizeof cost) || strcmp(cost, "0") != 0) {
     of_measure_trap_cost();
   }
+  of_code_faults_setup();
   dl_iterate_phdr(of_arm_module, (void *)1);
   if (_r_debug.r_brk != 0) {
     long page = sysconf(_SC_PAGESIZE);
@@ -280,6 +284,9 @@ __attribute__((constructor)) static void of_inprocess_start(void) {
   /* An image with nothing of the program's armed (a system program the program runs: a
    * shell, a D-Bus helper) would only leave an empty trace, at full size while it runs.
    * The process `record` started keeps its trace, armed or not: it is the recording's. */
+  if (of_active) {
+    of_code_faults_follow_forks();
+  }
   if (of_active && __atomic_load_n(&of_armed_count, __ATOMIC_ACQUIRE) == 0 && !of_started_by_recorder()) {
     of_deferred = true;
   } else if (of_active) {
