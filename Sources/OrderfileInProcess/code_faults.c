@@ -22,7 +22,8 @@
  *
  * Limitations: only the first calls' windows are touched. Code the program runs in a window
  * where no first call lands (the rest of a long function, a jump into a cold part) faults in
- * the recorded launch too if arming wrote no page of it, and is missed if it did.
+ * the recorded launch too if arming wrote no page of it, and is missed if it did. The program
+ * sees one more read-only mapping of each armed file in /proc/self/maps.
  * ORDERFILE_CODE_FAULTS=0 turns this off, to measure what it adds.
  */
 #define _GNU_SOURCE
