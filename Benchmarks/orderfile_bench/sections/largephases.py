@@ -8,7 +8,7 @@ main make thousands of first calls and which forks and execs a child that makes 
 main's wait returns, and the Swift toolchain's swift-frontend -version
 (about 250k functions, 210 MB) when the toolchain is on PATH. Each round records the program
 in-process and reads `orderfile report --json`, and launches the unmodified program under the
-kernel's timing (launchprobe.py, uprobes on main and on the first hook); medians. Without root
+kernel's timing (launchprobe.py, uprobes on main and on the first hook), the two in turns; medians. Without root
 or uprobes the section says why and compares nothing.
 """
 
@@ -30,7 +30,7 @@ GENERATED_FUNCTIONS = 20_000
 # The C++ program: functions its static constructors call, functions main calls, and functions
 # the child it starts (itself again, by fork and exec) calls before main's wait returns.
 CXX_CONSTRUCTED, CXX_MAIN, CXX_CHILD = 4_000, 8_000, 4_000
-ROUNDS = 3
+ROUNDS = 5
 
 
 @dataclass
@@ -96,24 +96,29 @@ def _generated_cxx(ctx, d):
 
 
 def _measure(ctx, probe, d, cmd, name):
+    """Recordings and kernel-timed plain launches of `cmd`, in turns: a machine whose speed drifts
+    over a run (page cache, other guests: the plain loader phase of swift-frontend moved from 21 to
+    17.4 ms between two runs of this section) moves both alike. A first recording, not counted,
+    warms the caches and names the first hook the probe times."""
     tool, trace = ctx.orderfile, os.path.join(d, "large.trace")
-    reports = []
-    for i in range(ROUNDS + 1):  # the first of each: warm-up
+
+    def recorded():
         run_checked([tool, "record", "--recorder", "in-process", "-q", "-o", trace, "--"] + cmd, f"record {name}",
                     env=ctx.env())
-        report = json.loads(run_checked([tool, "report", trace, "--json"], "orderfile report", env=ctx.env()))
-        if i:
-            reports.append(report)
-    first = _first_hook(reports[-1])
+        return json.loads(run_checked([tool, "report", trace, "--json"], "orderfile report", env=ctx.env()))
+
+    first = _first_hook(recorded())
     hook = f"{first[0]} ({os.path.basename(first[1])})" if first else None
     events = {"main": probe.probe(cmd[0], "main")}
     if first:
         events[hook] = probe.probe(first[1], first[0])
     events = {label: event for label, event in events.items() if event}
-    probed = []
-    for i in range(ROUNDS + 1):
+    probe.launch(cmd, f"{name} (uninstrumented, kernel-timed)", ctx.env(), events)  # warm-up
+    reports, probed = [], []
+    for _ in range(ROUNDS):
+        reports.append(recorded())
         times = probe.launch(cmd, f"{name} (uninstrumented, kernel-timed)", ctx.env(), events)[1]
-        if i and times:
+        if times:
             probed.append(times)
     overhead = reports[-1].get("recorderOverhead") or {}
     line = (f"arming {overhead.get('armingNanoseconds', 0) / 1e6:.2f} ms, traps "
