@@ -22,8 +22,10 @@
  *
  * Limitations: only the first calls' windows are touched. Code the program runs in a window
  * where no first call lands (the rest of a long function, a jump into a cold part) faults in
- * the recorded launch too if arming wrote no page of it, and is missed if it did. The program
- * sees one more read-only mapping of each armed file in /proc/self/maps.
+ * the recorded launch too if arming wrote no page of it, and is missed if it did. A fork child
+ * that runs code its parent already ran makes no first call there, so the faults it would take
+ * on that code without the recorder (its code unmapped) are not taken again. The program sees
+ * one more read-only mapping of each armed file in /proc/self/maps.
  * ORDERFILE_CODE_FAULTS=0 turns this off, to measure what it adds.
  */
 #define _GNU_SOURCE
