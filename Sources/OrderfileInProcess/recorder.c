@@ -6,8 +6,9 @@
  * writer with its fork, exit, crash and SIGKILL guarantees) plus this directory: this file
  * (arming at load, the trap and fault handlers' first step, the start), plan.c (the plan
  * file), arming.c (traps planted, modules armed), first_calls.c (the trace or the buffer
- * before it), clock.c (the recorder's own time), trap_*.c (the instruction set), signals.c
- * (the program's signal calls), symbols.c and data_pages.c. `orderfile record` preloads it (LD_PRELOAD) and names a plan in
+ * before it), clock.c (the recorder's own time), code_faults.c (the faults on code the
+ * program takes without the recorder), trap_*.c (the instruction set), signals.c (the
+ * program's signal calls), symbols.c and data_pages.c. `orderfile record` preloads it (LD_PRELOAD) and names a plan in
  * ORDERFILE_TRAP_PLAN: for each module of the program, the function entries to trap.
  *
  * Mechanism: a trap instruction (trap.h) over every planned entry. The first thread to
