@@ -151,30 +151,39 @@ int of_arm_module(struct dl_phdr_info *info, size_t size, void *context) {
   return 0;
 }
 
-/* The trap handler's lookup: the armed module and entry index of `address`. */
-bool of_find_entry(uintptr_t address, of_armed **module_out, uint64_t *index_out) OF_NOINSTR;
-bool of_find_entry(uintptr_t address, of_armed **module_out, uint64_t *index_out) {
+of_armed *of_armed_at(uintptr_t address) OF_NOINSTR;
+of_armed *of_armed_at(uintptr_t address) {
   uint32_t count = __atomic_load_n(&of_armed_count, __ATOMIC_ACQUIRE);
   for (uint32_t i = 0; i < count; i++) {
     of_armed *module = &of_armed_modules[i];
-    if (address < module->low || address >= module->high) {
-      continue;
+    if (address >= module->low && address < module->high) {
+      return module;
     }
-    uint64_t vaddr = address - module->base;
-    uint64_t low = 0, high = module->count;
-    while (low < high) {
-      uint64_t middle = low + (high - low) / 2u;
-      if (module->entries[middle] < vaddr) {
-        low = middle + 1u;
-      } else {
-        high = middle;
-      }
+  }
+  return NULL;
+}
+
+/* The trap handler's lookup: the armed module and entry index of `address`. */
+bool of_find_entry(uintptr_t address, of_armed **module_out, uint64_t *index_out) OF_NOINSTR;
+bool of_find_entry(uintptr_t address, of_armed **module_out, uint64_t *index_out) {
+  of_armed *module = of_armed_at(address);
+  if (module == NULL) {
+    return false;
+  }
+  uint64_t vaddr = address - module->base;
+  uint64_t low = 0, high = module->count;
+  while (low < high) {
+    uint64_t middle = low + (high - low) / 2u;
+    if (module->entries[middle] < vaddr) {
+      low = middle + 1u;
+    } else {
+      high = middle;
     }
-    if (low < module->count && module->entries[low] == vaddr) {
-      *module_out = module;
-      *index_out = low;
-      return true;
-    }
+  }
+  if (low < module->count && module->entries[low] == vaddr) {
+    *module_out = module;
+    *index_out = low;
+    return true;
   }
   return false;
 }

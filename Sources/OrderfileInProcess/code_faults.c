@@ -176,23 +176,16 @@ void of_code_faults_map(const struct dl_phdr_info *info, const char *path, of_ar
 
 void of_code_faults_take(uintptr_t address) OF_NOINSTR;
 void of_code_faults_take(uintptr_t address) {
-  uint32_t count = __atomic_load_n(&of_armed_count, __ATOMIC_ACQUIRE);
-  for (uint32_t m = 0; m < count; m++) {
-    of_armed *module = &of_armed_modules[m];
-    if (address < module->low || address >= module->high) {
-      continue;
-    }
-    for (uint32_t c = 0; c < module->copy_count; c++) {
-      const of_code_copy *code = &module->copies[c];
-      if (address >= code->start && address < code->end) {
-        uintptr_t window = (address >> of_window_shift) - (code->start >> of_window_shift);
-        if (__atomic_exchange_n(&code->touched[window], 1u, __ATOMIC_RELAXED) == 0) {
-          (void)*(volatile const uint8_t *)(code->copy + (address - code->start));
-        }
-        return;
+  const of_armed *module = of_armed_at(address);
+  for (uint32_t c = 0; module != NULL && c < module->copy_count; c++) {
+    const of_code_copy *code = &module->copies[c];
+    if (address >= code->start && address < code->end) {
+      uintptr_t window = (address >> of_window_shift) - (code->start >> of_window_shift);
+      if (__atomic_exchange_n(&code->touched[window], 1u, __ATOMIC_RELAXED) == 0) {
+        (void)*(volatile const uint8_t *)(code->copy + (address - code->start));
       }
+      return;
     }
-    return;
   }
 }
 

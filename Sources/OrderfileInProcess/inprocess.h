@@ -102,6 +102,8 @@ extern uint32_t of_armed_count;
 /* A dl_iterate_phdr callback: arms each loaded module the plan names and, when `context` is
  * not NULL, every other module that is not the system's from its own symbols. */
 int of_arm_module(struct dl_phdr_info *info, size_t size, void *context) __attribute__((no_instrument_function));
+/* The armed module whose entries span `address` (its first entry to its last); NULL: none. */
+of_armed *of_armed_at(uintptr_t address) __attribute__((no_instrument_function));
 /* The trap handler's lookup: the armed module and entry index of `address`. */
 bool of_find_entry(uintptr_t address, of_armed **module_out, uint64_t *index_out) __attribute__((no_instrument_function));
 /* Whether the first call of the entry at ELF address `vaddr` ends the launch window. */
