@@ -8,8 +8,8 @@ main make thousands of first calls and which forks and execs a child that makes 
 main's wait returns, and the Swift toolchain's swift-frontend -version
 (about 250k functions, 210 MB) when the toolchain is on PATH. Each round records the program
 in-process and reads `orderfile report --json`, and launches the unmodified program under the
-kernel's timing (launchprobe.py, uprobes on main and on the first hook), the two in turns; medians. Without root
-or uprobes the section says why and compares nothing.
+kernel's timing (launchprobe.py, uprobes on main and on the first hook), the two in turns;
+medians. Without root or uprobes the section says why and compares nothing.
 """
 
 import json
@@ -113,11 +113,15 @@ def _measure(ctx, probe, d, cmd, name):
     if first:
         events[hook] = probe.probe(first[1], first[0])
     events = {label: event for label, event in events.items() if event}
-    probe.launch(cmd, f"{name} (uninstrumented, kernel-timed)", ctx.env(), events)  # warm-up
+
+    def plain():
+        return probe.launch(cmd, f"{name} (uninstrumented, kernel-timed)", ctx.env(), events)[1]
+
+    plain()  # warm-up
     reports, probed = [], []
     for _ in range(ROUNDS):
         reports.append(recorded())
-        times = probe.launch(cmd, f"{name} (uninstrumented, kernel-timed)", ctx.env(), events)[1]
+        times = plain()
         if times:
             probed.append(times)
     overhead = reports[-1].get("recorderOverhead") or {}
