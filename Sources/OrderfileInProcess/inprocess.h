@@ -96,6 +96,10 @@ typedef struct of_armed {
   bool data;               /* its read-only data is to be watched (OF_PLAN_DATA) */
   of_code_copy copies[OF_CODE_COPIES];
   uint32_t copy_count;
+  struct {
+    uintptr_t start, end;
+  } written[OF_CODE_COPIES]; /* the code segments arming made writable (page-aligned) */
+  uint32_t written_count;
 } of_armed;
 extern of_armed of_armed_modules[OF_ARMED_CAPACITY];
 extern uint32_t of_armed_count;
@@ -104,6 +108,10 @@ extern uint32_t of_armed_count;
 int of_arm_module(struct dl_phdr_info *info, size_t size, void *context) __attribute__((no_instrument_function));
 /* The armed module whose entries span `address` (its first entry to its last); NULL: none. */
 of_armed *of_armed_at(uintptr_t address) __attribute__((no_instrument_function));
+/* At the end of a process: gives the pages arming wrote back to their file (the original
+ * code), so that the kernel's teardown of the process costs what it costs without the
+ * recorder. Not in a vfork child: it would take the parent's traps. */
+void of_armed_release(void) __attribute__((no_instrument_function));
 /* The trap handler's lookup: the armed module and entry index of `address`. */
 bool of_find_entry(uintptr_t address, of_armed **module_out, uint64_t *index_out) __attribute__((no_instrument_function));
 /* Whether the first call of the entry at ELF address `vaddr` ends the launch window. */
