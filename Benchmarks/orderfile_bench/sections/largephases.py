@@ -5,8 +5,10 @@ here the programs have thousands of first calls, where a cost per first call tha
 does not take out of its clock adds up to tens of milliseconds: a generated C program whose
 main calls GENERATED_FUNCTIONS functions, a generated C++ program whose static constructors and
 main make thousands of first calls and which forks and execs a child that makes its own before
-main's wait returns, and the Swift toolchain's swift-frontend -version
-(about 250k functions, 210 MB) when the toolchain is on PATH. Each round records the program
+main's wait returns, clang compiling and linking a small C file (a large C++ program whose
+main → exit is mostly its wait for two children, clang -cc1 and ld.lld, each a large C++
+program too; when the bench's clang has ld.lld beside it), and the Swift toolchain's
+swift-frontend -version (about 250k functions, 210 MB) when the toolchain is on PATH. Each round records the program
 in-process and reads `orderfile report --json`, and launches the unmodified program under the
 kernel's timing (launchprobe.py, uprobes on main and on the first hook), the two in turns;
 medians. Without root or uprobes the section says why and compares nothing.
@@ -95,6 +97,21 @@ def _generated_cxx(ctx, d):
     return binary
 
 
+def _clang_link(ctx, d):
+    """clang compiling and linking a small C file with ld.lld: a large C++ program (the driver)
+    whose main → exit is mostly the wait for two children, each a large C++ program too (clang's
+    -cc1 and ld.lld), when ctx.cc is a clang with ld.lld beside it."""
+    lld = os.path.join(os.path.dirname(os.path.realpath(ctx.cc)), "ld.lld")
+    if not os.path.exists(lld):
+        note(f"largephases: no ld.lld beside {ctx.cc}; clang's link is not measured")
+        return None
+    source = os.path.join(d, "hello.c")
+    with open(source, "w") as f:
+        f.write("#include <stdio.h>\nint main(void) { puts(\"hello\"); return 0; }\n")
+    cmd = [os.path.realpath(ctx.cc), "-O1", "-fuse-ld=lld", "-o", os.path.join(d, "hello"), source]
+    return cmd, "clang compiling and linking, two children (-cc1, ld.lld)"
+
+
 def _measure(ctx, probe, d, cmd, name):
     """Recordings and kernel-timed plain launches of `cmd`, in turns: a machine whose speed drifts
     over a run (page cache, other guests: the plain loader phase of swift-frontend moved from 21 to
@@ -147,6 +164,9 @@ def run(ctx):
     subjects = [([_generated(ctx, d)], f"generated C, {GENERATED_FUNCTIONS:,} functions"),
                 ([_generated_cxx(ctx, d)], f"generated C++, {CXX_CONSTRUCTED + CXX_MAIN + CXX_CHILD:,} functions, "
                                            "static constructors and a child")]
+    driver = _clang_link(ctx, d)
+    if driver:
+        subjects.append(driver)
     frontend = shutil.which("swift-frontend", path=ctx.environ.get("PATH"))
     if frontend:
         subjects.append(([os.path.realpath(frontend), "-version"], "swift-frontend"))
