@@ -155,9 +155,12 @@ static void of_wait_end(of_wait_start start) {
   others = others > own ? others - own : 0;
   uint64_t charge = others < waited ? others : waited;
   if (charge != 0) {
+    /* Its own part of the total, so that a report tells the children's traps from its own. */
+    uint64_t children = __atomic_add_fetch(&of_clock.children_ns, charge, __ATOMIC_RELAXED);
     uint64_t total = __atomic_add_fetch(&of_clock.recorder_ns, charge, __ATOMIC_RELAXED);
     if (__atomic_load_n(&of_rt.init_state, __ATOMIC_ACQUIRE) == OF_INIT_RECORDING && of_rt.header != NULL) {
       __atomic_store_n(&of_rt.header->recorder_ns, total, __ATOMIC_RELAXED);
+      __atomic_store_n(&of_rt.header->children_ns, children, __ATOMIC_RELAXED);
     }
   }
   errno = saved;

@@ -80,6 +80,11 @@ public struct LaunchSeries: Codable, Sendable, Equatable {
       if let overhead = profile.recorderOverhead {
         add(.beforeMain, "recorder arming (overhead, taken out)", overhead.armingNanoseconds, overhead: true)
         add(.phase, "recorder traps (overhead, taken out)", overhead.trapsNanoseconds, overhead: true)
+        if overhead.childrenNanoseconds > 0 {
+          add(
+            .phase, "children's recorder time waited for (overhead, taken out)", overhead.childrenNanoseconds,
+            overhead: true)
+        }
       }
     }
     statistics = order.map { entry in

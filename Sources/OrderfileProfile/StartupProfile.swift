@@ -150,22 +150,28 @@ public struct StartupProfile: Codable, Sendable, Equatable {
   public struct RecorderOverhead: Codable, Sendable, Equatable {
     /// Before the program's first own call: breakpoints planted, libraries armed.
     public var armingNanoseconds: UInt64
-    /// The rest: traps handled while the program ran, each with its time outside the
-    /// recorder's handler (the kernel raising the signal and returning from it).
+    /// The rest of its own: traps handled while the program ran, each with its time outside
+    /// the recorder's handler (the kernel raising the signal and returning from it).
     public var trapsNanoseconds: UInt64
+    /// Its children's recorder time (their arming, traps and ends), charged while the
+    /// process waited for them: the in-process recorder's; 0 for a trace that says none.
+    public var childrenNanoseconds: UInt64 = 0
     /// The first calls those traps recorded; nil when not known.
     public var firstCalls: Int? = nil
-    public var totalNanoseconds: UInt64 { armingNanoseconds + trapsNanoseconds }
+    public var totalNanoseconds: UInt64 { armingNanoseconds + trapsNanoseconds + childrenNanoseconds }
 
-    public init(armingNanoseconds: UInt64, trapsNanoseconds: UInt64) {
+    public init(armingNanoseconds: UInt64, trapsNanoseconds: UInt64, childrenNanoseconds: UInt64 = 0) {
       self.armingNanoseconds = armingNanoseconds
       self.trapsNanoseconds = trapsNanoseconds
+      self.childrenNanoseconds = childrenNanoseconds
     }
 
     init(_ time: RecorderTime, firstCalls: Int) {
+      let arming = min(time.armingNanoseconds, time.totalNanoseconds)
+      let children = min(time.childrenNanoseconds, time.totalNanoseconds - arming)
       self.init(
-        armingNanoseconds: time.armingNanoseconds,
-        trapsNanoseconds: time.totalNanoseconds - min(time.armingNanoseconds, time.totalNanoseconds))
+        armingNanoseconds: arming, trapsNanoseconds: time.totalNanoseconds - arming - children,
+        childrenNanoseconds: children)
       self.firstCalls = firstCalls
     }
   }
@@ -245,7 +251,10 @@ extension StartupProfile.RecorderOverhead {
       + "(arming \(milliseconds(armingNanoseconds)), traps \(milliseconds(trapsNanoseconds))"
       + (each.map {
         ": \($0.count) first calls, \(Double($0.nanoseconds / 10) / 100) µs each, the kernel's part included"
-      } ?? "") + ")"
+      } ?? "")
+      + (childrenNanoseconds > 0
+        ? "; its children's, while it waited for them, \(milliseconds(childrenNanoseconds))" : "")
+      + ")"
   }
 }
 

@@ -176,6 +176,7 @@ typedef struct of_program_clock {
   bool enabled;
   uint64_t arming_ns;   /* spent before the program's first own instruction */
   uint64_t recorder_ns; /* in all, so far (arming included); grows with relaxed adds */
+  uint64_t children_ns; /* the part of it charged for children waited for (children.c) */
   uint64_t latest_stamp_ns; /* the latest record's time: each is later (see of_stamp_ns) */
 } of_program_clock;
 

@@ -155,6 +155,7 @@ static uint64_t of_draft_header(oft_header *draft, const of_config *config, uint
   if (of_clock.enabled) {
     draft->flags |= OFT_FLAG_PROGRAM_CLOCK;
     draft->arming_ns = of_clock.arming_ns;
+    draft->children_ns = __atomic_load_n(&of_clock.children_ns, __ATOMIC_RELAXED);
     draft->recorder_ns = __atomic_load_n(&of_clock.recorder_ns, __ATOMIC_RELAXED);
   }
   return size;

@@ -112,10 +112,14 @@ public struct RecorderTime: Sendable, Equatable {
   public var totalNanoseconds: UInt64
   /// The part spent before the program's first own instruction.
   public var armingNanoseconds: UInt64
+  /// The part that is other processes' recorder time: its children's, charged while it
+  /// waited for them (version 1.5; 0 before).
+  public var childrenNanoseconds: UInt64
 
-  public init(totalNanoseconds: UInt64, armingNanoseconds: UInt64) {
+  public init(totalNanoseconds: UInt64, armingNanoseconds: UInt64, childrenNanoseconds: UInt64 = 0) {
     self.totalNanoseconds = totalNanoseconds
     self.armingNanoseconds = armingNanoseconds
+    self.childrenNanoseconds = childrenNanoseconds
   }
 }
 

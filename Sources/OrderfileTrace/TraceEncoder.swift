@@ -71,6 +71,7 @@ public enum TraceEncoder {
       if header.versionMinor >= 3, let recorder = header.recorderTime {
         put(recorder.totalNanoseconds, H.recorder)
         put(recorder.armingNanoseconds, H.arming)
+        if header.versionMinor >= 5 { put(recorder.childrenNanoseconds, H.children) }
       }
 
       if hasExtension {

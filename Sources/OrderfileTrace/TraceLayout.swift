@@ -65,6 +65,8 @@ enum TraceLayout {
     // Version 1.3: the recorder's own time, out of the program's clock.
     static var recorder: Int { offset(\oft_header.recorder_ns) }
     static var arming: Int { offset(\oft_header.arming_ns) }
+    // Version 1.5: the children's part of the recorder's time.
+    static var children: Int { offset(\oft_header.children_ns) }
     // Version 1.1: marks and full-mode event buffers.
     static var marksOffset: Int { offset(\oft_header.marks_offset) }
     static var eventsOffset: Int { offset(\oft_header.events_offset) }

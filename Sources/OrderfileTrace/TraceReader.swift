@@ -230,7 +230,12 @@ private struct Parser {
         try expect(
           head.u64(H.arming) <= head.u64(H.recorder), H.arming,
           "arming time \(head.u64(H.arming)) ns above the recorder's \(head.u64(H.recorder)) ns")
-        recorderTime = RecorderTime(totalNanoseconds: head.u64(H.recorder), armingNanoseconds: head.u64(H.arming))
+        // A live trace's two stores may be read between them: the children's part is kept
+        // within what the arming leaves.
+        let children = minor >= 5 ? min(head.u64(H.children), head.u64(H.recorder) - head.u64(H.arming)) : 0
+        recorderTime = RecorderTime(
+          totalNanoseconds: head.u64(H.recorder), armingNanoseconds: head.u64(H.arming),
+          childrenNanoseconds: children)
       }
     } else {
       // Before 1.2 the resolution told it: 0 when the runtime fell back on its own start, a

@@ -107,6 +107,21 @@ struct ProfileTests {
         + "7 first calls, 1000.0 µs each, the kernel's part included)", "\(overhead?.summary ?? "none")")
   }
 
+  @Test("a parent's recorder time keeps its children's part apart: its traps are its own first calls'")
+  func childrenOverheadApart() {
+    var trace = launchTrace()
+    trace.header.recorderTime = RecorderTime(
+      totalNanoseconds: 30 * ms, armingNanoseconds: 2 * ms, childrenNanoseconds: 21 * ms)
+    let overhead = ProfileBuilder().build(trace: trace, symbols: SymbolTable(symbolizers: [0: table])).recorderOverhead
+    #expect(overhead?.trapsNanoseconds == 7 * ms && overhead?.childrenNanoseconds == 21 * ms)
+    #expect(overhead?.totalNanoseconds == 30 * ms)
+    #expect(
+      overhead?.summary
+        == "recorder overhead, taken out of every time shown: 30.000 ms (arming 2.000 ms, traps 7.000 ms: "
+        + "7 first calls, 1000.0 µs each, the kernel's part included; its children's, while it waited for them, "
+        + "21.000 ms)", "\(overhead?.summary ?? "none")")
+  }
+
   @Test("the first-call mode has no slowest calls and no dropped-event count")
   func noFullMode() {
     #expect(profile.slowestFirstCalls == nil)

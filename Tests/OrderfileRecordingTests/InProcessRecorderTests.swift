@@ -408,9 +408,15 @@ struct InProcessRecorderTests {
     }
     let parent = try profile(recorded.trace)
     let child = try #require(try profile(childTrace).recorderOverhead, "no recorder time in \(childTrace)")
-    let parentTraps = try #require(parent.recorderOverhead).trapsNanoseconds
-    // The parent made a handful of first calls; its recorder time holds the child's.
-    #expect(parentTraps >= child.totalNanoseconds, "parent \(parentTraps) ns, child \(child.totalNanoseconds) ns")
+    let overhead = try #require(parent.recorderOverhead)
+    // The parent made a handful of first calls; its recorder time holds the child's, apart
+    // from its own traps.
+    #expect(
+      overhead.childrenNanoseconds >= child.totalNanoseconds,
+      "parent's children's part \(overhead.childrenNanoseconds) ns, child \(child.totalNanoseconds) ns")
+    #expect(
+      overhead.trapsNanoseconds < child.totalNanoseconds / 4,
+      "parent's own traps \(overhead.trapsNanoseconds) ns, child \(child.totalNanoseconds) ns")
     let mainToExit = try #require(parent.phases.first { $0.name == "main → exit" }).durationNanoseconds
     // Uncharged, main → exit held the child's recorder time and more (its start, its exit);
     // charged, what is left is the child's launch without its traps.

@@ -63,6 +63,20 @@ struct RecorderTimeTests {
     #expect(try plain.parse().header.recorderTime == nil)
   }
 
+  @Test("a 1.5 trace keeps its children's part of the recorder's time where C puts it; a 1.4 trace reads none")
+  func childrenRoundTrip() throws {
+    var trace = sampleTrace()
+    trace.header.versionMinor = 5
+    trace.header.recorderTime = RecorderTime(
+      totalNanoseconds: 9_000_000, armingNanoseconds: 4_000_000, childrenNanoseconds: 3_000_000)
+    let bytes = TraceBytes(trace)
+    #expect(bytes.header.children_ns == 3_000_000)
+    #expect(try bytes.parse().header.recorderTime == trace.header.recorderTime)
+    // An older minor has reserved bytes there: whatever the bytes, no children's part.
+    trace.header.versionMinor = 4
+    #expect(try TraceBytes(trace).parse().header.recorderTime?.childrenNanoseconds == 0)
+  }
+
   @Test("arming longer than the recorder's whole time is refused at its offset")
   func armingAboveTotal() {
     var trace = sampleTrace()

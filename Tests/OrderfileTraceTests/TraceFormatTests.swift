@@ -73,7 +73,7 @@ private let swiftOffsets: [String: Int] = {
     "oft_header.process_start_resolution_ns": H.processStartResolution,
     "oft_header.trace_start_ns": H.traceStart, "oft_header.parent_pid": H.parentPID,
     "oft_header.process_start_source": H.processStartSource, "oft_header.startup_end_ns": H.startupEnd,
-    "oft_header.recorder_ns": H.recorder, "oft_header.arming_ns": H.arming,
+    "oft_header.recorder_ns": H.recorder, "oft_header.arming_ns": H.arming, "oft_header.children_ns": H.children,
     "oft_header.fork_record_index": H.forkRecordIndex, "oft_header.time_limit_ns": H.timeLimit,
     "oft_header.checksum": H.checksum, "oft_header.record_count": H.recordCount,
     "oft_header.dropped_count": H.droppedCount, "oft_header.module_count": H.moduleCount,

@@ -142,8 +142,10 @@ def _measure(ctx, probe, d, cmd, name):
         if times:
             probed.append(times)
     overhead = reports[-1].get("recorderOverhead") or {}
+    children = overhead.get("childrenNanoseconds", 0)
     line = (f"arming {overhead.get('armingNanoseconds', 0) / 1e6:.2f} ms, traps "
-            f"{overhead.get('trapsNanoseconds', 0) / 1e6:.2f} ms") if overhead else "none"
+            f"{overhead.get('trapsNanoseconds', 0) / 1e6:.2f} ms"
+            + (f", children's {children / 1e6:.2f} ms" if children else "")) if overhead else "none"
     return LargePhases(program=name, command=" ".join([os.path.basename(cmd[0])] + cmd[1:]),
                        first_calls=int(statistics.median(len(r["firstCalls"]) for r in reports)), overhead=line,
                        phases=_phase_checks({"in-process": reports, "tracer": []}, probed,

@@ -40,6 +40,10 @@
  * and the page's size in the record's former `reserved` field, now `size`. A 1.3 reader skips such
  * records as a record kind it does not know.
  *
+ * Version 1.5 says how much of `recorder_ns` is other processes' recorder time, charged while
+ * this one waited for its children (`children_ns`, formerly bytes of reserved3, so 0 in older
+ * files).
+ *
  * A cleanly closed trace is truncated right after its last record; a trace of
  * a process that crashed, was killed or called _exit keeps its full capacity
  * (the tail is sparse zeroes) and lacks OFT_FLAG_CLOSED.
@@ -64,7 +68,7 @@ extern "C" {
 /* "ORDTRACE" read as a little-endian u64. */
 #define OFT_MAGIC 0x454341525444524FULL
 #define OFT_VERSION_MAJOR 1 /* a reader refuses any other major version */
-#define OFT_VERSION_MINOR 4 /* a reader accepts newer minors, skipping unknown record kinds */
+#define OFT_VERSION_MINOR 5 /* a reader accepts newer minors, skipping unknown record kinds */
 
 #define OFT_HEADER_SIZE 4096u
 #define OFT_MODULE_SIZE 4096u
@@ -169,7 +173,9 @@ typedef struct oft_header {
                                    * (OFT_FLAG_PROGRAM_CLOCK); 0 = none or not known */
   uint64_t arming_ns;             /* 1.3: the part of recorder_ns spent before the program's first own
                                    * instruction (planting breakpoints); 0 = none */
-  uint8_t reserved3[OFT_HEADER_EXTENSION_OFFSET - 200]; /* 0 */
+  uint64_t children_ns;           /* 1.5: the part of recorder_ns that is its children's recorder time,
+                                   * charged while this process waited for them; 0 = none */
+  uint8_t reserved3[OFT_HEADER_EXTENSION_OFFSET - 208]; /* 0 */
 
   /* Version 1.1 extension. Written once when the file is created, covered by
    * extension_checksum; 0 there means the file has no extension (1.0). */
@@ -298,7 +304,8 @@ typedef struct oft_record {
   F(oft_header, startup_end_ns, 176)              \
   F(oft_header, recorder_ns, 184)                 \
   F(oft_header, arming_ns, 192)                   \
-  F(oft_header, reserved3, 200)                   \
+  F(oft_header, children_ns, 200)                 \
+  F(oft_header, reserved3, 208)                   \
   F(oft_header, marks_offset, 256)                \
   F(oft_header, events_offset, 264)               \
   F(oft_header, event_capacity, 272)              \
