@@ -63,6 +63,7 @@ def orderfile_tool(ctx):
             raise BenchError(f"--orderfile '{path}' is not an executable")
     else:
         scratch = os.path.join(ROOT, ".build-bench")
+        run_checked([os.path.join(ROOT, "Scripts", "fresh-scratch"), scratch], "Scripts/fresh-scratch")
         run_checked([swift, "build", "-c", "release", "--scratch-path", scratch, "--product", "orderfile"],
                     "building the orderfile tool", cwd=ROOT, timeout=1800)
         bindir = run_checked([swift, "build", "-c", "release", "--scratch-path", scratch, "--show-bin-path"],
