@@ -26,9 +26,10 @@
  * Limitations: waits inside libc (system(), popen's pclose) and raw system calls are not
  * seen. A fork of a process with armed pages copies their page-table entries (a plain fork
  * skips code nothing wrote to) and the fork child's exec frees them: 2.5 and 2.8 ms for
- * 12,000 armed pages here, neither counted; posix_spawn copies none. Time a child's recorder spent while this process did not wait (running beside it on
- * another core) is rightly not charged; time another, unrelated process of the recording
- * spent while this one waited is charged wrongly (processes running side by side).
+ * 12,000 armed pages here, neither counted; posix_spawn copies none. Time a child's recorder
+ * spent while this process did not wait (running beside it on another core) is rightly not
+ * charged; time another, unrelated process of the recording spent while this one waited is
+ * charged wrongly (processes running side by side).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -301,8 +301,7 @@ struct InProcessRecorderTests {
     for round in 0..<6 {
       let trace = work.file("launch-\(round).trace")
       _ = try recordInProcess(binary, output: trace)
-      let read = try TraceReader.read(path: trace)
-      let profile = ProfileBuilder().build(trace: read, symbols: SymbolTable(trace: read, binaries: BinaryResolver()))
+      let profile = try profile(ofTrace: trace)
       let phase = try #require(profile.phases.first { $0.name == "main → exit" }, "\(profile.phases.map(\.name))")
       if round > 0 { recorded.append(Double(phase.durationNanoseconds) / 1e6) }
     }
@@ -339,8 +338,7 @@ struct InProcessRecorderTests {
     let trace = work.file("launch.trace")
     let recorded = try recordInProcess("/usr/bin/taskset", ["-c", "0", binary], output: trace)
     #expect(recorded.recording.status == 0)
-    let read = try TraceReader.read(path: recorded.trace)
-    let profile = ProfileBuilder().build(trace: read, symbols: SymbolTable(trace: read, binaries: BinaryResolver()))
+    let profile = try profile(ofTrace: recorded.trace)
     let phases = Dictionary(profile.phases.map { ($0.name, Double($0.durationNanoseconds) / 1e6) }) { first, _ in first
     }
     let traps = Double(profile.recorderOverhead?.trapsNanoseconds ?? 0) / 1e6
@@ -371,8 +369,7 @@ struct InProcessRecorderTests {
       let recorded = try recordInProcess(
         "/usr/bin/taskset", ["-c", "0", binary], output: work.file("launch-\(round).trace"))
       #expect(recorded.recording.status == 0)
-      let read = try TraceReader.read(path: recorded.trace)
-      let profile = ProfileBuilder().build(trace: read, symbols: SymbolTable(trace: read, binaries: BinaryResolver()))
+      let profile = try profile(ofTrace: recorded.trace)
       let phase = try #require(profile.phases.first { $0.name == "main → exit" }, "\(profile.phases.map(\.name))")
       phases.append(Double(phase.durationNanoseconds) / 1e6)
     }
@@ -402,12 +399,8 @@ struct InProcessRecorderTests {
     let recorded = try recordInProcess(binary, output: trace)
     #expect(recorded.recording.status == 0)
     let childTrace = try #require(recorded.recording.execTraces.first, "no trace of the child's image")
-    func profile(_ path: String) throws -> StartupProfile {
-      let read = try TraceReader.read(path: path)
-      return ProfileBuilder().build(trace: read, symbols: SymbolTable(trace: read, binaries: BinaryResolver()))
-    }
-    let parent = try profile(recorded.trace)
-    let child = try #require(try profile(childTrace).recorderOverhead, "no recorder time in \(childTrace)")
+    let parent = try profile(ofTrace: recorded.trace)
+    let child = try #require(try profile(ofTrace: childTrace).recorderOverhead, "no recorder time in \(childTrace)")
     let overhead = try #require(parent.recorderOverhead)
     // The parent made a handful of first calls; its recorder time holds the child's, apart
     // from its own traps.
@@ -499,8 +492,7 @@ struct InProcessRecorderTests {
       let recorded = try recordInProcess(
         binary, output: work.file("launch-\(round).trace"), programOutput: work.file("out-\(round)"))
       #expect(recorded.recording.status == 0)
-      let read = try TraceReader.read(path: recorded.trace)
-      let profile = ProfileBuilder().build(trace: read, symbols: SymbolTable(trace: read, binaries: BinaryResolver()))
+      let profile = try profile(ofTrace: recorded.trace)
       let phase = try #require(profile.phases.first { $0.name == "main → exit" }, "\(profile.phases)")
       return Double(phase.durationNanoseconds) / 1e6
     }
@@ -621,6 +613,12 @@ private func windowsPrelude(_ begin: String, _ end: String) -> String {
     + "__attribute__((noinline, aligned(65536))) void \(end)(void) { sink += 2; }\n"
     + "static long long now(void) {\n  struct timespec t;\n  clock_gettime(CLOCK_MONOTONIC, &t);\n"
     + "  return t.tv_sec * 1000000000LL + t.tv_nsec;\n}\n"
+}
+
+/// The startup profile of the trace at `path`, its symbols from the binaries it names.
+private func profile(ofTrace path: String) throws -> StartupProfile {
+  let read = try TraceReader.read(path: path)
+  return ProfileBuilder().build(trace: read, symbols: SymbolTable(trace: read, binaries: BinaryResolver()))
 }
 
 /// The median of `values` (an odd count).
