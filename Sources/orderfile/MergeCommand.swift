@@ -20,11 +20,12 @@ struct MergeCommand: ParsableCommand {
 
       --previous names the orderfile the merge replaces (or, with --output-dir,
       the directory of them). Two functions then keep their previous order
-      unless runs with over 90% of the weight reverse it, none of the runs that
-      keep it called them on different threads, and one run reversed it on one
-      thread: an order that differs only by thread timing (a worker that starts
-      early in some launches, late in others) is kept, so unchanged code gives
-      the same orderfile from one day's merge to the next. A function the runs
+      unless runs with over 90% of the weight reverse it and every run called
+      the two on one thread: an order that differs only by thread timing (a
+      worker that starts early in some launches, late in others; a pool that
+      runs two jobs on one worker in some launches, on two in others) is kept,
+      so unchanged code gives the same orderfile from one day's merge to the
+      next. A function the runs
       move goes just after the functions that must precede it.
 
       Modules are matched across runs by file name (or by build-id or real

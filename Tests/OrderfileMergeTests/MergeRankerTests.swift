@@ -153,6 +153,28 @@ struct MergeRankerTests {
         == "m0 m1 m2 m4 m3 w0 m5 w1 m6 m7")
   }
 
+  @Test("with a previous order, a pool's jobs that ran on one worker today and on two yesterday keep their order")
+  func jobQueueKept() {
+    // Two jobs, a (a1 a2) and b (b1 b2), each calling `done` at its end, go to a pool of
+    // workers. Yesterday they ran on two workers at once; today, on a loaded machine, one
+    // worker ran a, then b, in nine launches of ten: on that thread b1 and b2 now follow
+    // done and a2. In the tenth launch b ran on a second worker, later: which worker runs a
+    // job is timing, so the order of its code against the other job's is too.
+    func launch(bThread: UInt32) -> RunOrder {
+      let names = words("m0 a1 a2 done b1 b2 m1")
+      let threads: [UInt32] = [1, 2, 2, 2, bThread, bThread, 1]
+      return RunOrder(label: "run", names: names, threads: threads)
+    }
+    let previous = words("m0 a1 b1 a2 b2 done m1")
+    let today = Array(repeating: launch(bThread: 2), count: 9) + [launch(bThread: 3)]
+    #expect(MergeRanker.rank(today, previous: previous).map(\.name) == previous)
+    // Had every launch run b on the same worker as a, nothing would show its order is timing:
+    // the runs' order is the program's, and it moves.
+    #expect(
+      MergeRanker.rank(Array(repeating: launch(bThread: 2), count: 10), previous: previous).map(\.name)
+        == words("m0 a1 a2 done b1 b2 m1"))
+  }
+
   @Test(
     "merging twice on unchanged code with thread timing that differs: the second merge keeps the first's order",
     arguments: [1, 2, 3, 4, 5] as [UInt64])

@@ -19,16 +19,16 @@ import OrderfileSupport
 /// median. Two functions then keep their previous order unless the runs overrule it, which
 /// they do only when
 /// - the runs that agree with it hold less than 10% of the weight of the runs that recorded
-///   both (the middle 80% of the runs lies beyond it),
-/// - none of those agreeing runs first called the two on different threads, and
-/// - at least one run reversed it with the two first called on one thread (or threads not
-///   recorded).
+///   both (the middle 80% of the runs lies beyond it), and
+/// - every run that recorded both first called them on one thread (or recorded no threads).
 /// The order of two functions first called on different threads is thread timing, not the
-/// program's: a run where it came out as before shows that the same code still gives the
-/// previous order, and runs that reversed it only across threads show nothing the code
-/// decided. So a worker thread that starts early in some launches and late in others, or
-/// later on a loaded machine, leaves the committed order alone, however this day's runs
-/// fall; where the functions sit within the launch changes no page the launch touches, a
+/// program's. And where some run first called them on different threads, the thread that
+/// calls each is timing too: a pool's workers take jobs from a queue, so two jobs run on one
+/// worker in one launch, one after the other, and on two workers in the next, and which
+/// job's code comes first on that worker follows the load. So a worker thread that starts
+/// early in some launches and late in others, or a pool that runs its jobs on fewer workers
+/// on a loaded machine, leaves the committed order alone, however this day's runs fall;
+/// where the functions sit within the launch changes no page the launch touches, a
 /// reordering of them only churns the file. A function the runs overrule moves
 /// only as far as that: after the functions that must precede it (a stable topological
 /// sort of the previous order, the earliest of a cycle of overrulings first). Functions of
@@ -166,27 +166,20 @@ public enum MergeRanker {
     for pair in candidates {
       var both: [Double] = []
       var agreeing: [Double] = []
-      // Whether a run kept the previous order with the two on different threads, and
-      // whether one reversed it with the two on one thread (or threads not known).
-      var keptByTiming = false
-      var reversedInProgramOrder = false
+      // Whether some run first called the two on different threads: then their order is
+      // thread timing in every run.
+      var acrossThreads = false
       for run in runs {
         let (earlier, later) = (run.positions[pair.earlier], run.positions[pair.later])
         guard earlier >= 0, later >= 0 else { continue }
         both.append(run.weight)
-        var differentThreads = false
-        if let first = run.threads[pair.earlier], let second = run.threads[pair.later] {
-          differentThreads = first != second
+        if let first = run.threads[pair.earlier], let second = run.threads[pair.later], first != second {
+          acrossThreads = true
+          break
         }
-        if earlier < later {
-          agreeing.append(run.weight)
-          keptByTiming = keptByTiming || differentThreads
-        } else {
-          reversedInProgramOrder = reversedInProgramOrder || !differentThreads
-        }
+        if earlier < later { agreeing.append(run.weight) }
       }
-      guard !keptByTiming, reversedInProgramOrder,
-        WeightedStatistics.sum(agreeing) < keepingShare * WeightedStatistics.sum(both)
+      guard !acrossThreads, WeightedStatistics.sum(agreeing) < keepingShare * WeightedStatistics.sum(both)
       else { continue }
       followers[pair.later, default: []].append(pair.earlier)
       waiting[pair.earlier] += 1
