@@ -92,6 +92,8 @@ void oftr_process_end(oftr_tracer *tracer, oftr_process *process, oftr_ending en
 
 /* A thread that vanished (killed) between its stop and our request is not an error. */
 int oftr_resume(oftr_tracer *tracer, pid_t tid, int signal) {
+  oftr_thread *thread = oftr_thread_find(tracer, tid);
+  if (thread) thread->resumed_at = oftr_now();
   if (ptrace(PTRACE_CONT, tid, 0, (void *)(intptr_t)signal) == 0 || errno == ESRCH) return 0;
   return oftr_fail(tracer, errno, "cannot resume thread %d: %s", (int)tid, strerror(errno));
 }

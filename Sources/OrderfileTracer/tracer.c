@@ -59,12 +59,25 @@ static int let_go_at_window_close(oftr_tracer *tracer) {
  * was scheduled in once only since its last stop, all its run delay since
  * then is that wait, charged to the recorder; otherwise the kernel's counts
  * cannot tell it from being preempted, as it would be alone, and nothing is.
+ * The wait began when the tracer resumed it, before that stop's handling
+ * ended: the part up to then is in the stop's own charge already, and the
+ * whole lies before `stopped_at`, so the program's clock never goes back.
  */
-static void charge_resumption(oftr_thread *thread) {
+static void charge_resumption(oftr_thread *thread, uint64_t stopped_at) {
   uint64_t waiting, slices;
   if (!oftr_thread_run_delay(thread->tid, &waiting, &slices)) return;
-  if (thread->slices != 0 && slices == thread->slices + 1 && waiting >= thread->run_delay)
-    thread->process->recorder_ns += waiting - thread->run_delay;
+  if (thread->slices != 0 && slices == thread->slices + 1 && waiting >= thread->run_delay) {
+    uint64_t charge = waiting - thread->run_delay;
+    if (thread->released_at) {
+      if (thread->resumed_at && thread->resumed_at <= thread->released_at) {
+        uint64_t charged = thread->released_at - thread->resumed_at;
+        charge = charge > charged ? charge - charged : 0;
+      }
+      uint64_t since = stopped_at > thread->released_at ? stopped_at - thread->released_at : 0;
+      if (charge > since) charge = since;
+    }
+    thread->process->recorder_ns += charge;
+  }
   thread->run_delay = waiting;
   thread->slices = slices;
 }
@@ -115,10 +128,14 @@ int oftr_record(const oftr_options *options, const oftr_host *host, oftr_result 
     /* A stop holds its process until answered: that time is the recorder's, not the program's. */
     oftr_thread *stopped = WIFSTOPPED(wait_status) ? oftr_thread_find(&tracer, tid) : NULL;
     pid_t held = stopped && stopped->process ? stopped->process->pid : 0;
-    if (held) charge_resumption(stopped);
+    if (held) charge_resumption(stopped, stopped_at);
     status = oftr_handle(&tracer, tid, wait_status, stopped_at);
     oftr_process *process = held ? oftr_process_find(&tracer, held) : NULL;
-    if (process) process->recorder_ns += oftr_now() - stopped_at;
+    uint64_t released = oftr_now();
+    if (process) process->recorder_ns += released - stopped_at;
+    /* Found again: handling may have added threads (moving the table) or ended this one. */
+    oftr_thread *handled = held ? oftr_thread_find(&tracer, tid) : NULL;
+    if (handled) handled->released_at = released;
   }
   if (status != 0 && !tracer.first_exited) {
     /* Something failed mid-launch: let the program run on without us if we can. */

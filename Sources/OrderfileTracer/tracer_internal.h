@@ -78,6 +78,9 @@ typedef struct oftr_thread {
   oftr_process *process;       /* NULL while its creator's event has not arrived */
   bool parked;                 /* stopped at its first stop, waiting for that event */
   uint64_t run_delay, slices;  /* its run delay and times scheduled in, at its last stop (schedstat) */
+  uint64_t resumed_at;         /* when the tracer last let it run (oftr_resume), or 0 */
+  uint64_t released_at;        /* when its last stop's handling ended: the recorder's time up to
+                                * then is charged */
   int held;                    /* wait status of a stop collected but not answered (a failure
                                 * interrupted its handling), else 0: PTRACE_INTERRUPT would
                                 * give no new stop, so letting go must start from this one */
