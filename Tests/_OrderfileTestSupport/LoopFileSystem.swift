@@ -93,8 +93,16 @@ public struct LoopFileSystem {
     sync()
   }
 
+  /// A process that has just ended (perf's, the program's) can keep the file system busy for a
+  /// moment: the unmount is asked again for a second, then done lazily, so that no test leaves a
+  /// mount behind for the next run's loop devices.
   public func unmount() {
-    _ = try? ProcessRunner.run("umount", [mountPoint.path])
+    var unmounted = false
+    for _ in 0..<10 where !unmounted {
+      unmounted = (try? ProcessRunner.run("umount", [mountPoint.path]))?.succeeded ?? false
+      if !unmounted { usleep(100_000) }
+    }
+    if !unmounted { _ = try? ProcessRunner.run("umount", ["--lazy", mountPoint.path]) }
     _ = try? ProcessRunner.run("losetup", ["-d", device])
   }
 }
