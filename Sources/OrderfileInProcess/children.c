@@ -170,9 +170,16 @@ static void of_wait_end(of_wait_start start) {
 #define OF_NEXT(name, type) ((type)dlsym(RTLD_NEXT, name))
 
 /* A process that ends by _exit or _Exit (lld does, to skip its destructors) runs no exit
- * handler; libc's exit() reaches _exit inside libc, not here. */
+ * handler; libc's exit() reaches _exit inside libc, not here. Its trace ends here, as at exit:
+ * left open, it ended at its last record, and ld.lld's main → trace end fell short of the
+ * main → exit the kernel timed by the time after its last first call (writing the output). */
 __attribute__((visibility("default"), no_instrument_function, noreturn)) void _exit(int status) {
-  of_release_at_end();
+  if (of_recording_process()) {
+    uint64_t started = of_recorder_enter();
+    of_at_exit();
+    of_armed_release();
+    of_recorder_leave(started, true, 0);
+  }
   syscall(SYS_exit_group, status);
   __builtin_unreachable();
 }
