@@ -231,6 +231,43 @@ struct InProcessRecorderTests {
   }
 
   @Test(
+    "code that runs on past its entry's page faults once a window, as without the recorder: 800 functions of two pages, each in a window of its own"
+  )
+  func codeFaultsOncePerWindow() throws {
+    let work = try TemporaryDirectory("orderfile-ip-code-faults-twice")
+    // Each function starts a 64 KiB window and runs on into the window's next page, which
+    // holds no entry: arming writes the first page only. Without the recorder, the entry's
+    // fault maps the whole window, and the second page with it. The program counts its own
+    // minor faults over the calls.
+    let count = 800
+    let source = work.file("twopages.c")
+    try
+      ("#include <stdio.h>\n#include <sys/resource.h>\nvolatile unsigned long sink;\n"
+      + "static long faults(void) {\n  struct rusage usage;\n  getrusage(RUSAGE_SELF, &usage);\n"
+      + "  return usage.ru_minflt;\n}\n"
+      + (0..<count).map {
+        "__attribute__((noinline, aligned(65536))) void w\($0)(void) {\n"
+          + "  __asm__ volatile(\".fill 6000, 1, 0x90\");\n  sink += \($0);\n}\n"
+      }.joined()
+      + "int main(void) {\n  long before = faults();\n" + (0..<count).map { "  w\($0)();\n" }.joined()
+      + "  printf(\"%ld\\n\", faults() - before);\n  return 0;\n}\n")
+      .write(toFile: source, atomically: true, encoding: .utf8)
+    let binary = work.file("twopages")
+    try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+    func faults(_ text: String) throws -> Int {
+      try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), "the program printed \(text)")
+    }
+    let plain = try faults(try ProcessRunner.run(binary, []).standardOutput)
+    let recorded = try recordInProcess(binary, output: work.file("t.trace"), programOutput: work.file("out"))
+    #expect(recorded.recording.status == 0)
+    let kept = try faults(try FileReading.text(atPath: work.file("out")))
+    // Here: 799 faults alone; recorded, within a few of that (the recorder's own besides). When the copy
+    // took each window's fault and the code its own after it, 1,600 and more.
+    #expect(plain >= count * 9 / 10, "the fixture takes no fault per window: \(plain)")
+    #expect(abs(kept - plain) < count / 8, "alone \(plain) faults, recorded \(kept)")
+  }
+
+  @Test(
     "a fork child takes the faults again in windows its parent already ran: 1,200 windows, the parent's function first, the child's beside it"
   )
   func codeFaultsInForkChild() throws {
@@ -506,6 +543,35 @@ struct InProcessRecorderTests {
     // Here, medians of 5: the parent alone 0.6 ms; recorded 1.0-1.3 ms; with the child's
     // pages left to the kernel, 4.0-4.5 ms.
     #expect(median(recorded) - median(plain) < 1.5, "main → exit: alone \(plain) ms, recorded \(recorded) ms")
+  }
+
+  @Test(
+    "a program that ends by _exit ends its trace there: closed at exit, main → exit holds the time after its last first call"
+  )
+  func traceEndsAtUnderscoreExit() throws {
+    let work = try TemporaryDirectory("orderfile-ip-underscore-exit")
+    // As ld.lld does: the last new function, then 30 ms of work in code already called, then
+    // _exit, which runs no exit handler.
+    let source = work.file("quick.c")
+    try
+      ("#include <time.h>\n#include <unistd.h>\nvolatile unsigned long sink;\n"
+      + "__attribute__((noinline)) void last(void) { sink += 1; }\n"
+      + "static long long now(void) {\n  struct timespec t;\n  clock_gettime(CLOCK_MONOTONIC, &t);\n"
+      + "  return t.tv_sec * 1000000000LL + t.tv_nsec;\n}\n"
+      + "int main(void) {\n  last();\n  long long until = now() + 30000000LL;\n"
+      + "  while (now() < until) sink += 1;\n  _exit(0);\n}\n")
+      .write(toFile: source, atomically: true, encoding: .utf8)
+    let binary = work.file("quick")
+    try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+    let recorded = try recordInProcess(binary, output: work.file("t.trace"))
+    #expect(recorded.recording.status == 0)
+    let read = try TraceReader.read(path: recorded.trace)
+    #expect(read.header.isClosed && read.header.windowReason == .exit, "\(read.header)")
+    let profile = try profile(ofTrace: recorded.trace)
+    let phase = try #require(profile.phases.last, "\(profile.phases)")
+    #expect(phase.name == "main → exit", "\(profile.phases.map(\.name))")
+    // Left open, the trace ended at the first call of `last`: main → trace end 0.0 ms.
+    #expect(phase.durationNanoseconds >= 29_000_000, "\(phase.name): \(phase.durationNanoseconds) ns")
   }
 
   @Test("the copy of the trace into a fork child is the recorder's time, not the child's")
