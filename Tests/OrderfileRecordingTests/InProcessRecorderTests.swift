@@ -167,25 +167,22 @@ struct InProcessRecorderTests {
     // 0.55-0.69 ms.
     let before = 500
     let after = 4000
-    let source = work.file("slower.c")
-    try
+    let binary = try buildC(
       ("#include <linux/filter.h>\n#include <linux/seccomp.h>\n#include <stddef.h>\n#include <sys/prctl.h>\n"
-      + "#include <sys/syscall.h>\n#include <unistd.h>\n" + functions(before + after)
-      + "__attribute__((noinline)) void slower_begin(void) { sink += 1; }\n"
-      + "__attribute__((noinline)) void slower_end(void) { sink += 2; }\n"
-      + "static void slower_system_calls(void) {\n  enum { length = 4000 };\n  static struct sock_filter code[length];\n"
-      + "  for (int i = 0; i < length - 1; i++)\n"
-      + "    code[i] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, "
-      + "offsetof(struct seccomp_data, instruction_pointer));\n"
-      + "  code[length - 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);\n"
-      + "  struct sock_fprog program = {length, code};\n  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);\n"
-      + "  for (int i = 0; i < 8; i++) syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program);\n}\n"
-      + "int main(void) {\n" + (0..<before).map { "  f\($0)();\n" }.joined()
-      + "  slower_system_calls();\n  slower_begin();\n"
-      + (before..<(before + after)).map { "  f\($0)();\n" }.joined() + "  slower_end();\n  return 0;\n}\n")
-      .write(toFile: source, atomically: true, encoding: .utf8)
-    let binary = work.file("slower")
-    try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+        + "#include <sys/syscall.h>\n#include <unistd.h>\n" + functions(before + after)
+        + "__attribute__((noinline)) void slower_begin(void) { sink += 1; }\n"
+        + "__attribute__((noinline)) void slower_end(void) { sink += 2; }\n"
+        + "static void slower_system_calls(void) {\n  enum { length = 4000 };\n  static struct sock_filter code[length];\n"
+        + "  for (int i = 0; i < length - 1; i++)\n"
+        + "    code[i] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, "
+        + "offsetof(struct seccomp_data, instruction_pointer));\n"
+        + "  code[length - 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);\n"
+        + "  struct sock_fprog program = {length, code};\n  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);\n"
+        + "  for (int i = 0; i < 8; i++) syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program);\n}\n"
+        + "int main(void) {\n" + (0..<before).map { "  f\($0)();\n" }.joined()
+        + "  slower_system_calls();\n  slower_begin();\n"
+        + (before..<(before + after)).map { "  f\($0)();\n" }.joined() + "  slower_end();\n  return 0;\n}\n"),
+      named: "slower", in: work)
     var spans: [Double] = []
     for round in 0..<3 {
       let trace = work.file("launch-\(round).trace")
@@ -211,17 +208,14 @@ struct InProcessRecorderTests {
     // function's page, which spares the recorded launch those faults unless the recorder
     // takes them again. The program times the same stretch itself when it runs alone.
     let count = 800
-    let source = work.file("windows.c")
-    try
+    let binary = try buildC(
       (windowsPrelude("windows_begin", "windows_end")
-      + (0..<count).map { "__attribute__((noinline, aligned(65536))) void w\($0)(void) { sink += \($0); }\n" }
-      .joined()
-      + "int main(void) {\n  windows_begin();\n  long long started = now();\n"
-      + (0..<count).map { "  w\($0)();\n" }.joined()
-      + "  long long ended = now();\n  windows_end();\n  printf(\"%lld\\n\", ended - started);\n  return 0;\n}\n")
-      .write(toFile: source, atomically: true, encoding: .utf8)
-    let binary = work.file("windows")
-    try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+        + (0..<count).map { "__attribute__((noinline, aligned(65536))) void w\($0)(void) { sink += \($0); }\n" }
+        .joined()
+        + "int main(void) {\n  windows_begin();\n  long long started = now();\n"
+        + (0..<count).map { "  w\($0)();\n" }.joined()
+        + "  long long ended = now();\n  windows_end();\n  printf(\"%lld\\n\", ended - started);\n  return 0;\n}\n"),
+      named: "windows", in: work)
     let (plain, kept, spared) = try codeFaultSpans(binary, between: "windows_begin", and: "windows_end", in: work)
     let details = "plain \(plain) ms, recorded \(kept) ms, recorded without the faults \(spared) ms"
     // Here, one launch to the next: plain 2.8-4.1 ms; recorded 2.6-4.0 ms; without the faults
@@ -240,20 +234,17 @@ struct InProcessRecorderTests {
     // fault maps the whole window, and the second page with it. The program counts its own
     // minor faults over the calls.
     let count = 800
-    let source = work.file("twopages.c")
-    try
+    let binary = try buildC(
       ("#include <stdio.h>\n#include <sys/resource.h>\nvolatile unsigned long sink;\n"
-      + "static long faults(void) {\n  struct rusage usage;\n  getrusage(RUSAGE_SELF, &usage);\n"
-      + "  return usage.ru_minflt;\n}\n"
-      + (0..<count).map {
-        "__attribute__((noinline, aligned(65536))) void w\($0)(void) {\n"
-          + "  __asm__ volatile(\".fill 6000, 1, 0x90\");\n  sink += \($0);\n}\n"
-      }.joined()
-      + "int main(void) {\n  long before = faults();\n" + (0..<count).map { "  w\($0)();\n" }.joined()
-      + "  printf(\"%ld\\n\", faults() - before);\n  return 0;\n}\n")
-      .write(toFile: source, atomically: true, encoding: .utf8)
-    let binary = work.file("twopages")
-    try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+        + "static long faults(void) {\n  struct rusage usage;\n  getrusage(RUSAGE_SELF, &usage);\n"
+        + "  return usage.ru_minflt;\n}\n"
+        + (0..<count).map {
+          "__attribute__((noinline, aligned(65536))) void w\($0)(void) {\n"
+            + "  __asm__ volatile(\".fill 6000, 1, 0x90\");\n  sink += \($0);\n}\n"
+        }.joined()
+        + "int main(void) {\n  long before = faults();\n" + (0..<count).map { "  w\($0)();\n" }.joined()
+        + "  printf(\"%ld\\n\", faults() - before);\n  return 0;\n}\n"),
+      named: "twopages", in: work)
     func faults(_ text: String) throws -> Int {
       try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), "the program printed \(text)")
     }
@@ -276,21 +267,18 @@ struct InProcessRecorderTests {
     // child calls. Without the recorder the child's code comes unmapped from fork, so each
     // b_i faults again; with it, the window counts as touched unless the child starts over.
     let count = 1200
-    let source = work.file("forkwin.c")
-    try
+    let binary = try buildC(
       (windowsPrelude("child_begin", "child_end")
-      + (0..<count).map {
-        "__attribute__((noinline, aligned(65536))) void a\($0)(void) { sink += \($0); }\n"
-          + "__attribute__((noinline)) void b\($0)(void) { sink += \($0 + 1); }\n"
-      }.joined()
-      + "int main(void) {\n" + (0..<count).map { "  a\($0)();\n" }.joined()
-      + "  fflush(stdout);\n  pid_t pid = fork();\n  if (pid == 0) {\n    child_begin();\n"
-      + "    long long started = now();\n" + (0..<count).map { "    b\($0)();\n" }.joined()
-      + "    long long ended = now();\n    child_end();\n    printf(\"%lld\\n\", ended - started);\n"
-      + "    fflush(stdout);\n    _exit(0);\n  }\n  int status = 0;\n  waitpid(pid, &status, 0);\n  return 0;\n}\n")
-      .write(toFile: source, atomically: true, encoding: .utf8)
-    let binary = work.file("forkwin")
-    try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+        + (0..<count).map {
+          "__attribute__((noinline, aligned(65536))) void a\($0)(void) { sink += \($0); }\n"
+            + "__attribute__((noinline)) void b\($0)(void) { sink += \($0 + 1); }\n"
+        }.joined()
+        + "int main(void) {\n" + (0..<count).map { "  a\($0)();\n" }.joined()
+        + "  fflush(stdout);\n  pid_t pid = fork();\n  if (pid == 0) {\n    child_begin();\n"
+        + "    long long started = now();\n" + (0..<count).map { "    b\($0)();\n" }.joined()
+        + "    long long ended = now();\n    child_end();\n    printf(\"%lld\\n\", ended - started);\n"
+        + "    fflush(stdout);\n    _exit(0);\n  }\n  int status = 0;\n  waitpid(pid, &status, 0);\n  return 0;\n}\n"),
+      named: "forkwin", in: work)
     let (plain, kept, spared) = try codeFaultSpans(
       binary, between: "child_begin", and: "child_end", inForkChild: true, in: work)
     let details = "child alone \(plain) ms, recorded \(kept) ms, recorded without the faults \(spared) ms"
@@ -359,14 +347,11 @@ struct InProcessRecorderTests {
     // two spinners, the program waits about twice as long as it runs, and the kernel makes a
     // trapping thread wait at the end of its traps' kernel parts, outside the handler's clock.
     let count = 3000
-    let source = work.file("phases.c")
-    try
+    let binary = try buildC(
       (functions(2 * count) + "__attribute__((constructor)) static void before_main(void) {\n"
-      + (0..<count).map { "  f\($0)();\n" }.joined() + "}\nint main(void) {\n"
-      + (count..<(2 * count)).map { "  f\($0)();\n" }.joined() + "  return 0;\n}\n")
-      .write(toFile: source, atomically: true, encoding: .utf8)
-    let binary = work.file("phases")
-    try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+        + (0..<count).map { "  f\($0)();\n" }.joined() + "}\nint main(void) {\n"
+        + (count..<(2 * count)).map { "  f\($0)();\n" }.joined() + "  return 0;\n}\n"),
+      named: "phases", in: work)
     let spinners = try (0..<2).map {
       try BackgroundProcess(
         "/usr/bin/taskset", ["-c", "0", "/bin/sh", "-c", "while :; do :; done"], outputIn: work.path, name: "spin\($0)")
@@ -421,17 +406,14 @@ struct InProcessRecorderTests {
     let work = try TemporaryDirectory("orderfile-ip-child-time")
     // main starts itself again (fork, exec) and waits; the child makes 4,000 first calls.
     let count = 4000
-    let source = work.file("parent.c")
-    try
+    let binary = try buildC(
       ("#include <sys/wait.h>\n#include <unistd.h>\n" + functions(count)
-      + "int main(int argc, char **argv) {\n  if (argc > 1) {\n"
-      + (0..<count).map { "    f\($0)();\n" }.joined()
-      + "    return 0;\n  }\n  pid_t pid = fork();\n"
-      + "  if (pid == 0) { execl(\"/proc/self/exe\", argv[0], \"child\", (char *)0); _exit(127); }\n"
-      + "  int status = 1;\n  waitpid(pid, &status, 0);\n  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;\n}\n")
-      .write(toFile: source, atomically: true, encoding: .utf8)
-    let binary = work.file("parent")
-    try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+        + "int main(int argc, char **argv) {\n  if (argc > 1) {\n"
+        + (0..<count).map { "    f\($0)();\n" }.joined()
+        + "    return 0;\n  }\n  pid_t pid = fork();\n"
+        + "  if (pid == 0) { execl(\"/proc/self/exe\", argv[0], \"child\", (char *)0); _exit(127); }\n"
+        + "  int status = 1;\n  waitpid(pid, &status, 0);\n  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;\n}\n"),
+      named: "parent", in: work)
     let trace = work.file("launch.trace")
     let recorded = try recordInProcess(binary, output: trace)
     #expect(recorded.recording.status == 0)
@@ -511,20 +493,16 @@ struct InProcessRecorderTests {
     // its parent's wait returns. The parent times main → its wait's return itself when it
     // runs alone.
     let count = 12000
-    let source = work.file("spawn.c")
-    try
-      ("#include <spawn.h>\n#include <stdio.h>\n#include <time.h>\n#include <unistd.h>\n#include <sys/wait.h>\n"
-      + "extern char **environ;\nvolatile unsigned long sink;\n"
-      + (0..<count).map { "__attribute__((noinline, aligned(4096))) void p\($0)(void) { sink += \($0); }\n" }.joined()
-      + "int main(int argc, char **argv) {\n  if (argc > 1) { p0(); _exit(0); }\n  struct timespec t0, t1;\n"
-      + "  clock_gettime(CLOCK_MONOTONIC, &t0);\n  pid_t pid;\n  char *args[] = {argv[0], \"child\", 0};\n"
-      + "  if (posix_spawn(&pid, \"/proc/self/exe\", 0, 0, args, environ) != 0) return 1;\n"
-      + "  int status = 1;\n  waitpid(pid, &status, 0);\n  clock_gettime(CLOCK_MONOTONIC, &t1);\n"
-      + "  printf(\"%lld\\n\", (t1.tv_sec - t0.tv_sec) * 1000000000LL + t1.tv_nsec - t0.tv_nsec);\n"
-      + "  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;\n}\n")
-      .write(toFile: source, atomically: true, encoding: .utf8)
-    let binary = work.file("spawn")
-    try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+    let binary = try buildC(
+      "#include <spawn.h>\n#include <stdio.h>\n#include <time.h>\n#include <unistd.h>\n#include <sys/wait.h>\n"
+        + "extern char **environ;\nvolatile unsigned long sink;\n"
+        + (0..<count).map { "__attribute__((noinline, aligned(4096))) void p\($0)(void) { sink += \($0); }\n" }.joined()
+        + "int main(int argc, char **argv) {\n  if (argc > 1) { p0(); _exit(0); }\n  struct timespec t0, t1;\n"
+        + "  clock_gettime(CLOCK_MONOTONIC, &t0);\n  pid_t pid;\n  char *args[] = {argv[0], \"child\", 0};\n"
+        + "  if (posix_spawn(&pid, \"/proc/self/exe\", 0, 0, args, environ) != 0) return 1;\n"
+        + "  int status = 1;\n  waitpid(pid, &status, 0);\n  clock_gettime(CLOCK_MONOTONIC, &t1);\n"
+        + "  printf(\"%lld\\n\", (t1.tv_sec - t0.tv_sec) * 1000000000LL + t1.tv_nsec - t0.tv_nsec);\n"
+        + "  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;\n}\n", named: "spawn", in: work)
     func recordedRun(_ round: Int) throws -> Double {
       let recorded = try recordInProcess(
         binary, output: work.file("launch-\(round).trace"), programOutput: work.file("out-\(round)"))
@@ -552,17 +530,14 @@ struct InProcessRecorderTests {
     let work = try TemporaryDirectory("orderfile-ip-underscore-exit")
     // As ld.lld does: the last new function, then 30 ms of work in code already called, then
     // _exit, which runs no exit handler.
-    let source = work.file("quick.c")
-    try
+    let binary = try buildC(
       ("#include <time.h>\n#include <unistd.h>\nvolatile unsigned long sink;\n"
-      + "__attribute__((noinline)) void last(void) { sink += 1; }\n"
-      + "static long long now(void) {\n  struct timespec t;\n  clock_gettime(CLOCK_MONOTONIC, &t);\n"
-      + "  return t.tv_sec * 1000000000LL + t.tv_nsec;\n}\n"
-      + "int main(void) {\n  last();\n  long long until = now() + 30000000LL;\n"
-      + "  while (now() < until) sink += 1;\n  _exit(0);\n}\n")
-      .write(toFile: source, atomically: true, encoding: .utf8)
-    let binary = work.file("quick")
-    try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+        + "__attribute__((noinline)) void last(void) { sink += 1; }\n"
+        + "static long long now(void) {\n  struct timespec t;\n  clock_gettime(CLOCK_MONOTONIC, &t);\n"
+        + "  return t.tv_sec * 1000000000LL + t.tv_nsec;\n}\n"
+        + "int main(void) {\n  last();\n  long long until = now() + 30000000LL;\n"
+        + "  while (now() < until) sink += 1;\n  _exit(0);\n}\n"),
+      named: "quick", in: work)
     let recorded = try recordInProcess(binary, output: work.file("t.trace"))
     #expect(recorded.recording.status == 0)
     let read = try TraceReader.read(path: recorded.trace)
@@ -582,7 +557,6 @@ struct InProcessRecorderTests {
     // runtime's fork handler copies the parent's records into the child's own trace.
     let count = 16000
     let children = 12
-    let source = work.file("forks.c")
     let marks = (0..<children).map {
       "__attribute__((noinline)) void mark\($0)(void) { sink += 1; }\n"
         + "__attribute__((noinline)) void child\($0)(void) { sink += 2; }\n"
@@ -591,13 +565,10 @@ struct InProcessRecorderTests {
       "  mark\($0)();\n  pid = fork();\n  if (pid == 0) { child\($0)(); exit(0); }\n"
         + "  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return 1;\n"
     }
-    try
-      ("#include <stdlib.h>\n#include <sys/wait.h>\n#include <unistd.h>\n" + functions(count) + marks.joined()
-      + "int main(void) {\n  pid_t pid;\n  int status = 1;\n" + (0..<count).map { "  f\($0)();\n" }.joined()
-      + forks.joined() + "  return 0;\n}\n")
-      .write(toFile: source, atomically: true, encoding: .utf8)
-    let binary = work.file("forks")
-    try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+    let binary = try buildC(
+      "#include <stdlib.h>\n#include <sys/wait.h>\n#include <unistd.h>\n" + functions(count) + marks.joined()
+        + "int main(void) {\n  pid_t pid;\n  int status = 1;\n" + (0..<count).map { "  f\($0)();\n" }.joined()
+        + forks.joined() + "  return 0;\n}\n", named: "forks", in: work)
     let recorded = try recordInProcess(binary, output: work.file("launch.trace"))
     #expect(recorded.recording.status == 0)
     // On each child's clock (the parent's, continued): from the parent's last first call
@@ -681,6 +652,15 @@ private func windowsPrelude(_ begin: String, _ end: String) -> String {
     + "  return t.tv_sec * 1000000000LL + t.tv_nsec;\n}\n"
 }
 
+/// `text`, a C program, built by clang -O1 as `name` in `work`, its source `name.c` beside it.
+private func buildC(_ text: String, named name: String, in work: TemporaryDirectory) throws -> String {
+  let source = work.file(name + ".c")
+  try text.write(toFile: source, atomically: true, encoding: .utf8)
+  let binary = work.file(name)
+  try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
+  return binary
+}
+
 /// The startup profile of the trace at `path`, its symbols from the binaries it names.
 private func profile(ofTrace path: String) throws -> StartupProfile {
   let read = try TraceReader.read(path: path)
@@ -750,10 +730,7 @@ private func functions(_ count: Int) -> String {
 /// A C program whose main calls `count` functions once each, one after the other: a first
 /// call each, and nothing else to take the time.
 private func buildCallsProgram(count: Int, in work: TemporaryDirectory) throws -> String {
-  let source = work.file("calls.c")
-  try (functions(count) + "int main(void) {\n" + (0..<count).map { "  f\($0)();\n" }.joined() + "  return 0;\n}\n")
-    .write(toFile: source, atomically: true, encoding: .utf8)
-  let binary = work.file("calls")
-  try runChecked(Toolchain.clang, ["-O1", source, "-o", binary])
-  return binary
+  try buildC(
+    functions(count) + "int main(void) {\n" + (0..<count).map { "  f\($0)();\n" }.joined() + "  return 0;\n}\n",
+    named: "calls", in: work)
 }
