@@ -28,6 +28,16 @@ bool of_in_stops(const of_armed *module, uint64_t vaddr) {
   return false;
 }
 
+uintptr_t of_page_bytes(void) OF_NOINSTR;
+uintptr_t of_page_bytes(void) {
+  static uintptr_t bytes;
+  if (bytes == 0) {
+    long page = sysconf(_SC_PAGESIZE);
+    bytes = page > 0 ? (uintptr_t)page : 4096u;
+  }
+  return bytes;
+}
+
 /* Anonymous memory for a module's tables: no malloc here (libc may not be initialized). */
 static void *of_table(size_t size) OF_NOINSTR;
 static void *of_table(size_t size) {
@@ -45,8 +55,7 @@ static void of_arm(const struct dl_phdr_info *info, const char *path, const uint
   if (index >= OF_ARMED_CAPACITY || count == 0) {
     return;
   }
-  long page = sysconf(_SC_PAGESIZE);
-  uintptr_t mask = (uintptr_t)(page > 0 ? page : 4096) - 1u;
+  uintptr_t mask = of_page_bytes() - 1u;
   of_armed *module = &of_armed_modules[index];
   module->written_count = 0;
   for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {

@@ -142,8 +142,7 @@ static uint64_t of_rounds_cost(uint64_t *rounds, uint32_t count) {
 void of_measure_trap_cost(void) OF_NOINSTR;
 void of_measure_trap_cost(void) {
   enum { rounds = 31 };
-  long page = sysconf(_SC_PAGESIZE);
-  size_t size = page > 0 ? (size_t)page : 4096u;
+  size_t size = of_page_bytes();
   void *code = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (code == MAP_FAILED) {
     return;

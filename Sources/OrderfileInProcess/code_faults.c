@@ -54,8 +54,7 @@ void of_code_faults_setup(void) OF_NOINSTR;
 void of_code_faults_setup(void) {
   char value[4];
   of_code_faults_off = of_early_getenv("ORDERFILE_CODE_FAULTS", value, sizeof value) && strcmp(value, "0") == 0;
-  long page = sysconf(_SC_PAGESIZE);
-  of_page_size = page > 0 ? (uintptr_t)page : 4096u;
+  of_page_size = of_page_bytes();
 }
 
 static uint32_t of_log2(uintptr_t value) OF_NOINSTR;

@@ -103,8 +103,7 @@ static void of_data_protect(uintptr_t start, uintptr_t end, uintptr_t module_pc)
 
 void of_data_watch(const struct dl_phdr_info *info, uintptr_t module_pc) {
   if (of_data_page_size == 0) {
-    long page = sysconf(_SC_PAGESIZE);
-    of_data_page_size = (uintptr_t)(page > 0 ? page : 4096);
+    of_data_page_size = of_page_bytes();
     of_granule_words = (of_data_page_size / OFT_DATA_GRANULE + 63u) / 64u;
   }
   uintptr_t mask = of_data_page_size - 1u;

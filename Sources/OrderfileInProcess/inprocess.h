@@ -75,6 +75,8 @@ bool of_early_getenv(const char *name, char *out, size_t capacity) __attribute__
 bool of_load_plan(const char *path) __attribute__((no_instrument_function));
 
 /* arming.c: the armed modules. */
+/* The size of a page, 4096 where the system does not say. */
+uintptr_t of_page_bytes(void) __attribute__((no_instrument_function));
 /* A code segment of an armed module mapped again from its file (code_faults.c). */
 #define OF_CODE_COPIES 4u
 typedef struct of_code_copy {

@@ -237,8 +237,7 @@ static void of_arm_program(void) {
   of_code_faults_setup();
   dl_iterate_phdr(of_arm_module, (void *)1);
   if (_r_debug.r_brk != 0) {
-    long page = sysconf(_SC_PAGESIZE);
-    uintptr_t mask = (uintptr_t)(page > 0 ? page : 4096) - 1u;
+    uintptr_t mask = of_page_bytes() - 1u;
     uintptr_t hook = (uintptr_t)_r_debug.r_brk;
     if (mprotect((void *)(hook & ~mask), mask + 1u + ((hook & mask) + 4u > mask ? mask + 1u : 0u),
                  of_trap_code_protection()) == 0) {
