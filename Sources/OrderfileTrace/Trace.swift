@@ -61,7 +61,9 @@ public enum WindowReason: UInt32, Sendable, Codable {
 /// Where a trace's process start time came from (`OFT_START_*`). In JSON it is its name
 /// (`procStat`, `spawn`, `traceStart`).
 public enum ProcessStartSource: UInt32, Sendable, CaseIterable {
-  /// The kernel's start time in `/proc/self/stat`, to one clock tick (10 ms on most systems).
+  /// The kernel's start time in `/proc/self/stat`, to one clock tick (10 ms on most systems),
+  /// placed within the tick by the process's time on a core and waiting for one since it
+  /// was created (later by any time it slept, never outside the tick).
   case procStat = 0
   /// The recorder's clock just before it spawned the process: exact to the microsecond.
   case spawn = 1
@@ -80,7 +82,7 @@ public enum ProcessStartSource: UInt32, Sendable, CaseIterable {
   /// How a report names it.
   public var label: String {
     switch self {
-    case .procStat: "estimated from /proc/self/stat"
+    case .procStat: "estimated from /proc: its clock tick, and its time run and waiting to run"
     case .spawn: "exact, from the recorder's spawn time"
     case .traceStart: "unknown, the first hook stands in"
     }

@@ -105,7 +105,8 @@ struct PreMainBuilderTests {
     trace.header.processStartResolutionNanoseconds = 10 * ms
     let profile = ProfileBuilder().build(trace: trace, symbols: symbols())
     let text = ProfileTextRenderer().render(profile)
-    #expect(text.contains("known to 10.000 ms (estimated from /proc/self/stat)"))
+    #expect(
+      text.contains("known to 10.000 ms (estimated from /proc: its clock tick, and its time run and waiting to run)"))
     #expect(text.contains("before main: 10.000 ms, the program's own 9.000 ms"))
     #expect(text.contains("initializers of libx.so"))
     let exact = ProfileTextRenderer().render(ProfileBuilder().build(trace: clangTrace(), symbols: symbols()))
