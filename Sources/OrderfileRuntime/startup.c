@@ -22,6 +22,22 @@
 #include "orderfile.h"
 #include "runtime_internal.h"
 
+/* Reads the small file at `path` (under /proc) into `text`, terminated; false when it cannot. */
+static bool of_read_small_file(const char *path, char *text, size_t capacity) OF_NOINSTR;
+static bool of_read_small_file(const char *path, char *text, size_t capacity) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return false;
+  }
+  ssize_t length = read(fd, text, capacity - 1);
+  close(fd);
+  if (length <= 0) {
+    return false;
+  }
+  text[length] = '\0';
+  return true;
+}
+
 /*
  * How long the process's main thread has run or waited for a core since it was
  * created: its CPU time (exact, on the main thread) and its run delay (the
@@ -31,17 +47,10 @@
 static bool of_scheduled_age(uint64_t *age_ns) OF_NOINSTR;
 static bool of_scheduled_age(uint64_t *age_ns) {
   bool main_thread = (pid_t)syscall(SYS_gettid) == getpid();
-  int fd = open(main_thread ? "/proc/thread-self/schedstat" : "/proc/self/schedstat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return false;
-  }
   char text[96];
-  ssize_t length = read(fd, text, sizeof text - 1);
-  close(fd);
-  if (length <= 0) {
+  if (!of_read_small_file(main_thread ? "/proc/thread-self/schedstat" : "/proc/self/schedstat", text, sizeof text)) {
     return false;
   }
-  text[length] = '\0';
   uint64_t fields[2] = {0, 0};
   const char *cursor = text;
   for (int field = 0; field < 2; field++) {
@@ -88,17 +97,10 @@ static bool of_process_start(uint64_t *start_ns, uint64_t *resolution_ns) {
   if (ticks_per_second <= 0) {
     return false;
   }
-  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return false;
-  }
   char text[1024];
-  ssize_t length = read(fd, text, sizeof text - 1);
-  close(fd);
-  if (length <= 0) {
+  if (!of_read_small_file("/proc/self/stat", text, sizeof text)) {
     return false;
   }
-  text[length] = '\0';
   const char *cursor = strrchr(text, ')');
   if (cursor == NULL) {
     return false;
