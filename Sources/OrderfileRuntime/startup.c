@@ -86,10 +86,10 @@ static bool of_scheduled_age(uint64_t *age_ns) {
  * off by up to that. Within the tick the start is placed at now less the
  * process's scheduled age (of_scheduled_age): children started by posix_spawn
  * came out 0.01-0.02 ms after their parent's clock just before the call, one
- * by fork and exec 0.06-0.07 ms after. A process that
- * slept since it was created comes out later by the sleep, never outside the
- * tick (nor its resolution, which stays the tick: an exec'd image places it in
- * the same tick as the image before, of_is_own_image).
+ * by fork and exec 0.06-0.07 ms after. A process that slept since it was
+ * created comes out later by the sleep, never outside the tick; the resolution
+ * stays the tick, so an exec'd image places its start in the same tick as the
+ * image before it (of_is_own_image).
  */
 static bool of_process_start(uint64_t *start_ns, uint64_t *resolution_ns) OF_NOINSTR;
 static bool of_process_start(uint64_t *start_ns, uint64_t *resolution_ns) {
