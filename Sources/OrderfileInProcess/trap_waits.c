@@ -38,7 +38,6 @@
  * charged.
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -65,47 +64,17 @@ typedef struct of_waits {
 static __thread of_waits of_thread_waits __attribute__((tls_model("initial-exec")));
 static bool of_waits_unavailable; /* the file could not be read once: never again */
 
-/* The number at `*cursor`, past it. */
-static uint64_t of_read_number(const char **cursor) __attribute__((no_instrument_function));
-static uint64_t of_read_number(const char **cursor) {
-  uint64_t value = 0;
-  for (; **cursor >= '0' && **cursor <= '9'; (*cursor)++) {
-    value = value * 10u + (uint64_t)(**cursor - '0');
-  }
-  return value;
-}
-
 /* The thread's total time spent waiting for a core and its count of times switched in, from
  * schedstat. */
 static bool of_read_waited(uint64_t *waited, uint64_t *slices) __attribute__((no_instrument_function));
 static bool of_read_waited(uint64_t *waited, uint64_t *slices) {
+  uint64_t run;
   if (__atomic_load_n(&of_waits_unavailable, __ATOMIC_RELAXED)) {
     return false;
   }
-  int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-  ssize_t length = -1;
-  char text[96];
-  if (fd >= 0) {
-    length = read(fd, text, sizeof text - 1u);
-    close(fd);
-  }
-  const char *cursor = text;
-  if (length > 0) {
-    text[length] = '\0';
-    while (*cursor >= '0' && *cursor <= '9') { /* time on a core */
-      cursor++;
-    }
-  }
-  if (length <= 0 || cursor[0] != ' ' || cursor[1] < '0' || cursor[1] > '9') {
+  if (!of_read_schedstat("/proc/thread-self/schedstat", &run, waited, slices)) {
     __atomic_store_n(&of_waits_unavailable, true, __ATOMIC_RELAXED);
     return false;
-  }
-  cursor++;
-  *waited = of_read_number(&cursor);
-  *slices = 0;
-  if (cursor[0] == ' ') {
-    cursor++;
-    *slices = of_read_number(&cursor);
   }
   return true;
 }

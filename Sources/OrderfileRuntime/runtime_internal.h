@@ -245,6 +245,11 @@ void of_own_enter(void *function, void *call_site) OF_NOINSTR;
 void of_read_config(of_config *config) OF_NOINSTR;
 /* ORDERFILE_SPAWN's "<pid>:<ns>" (see of_config.spawner_pid); false, and nothing stored, for any other text. */
 bool of_parse_spawn(const char *text, uint32_t *pid, uint64_t *time_ns) OF_NOINSTR;
+/* The first fields of the schedstat file at `path` (/proc/thread-self/schedstat, a thread's;
+ * /proc/self/schedstat, the main thread's): its time on a core and its time waiting for one,
+ * in ns, and how many times it was switched in (0 where the file has no third field). False
+ * when the file cannot be read or holds no two numbers. No allocation, no stdio. */
+bool of_read_schedstat(const char *path, uint64_t *run_ns, uint64_t *waited_ns, uint64_t *slices) OF_NOINSTR;
 
 /* modules.c */
 bool of_module_for(uintptr_t pc, uint16_t *index, uintptr_t *load_base) OF_NOINSTR;

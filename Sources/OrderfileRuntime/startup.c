@@ -38,6 +38,36 @@ static bool of_read_small_file(const char *path, char *text, size_t capacity) {
   return true;
 }
 
+/* The number at `*cursor`, past it. */
+static uint64_t of_read_number(const char **cursor) OF_NOINSTR;
+static uint64_t of_read_number(const char **cursor) {
+  uint64_t value = 0;
+  for (; **cursor >= '0' && **cursor <= '9'; (*cursor)++) {
+    value = value * 10u + (uint64_t)(**cursor - '0');
+  }
+  return value;
+}
+
+bool of_read_schedstat(const char *path, uint64_t *run_ns, uint64_t *waited_ns, uint64_t *slices) {
+  char text[96];
+  if (!of_read_small_file(path, text, sizeof text) || text[0] < '0' || text[0] > '9') {
+    return false;
+  }
+  const char *cursor = text;
+  *run_ns = of_read_number(&cursor);
+  if (cursor[0] != ' ' || cursor[1] < '0' || cursor[1] > '9') {
+    return false;
+  }
+  cursor++;
+  *waited_ns = of_read_number(&cursor);
+  *slices = 0;
+  if (cursor[0] == ' ') {
+    cursor++;
+    *slices = of_read_number(&cursor);
+  }
+  return true;
+}
+
 /*
  * How long the process's main thread has run or waited for a core since it was
  * created: its CPU time (exact, on the main thread) and its run delay (the
@@ -47,31 +77,18 @@ static bool of_read_small_file(const char *path, char *text, size_t capacity) {
 static bool of_scheduled_age(uint64_t *age_ns) OF_NOINSTR;
 static bool of_scheduled_age(uint64_t *age_ns) {
   bool main_thread = (pid_t)syscall(SYS_gettid) == getpid();
-  char text[96];
-  if (!of_read_small_file(main_thread ? "/proc/thread-self/schedstat" : "/proc/self/schedstat", text, sizeof text)) {
+  uint64_t run = 0, waited = 0, slices = 0;
+  if (!of_read_schedstat(main_thread ? "/proc/thread-self/schedstat" : "/proc/self/schedstat", &run, &waited,
+                         &slices)) {
     return false;
-  }
-  uint64_t fields[2] = {0, 0};
-  const char *cursor = text;
-  for (int field = 0; field < 2; field++) {
-    if (*cursor < '0' || *cursor > '9') {
-      return false;
-    }
-    while (*cursor >= '0' && *cursor <= '9') {
-      fields[field] = fields[field] * 10u + (uint64_t)(*cursor - '0');
-      cursor++;
-    }
-    while (*cursor == ' ') {
-      cursor++;
-    }
   }
   /* On the main thread its CPU time to the nanosecond: schedstat's first field is brought up
    * to date at the scheduler's ticks only. */
   struct timespec cpu;
   if (main_thread && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) {
-    fields[0] = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
+    run = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
   }
-  *age_ns = fields[0] + fields[1];
+  *age_ns = run + waited;
   return true;
 }
 
