@@ -105,15 +105,25 @@ static bool of_recording_process(void) {
          of_rt.header->pid == (uint32_t)getpid();
 }
 
-/* The process ends: its armed code pages go back to their file, on the recorder's clock
- * (within the exit bracket, or a stretch of its own from _exit). */
-static void of_release_at_end(void) __attribute__((no_instrument_function));
-static void of_release_at_end(void) {
+/* The process ends: its armed code pages go back to their file, on the recorder's clock,
+ * in a stretch of their own; with `finish`, the trace ends first (from _exit, where no exit
+ * handler ends it). */
+static void of_end_process(bool finish) __attribute__((no_instrument_function));
+static void of_end_process(bool finish) {
   if (of_recording_process()) {
     uint64_t started = of_recorder_enter();
+    if (finish) {
+      of_at_exit();
+    }
     of_armed_release();
     of_recorder_leave(started, true, 0);
   }
+}
+
+/* From exit, after the runtime's exit handler ended the trace. */
+static void of_release_at_end(void) __attribute__((no_instrument_function));
+static void of_release_at_end(void) {
+  of_end_process(false);
 }
 
 void of_children_bracket(bool runtime_started) {
@@ -174,12 +184,7 @@ static void of_wait_end(of_wait_start start) {
  * left open, it ended at its last record, and ld.lld's main → trace end fell short of the
  * main → exit the kernel timed by the time after its last first call (writing the output). */
 __attribute__((visibility("default"), no_instrument_function, noreturn)) void _exit(int status) {
-  if (of_recording_process()) {
-    uint64_t started = of_recorder_enter();
-    of_at_exit();
-    of_armed_release();
-    of_recorder_leave(started, true, 0);
-  }
+  of_end_process(true);
   syscall(SYS_exit_group, status);
   __builtin_unreachable();
 }

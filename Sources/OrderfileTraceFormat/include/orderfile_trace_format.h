@@ -46,7 +46,8 @@
  *
  * A cleanly closed trace is truncated right after its last record; a trace of
  * a process that crashed, was killed or called _exit keeps its full capacity
- * (the tail is sparse zeroes) and lacks OFT_FLAG_CLOSED.
+ * (the tail is sparse zeroes) and lacks OFT_FLAG_CLOSED. (Recorded in-process,
+ * _exit and _Exit end the trace as exit does.)
  *
  * Ordering: a writer reserves a record slot with an atomic increment of
  * `record_count`, fills the record, and stores its `check` byte last with
