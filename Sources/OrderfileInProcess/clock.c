@@ -5,6 +5,7 @@
  * go on. See "Clock" in recorder.c.
  */
 #define _GNU_SOURCE
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -91,6 +92,101 @@ void of_charge_waits(uint64_t started) {
   }
 }
 
+/*
+ * What a trap costs after the program's own work: the caches it finds.
+ *
+ * Why: the arming's rounds (below) and each thread's probes (of_trap_cost_follow) run right after
+ * a trap, so they measure a trap whose kernel path, signal frame and handler are still in the
+ * caches. A first call comes after the program's own work, which has replaced them. Measured
+ * here (a program of its own raising SIGTRAP, medians of 201): 2.9 µs a round trip with the
+ * caches as the last trap left them, 4.0 µs after reading 512 KiB of other memory, 4.0-5.0 µs
+ * after 2 MiB, 4.1-5.5 µs after 8 MiB. clang -cc1, whose 10,000 first calls come between real
+ * work, kept 3-4 ms of it in its phases (first hook → main and main → exit, against its
+ * kernel-timed plain launch); programs that make first call after first call from a loop keep
+ * their caches and kept next to none.
+ *
+ * How: a meter of OF_METER_LINES cache lines that only the handlers read, chained so that each
+ * read waits for the one before and their misses add up. Each handler times it first, inside its
+ * stretch: a few tens of nanoseconds when the program touched little since the thread's last
+ * trap, microseconds when it replaced the caches. At arming, rounds with the caches as a trap
+ * leaves them and rounds after reading OF_METER_EVICT bytes of other memory give a meter reading
+ * and a trap's cost each; a trap is charged, beyond the cost of a hot trap, the difference of the
+ * two medians in proportion to where its reading lies between theirs (none below the hot
+ * reading, the whole difference above the cold one).
+ *
+ * Limitations: the meter sees the data caches the program replaced, not which of the kernel's
+ * lines went; a program that replaced more than the arming's eviction is charged the arming's
+ * difference, no more (8 MiB cost up to 1 µs a trap more than 2 MiB here). Without the arming's
+ * measurement (ORDERFILE_TRAP_COST=0, or no memory for the eviction) nothing is charged;
+ * ORDERFILE_COLD_TRAPS=0 turns it off alone, to measure what it adds. Measuring takes about a
+ * millisecond of each armed process's arming (the eviction's huge page, nine rounds).
+ */
+#define OF_METER_LINES 32u
+/* Three lines apart: each in a set of its own, as the kernel's lines are spread. */
+#define OF_METER_STRIDE (3u * 64u / sizeof(uintptr_t))
+#define OF_METER_EVICT ((size_t)2u << 20)
+#define OF_METER_ROUNDS 9u
+
+static uintptr_t of_meter_lines[OF_METER_LINES * OF_METER_STRIDE] __attribute__((aligned(64)));
+static uint64_t of_meter_hot_ns, of_meter_cold_ns; /* the arming's median readings */
+static uint64_t of_cold_extra_ns;                  /* a cold trap's cost beyond a hot one; 0: none */
+static const uintptr_t *of_meter_first;            /* the chain's first line; NULL: not set up */
+static __thread uint64_t of_meter_seen_ns __attribute__((tls_model("initial-exec")));
+
+/* Chains the meter's lines: each holds the address of the next, the last 0, in a shuffled
+ * order: lines read at one stride are fetched ahead by the processor, and a cold meter read
+ * no slower than a warm one. */
+static void of_meter_setup(void) OF_NOINSTR;
+static void of_meter_setup(void) {
+  uint32_t order[OF_METER_LINES];
+  uint32_t state = 0x9e3779b9u;
+  for (uint32_t i = 0; i < OF_METER_LINES; i++) {
+    order[i] = i;
+  }
+  for (uint32_t i = OF_METER_LINES - 1u; i > 0; i--) {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    uint32_t j = state % (i + 1u), t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+  for (uint32_t i = 0; i < OF_METER_LINES; i++) {
+    of_meter_lines[order[i] * OF_METER_STRIDE] =
+        i + 1u < OF_METER_LINES ? (uintptr_t)&of_meter_lines[order[i + 1u] * OF_METER_STRIDE] : 0u;
+  }
+  of_meter_first = &of_meter_lines[order[0] * OF_METER_STRIDE];
+}
+
+uint64_t of_meter_read(void) OF_NOINSTR;
+uint64_t of_meter_read(void) {
+  if (of_meter_first == NULL) {
+    return 0;
+  }
+  uint64_t started = of_wall_ns();
+  uintptr_t at = (uintptr_t)of_meter_first;
+  while (at != 0) {
+    at = *(volatile const uintptr_t *)at;
+  }
+  uint64_t spent = of_wall_ns() - started;
+  of_meter_seen_ns = spent;
+  return spent;
+}
+
+uint64_t of_cold_cost(uint64_t reading) OF_NOINSTR;
+uint64_t of_cold_cost(uint64_t reading) {
+  uint64_t extra = of_cold_extra_ns, hot = of_meter_hot_ns, cold = of_meter_cold_ns;
+  if (extra == 0 || reading <= hot) {
+    return 0;
+  }
+  if (reading >= cold) {
+    return extra;
+  }
+  return extra * (reading - hot) / (cold - hot);
+}
+
+static uint64_t of_median(uint64_t *values, uint32_t count) OF_NOINSTR;
+
 /* One round trip through the probe trap at `at`, as a first call makes it: its time outside
  * the handlers; 0 when it cannot be told. The handler writes the code back (a return) and the
  * thread resumes there, as after a real trap. */
@@ -129,6 +225,56 @@ static uint64_t of_rounds_cost(uint64_t *rounds, uint32_t count) {
   return kept != 0 ? sum / kept : 0;
 }
 
+static uint64_t of_median(uint64_t *values, uint32_t count) {
+  for (uint32_t i = 1; i < count; i++) {
+    for (uint32_t j = i; j > 0 && values[j - 1] > values[j]; j--) {
+      uint64_t t = values[j];
+      values[j] = values[j - 1];
+      values[j - 1] = t;
+    }
+  }
+  return count != 0 ? values[count / 2u] : 0;
+}
+
+/* The cold trap (see the meter above): OF_METER_ROUNDS rounds through the probe at `at`, each
+ * after reading OF_METER_EVICT bytes of memory of its own, against the hot rounds' readings and
+ * costs (`hot_readings`, `hot_costs`: `count` of each, sorted here). */
+static void of_measure_cold(uintptr_t at, uint64_t *hot_readings, uint64_t *hot_costs, uint32_t count) OF_NOINSTR;
+static void of_measure_cold(uintptr_t at, uint64_t *hot_readings, uint64_t *hot_costs, uint32_t count) {
+  size_t span = OF_METER_EVICT * 2u; /* room to align it to a huge page: one fault, not 512 */
+  uint8_t *area = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (area == MAP_FAILED || count == 0) {
+    return;
+  }
+  volatile uint8_t *evict = (uint8_t *)(((uintptr_t)area + OF_METER_EVICT - 1u) & ~(uintptr_t)(OF_METER_EVICT - 1u));
+  madvise((void *)evict, OF_METER_EVICT, MADV_HUGEPAGE);
+  for (size_t at_byte = 0; at_byte < OF_METER_EVICT; at_byte += of_page_bytes()) {
+    evict[at_byte] = 1u;
+  }
+  uint64_t readings[OF_METER_ROUNDS], costs[OF_METER_ROUNDS];
+  uint32_t kept = 0;
+  for (uint32_t r = 0; r < OF_METER_ROUNDS; r++) {
+    uint8_t sum = 0;
+    for (size_t line = 0; line < OF_METER_EVICT; line += 64u) {
+      sum = (uint8_t)(sum + evict[line]);
+    }
+    evict[0] = sum;
+    uint64_t cost = of_probe_round(at);
+    if (cost != 0) {
+      readings[kept] = of_meter_seen_ns;
+      costs[kept++] = cost;
+    }
+  }
+  munmap(area, span);
+  uint64_t hot_reading = of_median(hot_readings, count), hot_cost = of_median(hot_costs, count);
+  uint64_t cold_reading = of_median(readings, kept), cold_cost = of_median(costs, kept);
+  if (kept != 0 && cold_reading > hot_reading && cold_cost > hot_cost) {
+    of_meter_hot_ns = hot_reading;
+    of_meter_cold_ns = cold_reading;
+    of_cold_extra_ns = cold_cost - hot_cost;
+  }
+}
+
 /*
  * Measures of_trap_cost_ns: raises a trap of its own a few dozen times, on a page of its own,
  * and takes each round trip less what the handler counted of it. At a few microseconds a
@@ -160,14 +306,21 @@ void of_measure_trap_cost(void) {
   of_probe_slots = slots;
   of_probe_claimed = 1;
   __atomic_store_n(&of_probe_page, (uintptr_t)code, __ATOMIC_RELEASE);
-  uint64_t unseen[rounds];
+  of_meter_setup();
+  uint64_t unseen[rounds], kept[rounds], readings[rounds];
   uint32_t count = 0;
   uint64_t counted = __atomic_load_n(&of_clock.recorder_ns, __ATOMIC_RELAXED);
   for (uint32_t i = 0; i < rounds; i++) {
     uint64_t round = of_probe_round((uintptr_t)code);
     if (round != 0) {
+      readings[count] = of_meter_seen_ns;
+      kept[count] = round;
       unseen[count++] = round;
     }
+  }
+  char cold[4];
+  if (!of_early_getenv("ORDERFILE_COLD_TRAPS", cold, sizeof cold) || strcmp(cold, "0") != 0) {
+    of_measure_cold((uintptr_t)code, readings, kept, count);
   }
   /* The probes' handlers counted their stretches, as every trap's does; the arming counts the
    * measuring as a whole. */

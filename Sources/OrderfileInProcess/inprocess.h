@@ -162,6 +162,12 @@ void of_measure_trap_cost(void) __attribute__((no_instrument_function));
 /* A trap's waits for a core since this thread's previous trap (trap_waits.c) are the
  * recorder's: into the clock before the trap is stamped (`started`), as they came before it. */
 void of_charge_waits(uint64_t started) __attribute__((no_instrument_function));
+/* At a handler's start, in its stretch: how long reading the meter's lines took (see "What a
+ * trap costs after the program's own work" in clock.c). */
+uint64_t of_meter_read(void) __attribute__((no_instrument_function));
+/* What a trap whose handler read the meter in `reading` costs beyond a trap that finds the
+ * caches as the last one left them; 0 without the arming's measurement. */
+uint64_t of_cold_cost(uint64_t reading) __attribute__((no_instrument_function));
 /* After a handler's of_recorder_leave: where the next gap starts, once the outermost ends. */
 void of_handler_done(void) __attribute__((no_instrument_function));
 

@@ -143,13 +143,16 @@ bool of_inprocess_handle_trap(const siginfo_t *info, ucontext_t *context) {
     of_code_faults_take(address); /* the program's time: before the stamp and the stretch */
   }
   uint64_t started = of_recorder_enter();
+  uint64_t reading = of_meter_read();
   of_charge_waits(started);
   int saved_errno = errno;
   bool handled = stepped ? of_data_handle_step(info, context) : of_handle_trap_at(address, context, started);
   // A data step's trap costs the kernel as much as a first call's. The probe's trap is counted
-  // as a first call's is (the arming's: of_measure_trap_cost takes it back).
-  of_recorder_leave(started, handled, of_trap_cost_now());
-  if (!stepped && of_is_probe(address)) {
+  // as a first call's is (the arming's: of_measure_trap_cost takes it back); its caches are the
+  // trap's before it, so it is charged no cold cost.
+  bool probe = !stepped && of_is_probe(address);
+  of_recorder_leave(started, handled, of_trap_cost_now() + (probe ? 0 : of_cold_cost(reading)));
+  if (probe) {
     of_probe_handled(started);
   }
   of_handler_done();
@@ -162,11 +165,12 @@ bool of_inprocess_handle_fault(const siginfo_t *info, ucontext_t *context) {
     return false;
   }
   uint64_t started = of_recorder_enter();
+  uint64_t reading = of_meter_read();
   of_charge_waits(started);
   int saved_errno = errno;
   bool handled = of_data_handle_fault(info, context, started);
   // Raising SIGSEGV and returning from it costs the kernel about what a trap does.
-  of_recorder_leave(started, handled, of_trap_cost_now());
+  of_recorder_leave(started, handled, of_trap_cost_now() + of_cold_cost(reading));
   of_handler_done();
   errno = saved_errno;
   return handled;

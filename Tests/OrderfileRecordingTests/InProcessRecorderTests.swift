@@ -130,15 +130,7 @@ struct InProcessRecorderTests {
     let binary = try buildCallsProgram(count: count, in: work)
     // ORDERFILE_TRAP_COST=0 counts each trap by its handler only: what was counted before.
     func trapsPerCall(_ cost: String) throws -> Double {
-      let trace = work.file("calls-\(cost).trace")
-      let recorded = try recordInProcess(
-        "/usr/bin/env", ["ORDERFILE_TRAP_COST=\(cost)", binary], output: trace, programOutput: work.file("out"))
-      #expect(recorded.recording.status == 0)
-      let read = try TraceReader.read(path: recorded.trace)
-      let time = try #require(read.header.recorderTime, "no recorder time in \(recorded.trace)")
-      let called = try calls(in: read, module: "/calls").count
-      #expect(called > count, "\(called) first calls recorded")
-      return Double(time.totalNanoseconds - time.armingNanoseconds) / Double(called)
+      try recorderTimePerCall(binary, setting: "ORDERFILE_TRAP_COST=\(cost)", calls: count, in: work)
     }
     // Medians of three each, alternated: on a busy machine one run's handlers can take
     // microseconds more a call than the next run's.
@@ -196,6 +188,50 @@ struct InProcessRecorderTests {
     }
     let median = spans.sorted()[1]
     #expect(median < 3, "slower_begin → slower_end: \(spans) ms")
+  }
+
+  @Test("a trap after the program's own work is charged what it costs with the caches that work left, not a hot trap's")
+  func coldTrapCharged() throws {
+    let work = try TemporaryDirectory("orderfile-ip-cold-traps")
+    // 1,500 first calls, one after the other (hot) or each after the program reads 1 MiB of
+    // its own memory (cold: the trap's kernel path, signal frame and handler are no longer in
+    // the caches). Here a trap cost 2.9 µs hot and 4.0 µs after 512 KiB was read; the hot
+    // cost is all the recorder charged before the meter.
+    let count = 1500
+    func program(reading: Bool) throws -> String {
+      try buildC(
+        "#include <string.h>\n" + functions(count)
+          + "static unsigned char other[1 << 20];\n"
+          + "static void replace_caches(void) {\n  unsigned char sum = 0;\n"
+          + "  for (unsigned i = 0; i < sizeof other; i += 64) sum += other[i];\n  sink += sum;\n}\n"
+          + "typedef void (*function)(void);\nstatic function all[] = {"
+          + (0..<count).map { "f\($0)" }.joined(separator: ", ") + "};\n"
+          + "int main(void) {\n  memset(other, 1, sizeof other);\n"
+          + "  for (int i = 0; i < \(count); i++) {\n" + (reading ? "    replace_caches();\n" : "")
+          + "    all[i]();\n  }\n  return 0;\n}\n",
+        named: reading ? "cold" : "hot", in: work)
+    }
+    // The recorder's time a first call, with the cold traps charged (ORDERFILE_COLD_TRAPS=1)
+    // or not: medians of three, alternated.
+    func charged(_ binary: String) throws -> (with: Double, without: Double) {
+      func perCall(_ cold: Int) throws -> Double {
+        try recorderTimePerCall(binary, setting: "ORDERFILE_COLD_TRAPS=\(cold)", calls: count, in: work)
+      }
+      var with: [Double] = []
+      var without: [Double] = []
+      for _ in 0..<3 {
+        with.append(try perCall(1))
+        without.append(try perCall(0))
+      }
+      return (with.sorted()[1], without.sorted()[1])
+    }
+    let cold = try charged(try program(reading: true))
+    let hot = try charged(try program(reading: false))
+    let report =
+      "cold: \(Int(cold.with)) ns a first call charged, \(Int(cold.without)) ns without the meter; "
+      + "hot: \(Int(hot.with)) and \(Int(hot.without)) ns"
+    #expect(cold.with - cold.without > 400, "\(report)")
+    #expect(hot.with - hot.without < (cold.with - cold.without) / 2, "\(report)")
   }
 
   @Test(
@@ -775,6 +811,22 @@ private let kernelProbeUnavailable: String? = {
 private func functions(_ count: Int) -> String {
   "volatile unsigned long sink;\n"
     + (0..<count).map { "__attribute__((noinline)) void f\($0)(void) { sink += \($0); }\n" }.joined()
+}
+
+/// The recorder's time a first call (arming left out) in a recording of `binary` with the
+/// environment `setting` (NAME=VALUE), which must record at least `calls` first calls of it.
+private func recorderTimePerCall(
+  _ binary: String, setting: String, calls count: Int, in work: TemporaryDirectory
+) throws -> Double {
+  let name = (binary as NSString).lastPathComponent
+  let trace = work.file("\(name)-\(setting.replacingOccurrences(of: "=", with: "-")).trace")
+  let recorded = try recordInProcess("/usr/bin/env", [setting, binary], output: trace, programOutput: work.file("out"))
+  #expect(recorded.recording.status == 0)
+  let read = try TraceReader.read(path: recorded.trace)
+  let time = try #require(read.header.recorderTime, "no recorder time in \(recorded.trace)")
+  let called = try calls(in: read, module: "/" + name).count
+  #expect(called >= count, "\(called) first calls of \(name) recorded")
+  return Double(time.totalNanoseconds - time.armingNanoseconds) / Double(called)
 }
 
 /// A C program whose main calls `count` functions once each, one after the other: a first
