@@ -119,13 +119,13 @@ void of_charge_waits(uint64_t started) {
  * difference, no more (8 MiB cost up to 1 µs a trap more than 2 MiB here). Without the arming's
  * measurement (ORDERFILE_TRAP_COST=0, or no memory for the eviction) nothing is charged;
  * ORDERFILE_COLD_TRAPS=0 turns it off alone, to measure what it adds. Measuring takes about a
- * millisecond of each armed process's arming (the eviction's huge page, nine rounds).
+ * millisecond of each armed process's arming (the eviction's huge page, fifteen rounds).
  */
 #define OF_METER_LINES 32u
 /* Three lines apart: each in a set of its own, as the kernel's lines are spread. */
 #define OF_METER_STRIDE (3u * 64u / sizeof(uintptr_t))
 #define OF_METER_EVICT ((size_t)2u << 20)
-#define OF_METER_ROUNDS 9u
+#define OF_METER_ROUNDS 15u
 
 static uintptr_t of_meter_lines[OF_METER_LINES * OF_METER_STRIDE] __attribute__((aligned(64)));
 static uint64_t of_meter_hot_ns, of_meter_cold_ns; /* the arming's median readings */

@@ -32,7 +32,7 @@ GENERATED_FUNCTIONS = 20_000
 # The C++ program: functions its static constructors call, functions main calls, and functions
 # the child it starts (itself again, by fork and exec) calls before main's wait returns.
 CXX_CONSTRUCTED, CXX_MAIN, CXX_CHILD = 4_000, 8_000, 4_000
-ROUNDS = 5
+ROUNDS = 9
 
 
 @dataclass
