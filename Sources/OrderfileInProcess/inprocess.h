@@ -175,6 +175,8 @@ void of_handler_done(void) __attribute__((no_instrument_function));
  * waited for a core since its previous handler ended that belongs to the traps' kernel parts
  * (`cost_ns` each, calibrated), not to the program. Async-signal-safe. */
 uint64_t of_trap_waits_ns(uint64_t started_ns, uint64_t cost_ns) __attribute__((no_instrument_function));
+/* trap_waits.c: reads ORDERFILE_TRAP_WAITS (0: no waits charged) before arming. */
+void of_trap_waits_setup(void) __attribute__((no_instrument_function));
 /* trap_waits.c: marks the end of this thread's handler (`now_ns`), where the next gap starts. */
 void of_trap_waits_end(uint64_t now_ns) __attribute__((no_instrument_function));
 

@@ -239,6 +239,7 @@ static void of_arm_program(void) {
     of_measure_trap_cost();
   }
   of_code_faults_setup();
+  of_trap_waits_setup();
   dl_iterate_phdr(of_arm_module, (void *)1);
   if (_r_debug.r_brk != 0) {
     uintptr_t mask = of_page_bytes() - 1u;

@@ -35,11 +35,13 @@
  * few microseconds (open, read, close: no descriptor is kept, so a program that closes or
  * reuses descriptors never meets one of the recorder's), spent inside the handler, where it
  * is counted; only gaps longer than OF_WAITS_GAP_NS pay it. Without the file nothing is
- * charged.
+ * charged; ORDERFILE_TRAP_WAITS=0 charges nothing, to measure what the rest of the clock does
+ * on a busy machine.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../OrderfileRuntime/runtime_internal.h"
@@ -62,7 +64,15 @@ typedef struct of_waits {
 } of_waits;
 
 static __thread of_waits of_thread_waits __attribute__((tls_model("initial-exec")));
-static bool of_waits_unavailable; /* the file could not be read once: never again */
+static bool of_waits_unavailable; /* the file could not be read once, or ORDERFILE_TRAP_WAITS=0 */
+
+void of_trap_waits_setup(void) OF_NOINSTR;
+void of_trap_waits_setup(void) {
+  char value[4];
+  if (of_early_getenv("ORDERFILE_TRAP_WAITS", value, sizeof value) && strcmp(value, "0") == 0) {
+    of_waits_unavailable = true;
+  }
+}
 
 /* The thread's total time spent waiting for a core and its count of times switched in, from
  * schedstat. */
