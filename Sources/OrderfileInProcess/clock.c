@@ -5,7 +5,6 @@
  * go on. See "Clock" in recorder.c.
  */
 #define _GNU_SOURCE
-#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -131,7 +130,7 @@ void of_charge_waits(uint64_t started) {
 static uintptr_t of_meter_lines[OF_METER_LINES * OF_METER_STRIDE] __attribute__((aligned(64)));
 static uint64_t of_meter_hot_ns, of_meter_cold_ns; /* the arming's median readings */
 static uint64_t of_cold_extra_ns;                  /* a cold trap's cost beyond a hot one; 0: none */
-static const uintptr_t *of_meter_first;            /* the chain's first line; NULL: not set up */
+static const uintptr_t *of_meter_first;            /* the chain's first line; NULL: no meter read */
 static __thread uint64_t of_meter_seen_ns __attribute__((tls_model("initial-exec")));
 
 /* Chains the meter's lines: each holds the address of the next, the last 0, in a shuffled
@@ -186,8 +185,6 @@ uint64_t of_cold_cost(uint64_t reading) {
   return extra * (reading - hot) / (cold - hot);
 }
 
-static uint64_t of_median(uint64_t *values, uint32_t count) OF_NOINSTR;
-
 /* One round trip through the probe trap at `at`, as a first call makes it: its time outside
  * the handlers; 0 when it cannot be told. The handler writes the code back (a return) and the
  * thread resumes there, as after a real trap. */
@@ -203,6 +200,18 @@ static uint64_t of_probe_round(uintptr_t at) {
   return inside != 0 && after - before >= inside ? after - before - inside : 0;
 }
 
+/* Sorts `count` values in place: an insertion sort, for a few dozen. */
+static void of_sort(uint64_t *values, uint32_t count) OF_NOINSTR;
+static void of_sort(uint64_t *values, uint32_t count) {
+  for (uint32_t i = 1; i < count; i++) {
+    for (uint32_t j = i; j > 0 && values[j - 1] > values[j]; j--) {
+      uint64_t t = values[j];
+      values[j] = values[j - 1];
+      values[j - 1] = t;
+    }
+  }
+}
+
 /* The cost of a trap from `count` rounds (sorted here): their mean, not their median. The
  * traps' costs are summed, and their spread is skewed (a cache or TLB miss in the kernel's part
  * makes a trap slower, never faster), so the median fell short of the mean by 1-2% of a trap,
@@ -210,13 +219,7 @@ static uint64_t of_probe_round(uintptr_t at) {
  * or an interrupt took the core then. */
 static uint64_t of_rounds_cost(uint64_t *rounds, uint32_t count) OF_NOINSTR;
 static uint64_t of_rounds_cost(uint64_t *rounds, uint32_t count) {
-  for (uint32_t i = 1; i < count; i++) { /* insertion sort: a few dozen values */
-    for (uint32_t j = i; j > 0 && rounds[j - 1] > rounds[j]; j--) {
-      uint64_t t = rounds[j];
-      rounds[j] = rounds[j - 1];
-      rounds[j - 1] = t;
-    }
-  }
+  of_sort(rounds, count);
   uint64_t bound = count != 0 ? 2u * rounds[count / 2] : 0;
   uint64_t sum = 0;
   uint32_t kept = 0;
@@ -226,14 +229,10 @@ static uint64_t of_rounds_cost(uint64_t *rounds, uint32_t count) {
   return kept != 0 ? sum / kept : 0;
 }
 
+/* The median of `count` values (sorted here); 0 for none. */
+static uint64_t of_median(uint64_t *values, uint32_t count) OF_NOINSTR;
 static uint64_t of_median(uint64_t *values, uint32_t count) {
-  for (uint32_t i = 1; i < count; i++) {
-    for (uint32_t j = i; j > 0 && values[j - 1] > values[j]; j--) {
-      uint64_t t = values[j];
-      values[j] = values[j - 1];
-      values[j - 1] = t;
-    }
-  }
+  of_sort(values, count);
   return count != 0 ? values[count / 2u] : 0;
 }
 
@@ -311,20 +310,21 @@ void of_measure_trap_cost(void) {
   of_probe_claimed = 1;
   __atomic_store_n(&of_probe_page, (uintptr_t)code, __ATOMIC_RELEASE);
   of_meter_setup();
-  uint64_t unseen[rounds], kept[rounds], readings[rounds];
+  uint64_t unseen[rounds], readings[rounds];
   uint32_t count = 0;
   uint64_t counted = __atomic_load_n(&of_clock.recorder_ns, __ATOMIC_RELAXED);
   for (uint32_t i = 0; i < rounds; i++) {
     uint64_t round = of_probe_round((uintptr_t)code);
     if (round != 0) {
       readings[count] = of_meter_seen_ns;
-      kept[count] = round;
       unseen[count++] = round;
     }
   }
-  char cold[4];
-  if (!of_early_getenv("ORDERFILE_COLD_TRAPS", cold, sizeof cold) || strcmp(cold, "0") != 0) {
-    of_measure_cold((uintptr_t)code, readings, kept, count);
+  if (!of_early_off("ORDERFILE_COLD_TRAPS")) {
+    of_measure_cold((uintptr_t)code, readings, unseen, count);
+  }
+  if (of_cold_extra_ns == 0) {
+    of_meter_first = NULL; /* nothing to charge: the handlers skip the meter */
   }
   /* The probes' handlers counted their stretches, as every trap's does; the arming counts the
    * measuring as a whole. */

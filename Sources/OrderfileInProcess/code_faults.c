@@ -52,8 +52,7 @@ static uint32_t of_window_shift;
 
 void of_code_faults_setup(void) OF_NOINSTR;
 void of_code_faults_setup(void) {
-  char value[4];
-  of_code_faults_off = of_early_getenv("ORDERFILE_CODE_FAULTS", value, sizeof value) && strcmp(value, "0") == 0;
+  of_code_faults_off = of_early_off("ORDERFILE_CODE_FAULTS");
   of_page_size = of_page_bytes();
 }
 

@@ -71,6 +71,9 @@ extern of_plan_module of_plan[OF_ARMED_CAPACITY];
 extern uint32_t of_plan_count;
 /* Reads one variable of the initial environment without libc's environ (not set yet). */
 bool of_early_getenv(const char *name, char *out, size_t capacity) __attribute__((no_instrument_function));
+/* Whether the initial environment sets `name` to 0: the switches that turn a part of the
+ * recorder's clock off, to measure what it adds. */
+bool of_early_off(const char *name) __attribute__((no_instrument_function));
 /* Maps and checks the plan file; fills of_plan. */
 bool of_load_plan(const char *path) __attribute__((no_instrument_function));
 

@@ -17,21 +17,27 @@
 of_plan_module of_plan[OF_ARMED_CAPACITY];
 uint32_t of_plan_count;
 
-/* Reads one variable of the initial environment without libc's environ (not set yet). */
+/* Reads one variable of the initial environment without libc's environ (not set yet). The
+ * environment is read once, at the first call: arming asks for several variables, and a
+ * process image arms once. */
 bool of_early_getenv(const char *name, char *out, size_t capacity) OF_NOINSTR;
 bool of_early_getenv(const char *name, char *out, size_t capacity) {
-  int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return false;
-  }
   static char buffer[1u << 18]; /* .bss: touched only as far as the environment reaches */
-  size_t used = 0;
-  ssize_t got;
-  while (used < sizeof buffer - 1 && (got = read(fd, buffer + used, sizeof buffer - 1 - used)) > 0) {
-    used += (size_t)got;
+  static size_t used;
+  static bool read_once;
+  if (!read_once) {
+    read_once = true;
+    int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      return false;
+    }
+    ssize_t got;
+    while (used < sizeof buffer - 1 && (got = read(fd, buffer + used, sizeof buffer - 1 - used)) > 0) {
+      used += (size_t)got;
+    }
+    close(fd);
+    buffer[used] = '\0';
   }
-  close(fd);
-  buffer[used] = '\0';
   size_t name_length = strlen(name);
   for (size_t at = 0; at < used;) {
     const char *entry = buffer + at;
@@ -47,6 +53,12 @@ bool of_early_getenv(const char *name, char *out, size_t capacity) {
     at += length + 1;
   }
   return false;
+}
+
+bool of_early_off(const char *name) OF_NOINSTR;
+bool of_early_off(const char *name) {
+  char value[4];
+  return of_early_getenv(name, value, sizeof value) && strcmp(value, "0") == 0;
 }
 
 /* Maps and checks the plan file; fills of_plan. */

@@ -67,7 +67,6 @@
 #include <link.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -234,8 +233,7 @@ static void of_arm_program(void) {
   of_active = true;
   of_clock.enabled = true;
   /* ORDERFILE_TRAP_COST=0: traps counted by their handler only, to measure what that leaves. */
-  char cost[4];
-  if (!of_early_getenv("ORDERFILE_TRAP_COST", cost, sizeof cost) || strcmp(cost, "0") != 0) {
+  if (!of_early_off("ORDERFILE_TRAP_COST")) {
     of_measure_trap_cost();
   }
   of_code_faults_setup();

@@ -41,7 +41,6 @@
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "../OrderfileRuntime/runtime_internal.h"
@@ -68,8 +67,7 @@ static bool of_waits_unavailable; /* the file could not be read once, or ORDERFI
 
 void of_trap_waits_setup(void) OF_NOINSTR;
 void of_trap_waits_setup(void) {
-  char value[4];
-  if (of_early_getenv("ORDERFILE_TRAP_WAITS", value, sizeof value) && strcmp(value, "0") == 0) {
+  if (of_early_off("ORDERFILE_TRAP_WAITS")) {
     of_waits_unavailable = true;
   }
 }
