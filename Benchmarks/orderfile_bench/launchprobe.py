@@ -9,6 +9,8 @@ subtracted. The kernel stamps four events on one clock (tracefs, trace_clock mon
   - the entry of a function, by a uprobe on the unmodified binary's file: `main`, and the
     function a recorder saw first ("first hook"), as each recorder's report names it;
   - exit: the `sched_process_exit` of the process's last thread (`group_dead`).
+The programs a launch starts by exec (clang's -cc1 and ld.lld) are timed from their
+`sched_process_exec` to their exit (`exec_spans`), in the plain launch and under a recorder alike.
 A uprobe is one breakpoint the kernel handles, a few microseconds per call of the probed
 function; `main` and the usual first hooks (`_init`, constructors) run once.
 
@@ -31,6 +33,7 @@ class ProbeUnavailable(Exception):
     """No baseline on this machine; the message says why."""
 
 
+_SCHED_EVENTS = ("sched/sched_process_fork", "sched/sched_process_exec", "sched/sched_process_exit")
 _LINE = re.compile(r"-(\d+)\s+\[\d+\]\s+\S+\s+(\d+)\.(\d+):\s+(\w+):\s*(.*)$")
 _FIELD = re.compile(r"(\w+)=(\S+)")
 
@@ -104,7 +107,7 @@ class LaunchProbe:
             self._write("set_event_pid", str(os.getpid()))
             self._write("options/event-fork", "1")
             self._write("tracing_on", "0")
-            for event in ("sched/sched_process_fork", "sched/sched_process_exit"):
+            for event in _SCHED_EVENTS:
                 self._write(f"events/{event}/enable", "1")
         except OSError as e:
             self.close()
@@ -158,12 +161,26 @@ class LaunchProbe:
             for name in set(probes.values()):
                 self._write(f"events/{self.group}/{name}/enable", "0")
         with open(os.path.join(self.instance, "trace")) as f:
-            return wall, _times(f.read(), os.getpid(), probes)
+            self.last_trace = f.read()
+        return wall, _times(self.last_trace, os.getpid(), probes)
+
+    def traced(self, run):
+        """Calls `run()` with the scheduler's events on and no uprobe (a recording, whose code the
+        recorder copies: a uprobe there is the recorder's business, not the baseline's); returns
+        what `run` returned and the events as tracefs printed them (for `exec_spans`)."""
+        self._write("trace", "")
+        self._write("tracing_on", "1")
+        try:
+            result = run()
+        finally:
+            self._write("tracing_on", "0")
+        with open(os.path.join(self.instance, "trace")) as f:
+            return result, f.read()
 
     def close(self):
         if getattr(self, "instance", None) and os.path.isdir(self.instance):
             try:
-                for event in ("sched/sched_process_fork", "sched/sched_process_exit"):
+                for event in _SCHED_EVENTS:
                     self._write(f"events/{event}/enable", "0")
                 os.rmdir(self.instance)
             except OSError as e:
@@ -179,17 +196,20 @@ class LaunchProbe:
             self.mounted = None
 
 
+def _events(text):
+    """(pid, event, ns, {field: value}) of each event line tracefs printed, in order."""
+    for line in text.splitlines():
+        m = _LINE.search(line)
+        if m:
+            ns = int(m.group(2)) * 1_000_000_000 + int(m.group(3).ljust(9, "0")[:9])
+            yield int(m.group(1)), m.group(4), ns, dict(_FIELD.findall(m.group(5)))
+
+
 def _times(text, parent, probes):
     """Event times of the first process `parent` forked, in ns from that fork."""
     start, child, family, hits, exits = None, None, set(), {}, []
     by_event = {name: label for label, name in probes.items()}
-    for line in text.splitlines():
-        m = _LINE.search(line)
-        if not m:
-            continue
-        pid, event, rest = int(m.group(1)), m.group(4), m.group(5)
-        ns = int(m.group(2)) * 1_000_000_000 + int(m.group(3).ljust(9, "0")[:9])
-        fields = dict(_FIELD.findall(rest))
+    for pid, event, ns, fields in _events(text):
         if event == "sched_process_fork":
             if child is None and pid == parent:
                 start, child = ns, int(fields["child_pid"])
@@ -206,3 +226,30 @@ def _times(text, parent, probes):
     times = {label: ns - start for label, ns in hits.items()}
     times["exit"] = max(exits) - start
     return times
+
+
+def exec_spans(text, parent):
+    """Every program the bench's process `parent` started, directly or not, that called exec: a list
+    of (pid, file it executed, exec ns, exit ns) in exec order; exit is None for one whose exit is
+    not in the events. A thread's or an exec-less fork child's exit counts as its process's, the
+    last one (a process ends with its last thread: ld.lld's last thread is a worker's)."""
+    family, owner, execs, exits = set(), {}, {}, {}
+    for pid, event, ns, fields in _events(text):
+        if event == "sched_process_fork" and (pid == parent or pid in family):
+            family.add(int(fields["child_pid"]))
+            owner[int(fields["child_pid"])] = pid
+        elif event == "sched_process_exec" and pid in family and pid not in execs:
+            execs[pid] = (fields.get("filename", ""), ns)
+        elif event == "sched_process_exit" and pid in family and fields.get("group_dead") == "true":
+            exits[pid] = ns
+
+    def process(pid):
+        while pid not in execs and pid in owner:
+            pid = owner[pid]
+        return pid
+
+    ended = {}
+    for pid, ns in exits.items():
+        who = process(pid)
+        ended[who] = max(ended.get(who, ns), ns)
+    return sorted(((pid, path, ns, ended.get(pid)) for pid, (path, ns) in execs.items()), key=lambda span: span[2])

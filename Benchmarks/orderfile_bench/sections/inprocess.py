@@ -54,8 +54,8 @@ BASELINE = "uninstrumented, kernel-timed"
 ARM_ENTRIES = 300_000
 ARM_GOAL_MS = 150.0
 VARIANTS = ["uninstrumented", "record in-process", "record tracer", "runtime"]
-# Trace header (Docs/TraceFormat.md, 1.3): recorder_ns and arming_ns.
-RECORDER_OFFSET, ARMING_OFFSET = 184, 192
+# Trace header (Docs/TraceFormat.md, 1.3): end_ns, recorder_ns and arming_ns.
+END_OFFSET, RECORDER_OFFSET, ARMING_OFFSET = 152, 184, 192
 
 
 @dataclass

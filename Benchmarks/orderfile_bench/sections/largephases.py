@@ -12,27 +12,43 @@ swift-frontend -version (about 250k functions, 210 MB) when the toolchain is on 
 in-process and reads `orderfile report --json`, and launches the unmodified program under the
 kernel's timing (launchprobe.py, uprobes on main and on the first hook), the two in turns;
 medians. Without root or uprobes the section says why and compares nothing.
+
+A program that starts others by exec (clang's driver) waits for them, so its main → exit holds
+their errors: each child is also timed alone, from its exec to its exit in the plain launch and to
+its trace's end in the recording (its own clock, its recorder's time out), to say which child a
+miss comes from. Those lines inform; the verdict is the phases'.
 """
 
+import glob
 import json
 import os
 import shutil
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import markdown as md
 from ..common import note, verdict
-from ..launchprobe import LaunchProbe, ProbeUnavailable
+from ..launchprobe import LaunchProbe, ProbeUnavailable, exec_spans
 from ..model import json_name
 from ..process import run_checked
 from ..section import Section
-from .inprocess import PHASE_FLOOR_MS, PHASE_SHARE, PhaseCheck, _first_hook, _phase_checks
+from .inprocess import END_OFFSET, PHASE_FLOOR_MS, PHASE_SHARE, PhaseCheck, _first_hook, _header_u64, _phase_checks
 
 GENERATED_FUNCTIONS = 20_000
 # The C++ program: functions its static constructors call, functions main calls, and functions
 # the child it starts (itself again, by fork and exec) calls before main's wait returns.
 CXX_CONSTRUCTED, CXX_MAIN, CXX_CHILD = 4_000, 8_000, 4_000
 ROUNDS = 9
+
+
+@dataclass
+class ChildSpan:
+    """A program the launch started by exec, from its exec to its end: the plain launch's exit, timed
+    by the kernel, against its recording's trace end on its own clock (the recorder's time out)."""
+    program: str
+    baseline_ms: float   # median of the plain launches
+    recorder_ms: float   # median of the recordings
+    paired_ms: float     # median of each round's recording less that round's plain launch
 
 
 @dataclass
@@ -43,6 +59,54 @@ class LargePhases:
     overhead: str                # report's line on what it took out
     phases: list[PhaseCheck]
     first_hook: str
+    children: list[ChildSpan] = field(default_factory=list)
+
+
+def _children(spans, program, end):
+    """The programs `program`'s process started by exec, from `exec_spans`: [(file name, ns from exec
+    to `end(pid, exit)`)] in exec order, None for a child `end` cannot time. Execs before the program
+    (the recorder's own) and after it ended are not its children."""
+    path = os.path.realpath(program)
+    tops = [i for i, span in enumerate(spans) if span[1] and os.path.realpath(span[1]) == path]
+    if not tops:
+        return []
+    top_exit = spans[tops[0]][3]
+    out = []
+    for pid, file, started, ended in spans[tops[0] + 1:]:
+        if top_exit is not None and started > top_exit:
+            break
+        stop = end(pid, ended)
+        # A program that runs itself again (execl("/proc/self/exe")) is named after itself.
+        named = program if file.startswith("/proc/") else file
+        out.append((os.path.basename(named), None if stop is None or stop < started else stop - started))
+    return out
+
+
+def _child_spans(recorded, plain):
+    """ChildSpans from each round's `_children` of the recordings and of the plain launches; a child
+    is kept when every round that has it names the same file at its place."""
+    spans = []
+    for k in range(max((len(r) for r in recorded + plain), default=0)):
+        rounds = [(r[k], p[k]) for r, p in zip(recorded, plain) if k < len(r) and k < len(p)]
+        rounds = [(r, p) for r, p in rounds if r[1] is not None and p[1] is not None]
+        if not rounds or len({x[0] for pair in rounds for x in pair}) != 1:
+            continue
+        spans.append(ChildSpan(program=rounds[0][0][0],
+                               baseline_ms=statistics.median(p[1] for _, p in rounds) / 1e6,
+                               recorder_ms=statistics.median(r[1] for r, _ in rounds) / 1e6,
+                               paired_ms=statistics.median(r[1] - p[1] for r, p in rounds) / 1e6))
+    return spans
+
+
+def _trace_end(trace, pid):
+    """Where the last image process `pid` ran ended its trace (CLOCK_MONOTONIC ns on the program's
+    clock), or None: no trace, or not closed. A process `record` saw fork and then exec keeps the
+    new image in <trace>.<pid>.exec<n>; one started by posix_spawn, in <trace>.<pid>."""
+    images = sorted(glob.glob(f"{trace}.{pid}.exec*"), key=lambda path: int(path.rsplit("exec", 1)[1] or 0))
+    path = images[-1] if images else f"{trace}.{pid}"
+    if not os.path.exists(path):
+        return None
+    return _header_u64(path, END_OFFSET) or None
 
 
 @dataclass
@@ -120,11 +184,14 @@ def _measure(ctx, probe, d, cmd, name):
     tool, trace = ctx.orderfile, os.path.join(d, "large.trace")
 
     def recorded():
-        run_checked([tool, "record", "--recorder", "in-process", "-q", "-o", trace, "--"] + cmd, f"record {name}",
-                    env=ctx.env())
-        return json.loads(run_checked([tool, "report", trace, "--json"], "orderfile report", env=ctx.env()))
+        for old in glob.glob(trace + ".*"):
+            os.remove(old)
+        _, events = probe.traced(lambda: run_checked([tool, "record", "--recorder", "in-process", "-q", "-o", trace,
+                                                      "--"] + cmd, f"record {name}", env=ctx.env()))
+        children = _children(exec_spans(events, os.getpid()), cmd[0], lambda pid, _: _trace_end(trace, pid))
+        return json.loads(run_checked([tool, "report", trace, "--json"], "orderfile report", env=ctx.env())), children
 
-    first = _first_hook(recorded())
+    first = _first_hook(recorded()[0])
     hook = f"{first[0]} ({os.path.basename(first[1])})" if first else None
     events = {"main": probe.probe(cmd[0], "main")}
     if first:
@@ -132,15 +199,19 @@ def _measure(ctx, probe, d, cmd, name):
     events = {label: event for label, event in events.items() if event}
 
     def plain():
-        return probe.launch(cmd, f"{name} (uninstrumented, kernel-timed)", ctx.env(), events)[1]
+        times = probe.launch(cmd, f"{name} (uninstrumented, kernel-timed)", ctx.env(), events)[1]
+        return times, _children(exec_spans(probe.last_trace, os.getpid()), cmd[0], lambda _, exit: exit)
 
     plain()  # warm-up
-    reports, probed = [], []
+    reports, probed, recorded_children, plain_children = [], [], [], []
     for _ in range(ROUNDS):
-        reports.append(recorded())
-        times = plain()
+        report, children = recorded()
+        reports.append(report)
+        times, launched = plain()
         if times:
             probed.append(times)
+        recorded_children.append(children)
+        plain_children.append(launched)
     overhead = reports[-1].get("recorderOverhead") or {}
     children = overhead.get("childrenNanoseconds", 0)
     line = (f"arming {overhead.get('armingNanoseconds', 0) / 1e6:.2f} ms, traps "
@@ -150,7 +221,7 @@ def _measure(ctx, probe, d, cmd, name):
                        first_calls=int(statistics.median(len(r["firstCalls"]) for r in reports)), overhead=line,
                        phases=_phase_checks({"in-process": reports, "tracer": []}, probed,
                                             {"in-process": hook} if hook else {}),
-                       first_hook=hook or "")
+                       first_hook=hook or "", children=_child_spans(recorded_children, plain_children))
 
 
 def run(ctx):
@@ -195,6 +266,9 @@ def render_text(res):
             based = "–" if base is None else f"{base:.2f} ms"
             out.append(f"  {check.phase:32s} kernel {based:>11s}  report {mine:9.2f} ms  {delta:>11s}  "
                        f"{'met' if check.met.get('in-process') else 'missed'}")
+        for i, child in enumerate(p.children, 1):
+            out.append(f"  child {i} ({child.program}), exec → end: kernel {child.baseline_ms:.2f} ms, its trace "
+                       f"{child.recorder_ms:.2f} ms, {child.paired_ms:+.2f} ms paired (informs; not a check)")
     out.append(verdict(res.passed))
     return out
 
@@ -210,6 +284,8 @@ def render_markdown(res, report):
                          "–" if base is None else f"{mine - base:+.2f} ms",
                          "met" if check.met.get("in-process") else "missed"])
     taken = [f"{p.program}: {p.first_calls:,} first calls, first hook `{p.first_hook}`; taken out {p.overhead}."
+             + "".join(f" Child {i} (`{c.program}`), exec → end: {c.baseline_ms:.2f} ms plain, {c.recorder_ms:.2f} ms "
+                       f"on its trace, {c.paired_ms:+.2f} ms paired." for i, c in enumerate(p.children, 1))
              for p in res.programs]
     body = [report.provenance(), ""]
     if res.skipped:
