@@ -117,6 +117,12 @@ void of_charge_waits(uint64_t started) {
  * lines went; a program that replaced more than the arming's eviction is charged the arming's
  * difference, no more (8 MiB cost up to 1 µs a trap more than 2 MiB here). Without the arming's
  * measurement (ORDERFILE_TRAP_COST=0, or no memory for the eviction) nothing is charged;
+ * The charge rests on a grain or two of the clock: clock_gettime steps by 10 ns here, a hot meter
+ * reads 50-110 ns, and most of a program's traps read within a grain of the hot median, so what
+ * one recording is charged moves with where that median fell: 0.09-4.75 ms (median 0.7) over 28
+ * recordings of clang -cc1. Finer readings (the time-stamp counter steps by the same 10 ns
+ * here), middle means, a hot reading following each thread's probes and charges below zero did
+ * not bring clang's phases closer (Docs/Performance.md, "Phases of large programs").
  * ORDERFILE_COLD_TRAPS=0 turns it off alone, to measure what it adds. Measuring takes about
  * half a millisecond of each armed process's arming (the eviction's huge page in 0.05-0.4 ms,
  * fifteen reads of it in 0.34 ms, fifteen traps).
