@@ -454,9 +454,12 @@ struct InProcessRecorderTests {
     let child = try #require(try profile(ofTrace: childTrace).recorderOverhead, "no recorder time in \(childTrace)")
     let overhead = try #require(parent.recorderOverhead)
     // The parent made a handful of first calls; its recorder time holds the child's, apart
-    // from its own traps.
+    // from its own traps and from what the child spent before the parent's waitpid began: the
+    // child execs and arms on the other core while the parent returns from fork, and a parent
+    // kept off its core a while then charges less (16.8 against 17.4 ms once, beside other
+    // recordings). A missing charge leaves next to none.
     #expect(
-      overhead.childrenNanoseconds >= child.totalNanoseconds,
+      overhead.childrenNanoseconds >= child.totalNanoseconds / 10 * 9,
       "parent's children's part \(overhead.childrenNanoseconds) ns, child \(child.totalNanoseconds) ns")
     #expect(
       overhead.trapsNanoseconds < child.totalNanoseconds / 4,
