@@ -149,31 +149,25 @@ class LaunchProbe:
     def launch(self, cmd, what, env, probes):
         """Runs `cmd` once with the uprobes named in `probes` ({label: event name}) enabled.
         Returns (wall seconds, {label: ns from process start} with "exit" among them; a label
-        whose function did not run is missing)."""
-        self._write("trace", "")
-        for name in set(probes.values()):
-            self._write(f"events/{self.group}/{name}/enable", "1")
-        self._write("tracing_on", "1")
-        try:
-            wall = run_measured(cmd, what, env=env)[0]
-        finally:
-            self._write("tracing_on", "0")
-            for name in set(probes.values()):
-                self._write(f"events/{self.group}/{name}/enable", "0")
-        with open(os.path.join(self.instance, "trace")) as f:
-            self.last_trace = f.read()
-        return wall, _times(self.last_trace, os.getpid(), probes)
+        whose function did not run is missing, the events as tracefs printed them)."""
+        wall, text = self.traced(lambda: run_measured(cmd, what, env=env)[0], probes.values())
+        return wall, _times(text, os.getpid(), probes), text
 
-    def traced(self, run):
-        """Calls `run()` with the scheduler's events on and no uprobe (a recording, whose code the
-        recorder copies: a uprobe there is the recorder's business, not the baseline's); returns
-        what `run` returned and the events as tracefs printed them (for `exec_spans`)."""
+    def traced(self, run, uprobes=()):
+        """Calls `run()` with the scheduler's events and the uprobes named in `uprobes` on (none for
+        a recording: the recorder copies the code a uprobe would be in); returns what `run`
+        returned and the events as tracefs printed them (for `_times` and `exec_spans`)."""
+        uprobes = set(uprobes)
         self._write("trace", "")
+        for name in uprobes:
+            self._write(f"events/{self.group}/{name}/enable", "1")
         self._write("tracing_on", "1")
         try:
             result = run()
         finally:
             self._write("tracing_on", "0")
+            for name in uprobes:
+                self._write(f"events/{self.group}/{name}/enable", "0")
         with open(os.path.join(self.instance, "trace")) as f:
             return result, f.read()
 

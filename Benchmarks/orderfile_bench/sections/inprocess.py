@@ -225,7 +225,7 @@ def _cost(ctx, subject, d, rounds, probe):
 
     def measure(name):
         if name == BASELINE:
-            wall, times = probe.launch(variants["uninstrumented"][0], f"{subject.name} ({name})", ctx.env(), events)
+            wall, times, _ = probe.launch(variants["uninstrumented"][0], f"{subject.name} ({name})", ctx.env(), events)
             if times:
                 probed.append(times)
             return wall

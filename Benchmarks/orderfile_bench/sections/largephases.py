@@ -67,12 +67,12 @@ def _children(spans, program, end):
     to `end(pid, exit)`)] in exec order, None for a child `end` cannot time. Execs before the program
     (the recorder's own) and after it ended are not its children."""
     path = os.path.realpath(program)
-    tops = [i for i, span in enumerate(spans) if span[1] and os.path.realpath(span[1]) == path]
-    if not tops:
+    top = next((i for i, span in enumerate(spans) if span[1] and os.path.realpath(span[1]) == path), None)
+    if top is None:
         return []
-    top_exit = spans[tops[0]][3]
+    top_exit = spans[top][3]
     out = []
-    for pid, file, started, ended in spans[tops[0] + 1:]:
+    for pid, file, started, ended in spans[top + 1:]:
         if top_exit is not None and started > top_exit:
             break
         stop = end(pid, ended)
@@ -199,8 +199,8 @@ def _measure(ctx, probe, d, cmd, name):
     events = {label: event for label, event in events.items() if event}
 
     def plain():
-        times = probe.launch(cmd, f"{name} (uninstrumented, kernel-timed)", ctx.env(), events)[1]
-        return times, _children(exec_spans(probe.last_trace, os.getpid()), cmd[0], lambda _, exit: exit)
+        _, times, text = probe.launch(cmd, f"{name} (uninstrumented, kernel-timed)", ctx.env(), events)
+        return times, _children(exec_spans(text, os.getpid()), cmd[0], lambda _, exit: exit)
 
     plain()  # warm-up
     reports, probed, recorded_children, plain_children = [], [], [], []
