@@ -66,6 +66,9 @@ public struct RecordRequest {
       for note in recording.notes { output.note(note) }
     }
     for warning in recording.warnings { output.warning(warning) }
+    if self.recording.timingLaunch && recording.timingTrace == nil {
+      output.warning("no timing launch: it is made by the in-process recorder, and this recording used another")
+    }
     if trace.header.droppedCount > 0 {
       output.warning("\(trace.header.droppedCount) first calls were dropped: raise --capacity")
     }

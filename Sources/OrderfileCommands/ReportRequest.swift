@@ -46,11 +46,12 @@ public struct ReportRequest: Sendable {
 
   public func run() throws -> CommandOutput {
     if traces.count > 1 { return try summarize() }
-    let trace = try TraceReader.read(path: self.trace)
-    let symbols = SymbolTable(trace: trace, binaries: BinaryResolver(searchPaths: searchPaths))
     var output = CommandOutput()
+    let (trace, timing) = try Self.read(self.trace, warningInto: &output)
+    let symbols = SymbolTable(trace: trace, binaries: BinaryResolver(searchPaths: searchPaths))
     for module in symbols.unavailable { output.warning("not symbolized: \(module.module): \(module.reason)") }
     var profile = ProfileBuilder().build(trace: trace, symbols: symbols)
+    profile.recorderOverhead?.timingLaunch = timing
     if let measureCold, let program = measureCold.command.first {
       profile.coldLaunch = try measureCold.measure(
         binary: pagesBinary ?? ProcessRunner.resolve(program), warningInto: &output)
@@ -87,16 +88,40 @@ public struct ReportRequest: Sendable {
     var profiles: [(trace: Trace, profile: StartupProfile)] = []
     var warned = Set<String>()
     for path in traces {
-      let trace = try TraceReader.read(path: path)
+      let (trace, timing) = try Self.read(path, warningInto: &output)
       let symbols = SymbolTable(trace: trace, binaries: binaries)
       for module in symbols.unavailable where warned.insert(module.module).inserted {
         output.warning("not symbolized: \(module.module): \(module.reason)")
       }
-      profiles.append((trace, ProfileBuilder().build(trace: trace, symbols: symbols)))
+      var profile = ProfileBuilder().build(trace: trace, symbols: symbols)
+      profile.recorderOverhead?.timingLaunch = timing
+      profiles.append((trace, profile))
     }
     let series = try LaunchSeries(profiles: profiles)
     let renderer = reportFormat.renderer(text: LaunchSeriesTextRenderer(), markdown: LaunchSeriesMarkdownRenderer())
     output.print(try renderer.render(series))
     return output
+  }
+
+  /// The trace at `path`, its times moved onto its timing launch's when `record
+  /// --timing-launch` made one (`TimingLaunch`), and that launch.
+  static func read(_ path: String, warningInto output: inout CommandOutput) throws -> (
+    Trace, StartupProfile.TimingSource?
+  ) {
+    let trace = try TraceReader.read(path: path)
+    guard let timingPath = TimingLaunch.counterpart(of: path) else { return (trace, nil) }
+    let timing = try TraceReader.read(path: timingPath)
+    let program = { (trace: Trace) in trace.modules.first(where: \.isMainExecutable).map { [$0.path, "\($0.buildID)"] }
+    }
+    guard program(timing) == program(trace) else {
+      output.warning("\(timingPath): a launch of another program than \(path)'s; its times are not used")
+      return (trace, nil)
+    }
+    let warp = TimingWarp(recorded: trace, timing: timing)
+    return (
+      warp.apply(to: trace),
+      .init(
+        trace: timingPath, anchors: warp.calls, recorderNanoseconds: timing.header.recorderTime?.totalNanoseconds ?? 0)
+    )
   }
 }

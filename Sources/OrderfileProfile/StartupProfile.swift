@@ -158,6 +158,9 @@ public struct StartupProfile: Codable, Sendable, Equatable {
     public var childrenNanoseconds: UInt64 = 0
     /// The first calls those traps recorded; nil when not known.
     public var firstCalls: Int? = nil
+    /// The launch whose times the report shows instead (`record --timing-launch`); nil when
+    /// the times are this recording's own, its recorder's time taken out.
+    public var timingLaunch: TimingSource? = nil
     public var totalNanoseconds: UInt64 { armingNanoseconds + trapsNanoseconds + childrenNanoseconds }
 
     public init(armingNanoseconds: UInt64, trapsNanoseconds: UInt64, childrenNanoseconds: UInt64 = 0) {
@@ -173,6 +176,23 @@ public struct StartupProfile: Codable, Sendable, Equatable {
         armingNanoseconds: arming, trapsNanoseconds: time.totalNanoseconds - arming - children,
         childrenNanoseconds: children)
       self.firstCalls = firstCalls
+    }
+  }
+
+  /// A timing launch a report took its times from (see `TimingLaunch`).
+  public struct TimingSource: Codable, Sendable, Equatable {
+    /// Its trace.
+    public var trace: String
+    /// The functions both launches called that tie their times together, process start
+    /// and the ends not counted.
+    public var anchors: Int
+    /// What its recorder took out of its times.
+    public var recorderNanoseconds: UInt64
+
+    public init(trace: String, anchors: Int, recorderNanoseconds: UInt64) {
+      self.trace = trace
+      self.anchors = anchors
+      self.recorderNanoseconds = recorderNanoseconds
     }
   }
 
@@ -247,7 +267,11 @@ extension StartupProfile.RecorderOverhead {
   public var summary: String {
     // Per first call: what a reader holds against the handler's own cost and the kernel's.
     let each = firstCalls.flatMap { $0 > 0 ? (count: $0, nanoseconds: trapsNanoseconds / UInt64($0)) : nil }
-    return "recorder overhead, taken out of every time shown: \(milliseconds(totalNanoseconds)) "
+    let timing = timingLaunch.map {
+      "times from the timing launch \($0.trace) (the same command again, trapping only the \($0.anchors) functions that mark its phases; its recorder's \(milliseconds($0.recorderNanoseconds)) taken out); "
+    }
+    return (timing ?? "")
+      + "recorder overhead\(timing == nil ? ", taken out of every time shown" : " of this recording"): \(milliseconds(totalNanoseconds)) "
       + "(arming \(milliseconds(armingNanoseconds)), traps \(milliseconds(trapsNanoseconds))"
       + (each.map {
         ": \($0.count) first calls, \(Double($0.nanoseconds / 10) / 100) µs each, the kernel's part included"

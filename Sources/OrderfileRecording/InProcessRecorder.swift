@@ -103,7 +103,63 @@ public struct InProcessRecorder: Recorder {
       skipped: planner.skippedSystemLibraries.sorted(), excluded: planner.excludedModules.sorted())
     recording.warnings += until.filter { !planner.matchedStopNames.contains($0) }.map(
       Recording.untilMatchedNothing)
+    if request.timingLaunch {
+      let timing = TimingLaunch.path(for: output)
+      let traps = try Self.timingPlan(of: traces, plan: plan.modules, planner: planner, file: planFile)
+      unlink(planFile + OF_PLAN_CLOCK_SUFFIX)  // the recording's children's time, not the timing launch's
+      let started = MonotonicClock.nanoseconds()
+      var timingRequest = runtimeRequest
+      timingRequest.output = timing
+      let timed = try runtime.record(timingRequest)
+      recording.timingTrace = timed.tracePath
+      recording.notes.append(
+        "timing launch, trapping \(traps) functions that mark the phases: \(timed.tracePath) ("
+          + "\(timed.childTraces.count + timed.execTraces.count) other traces), in "
+          + String(format: "%.1f", Double(MonotonicClock.nanoseconds() - started) / 1e6) + " ms")
+    }
     return recording
+  }
+
+  /// Writes over the plan at `file` the timing launch's (see `TimingLaunch`): every module the
+  /// recording planned, and every program one of its processes ran, armed on only the first
+  /// function each process of the recording called and `main`; the `--until` entries stay.
+  /// Returns the number of functions armed.
+  static func timingPlan(of traces: [String], plan: [InProcessPlan.Module], planner: ModulePlanner, file: String)
+    throws -> Int
+  {
+    var wanted: [FileIdentity: (path: String, entries: Set<UInt64>)] = [:]
+    func want(_ path: String, _ entries: [UInt64]) {
+      guard let identity = FileIdentity(path: path) else { return }
+      wanted[identity, default: (path, [])].entries.formUnion(entries)
+    }
+    for path in traces {
+      guard let trace = try? TraceReader.read(path: path) else { continue }
+      if let first = trace.records.min(by: { $0.timeNanoseconds < $1.timeNanoseconds }),
+        first.module < trace.modules.count
+      {
+        want(trace.modules[first.module].path, [first.address])
+      }
+      if let program = trace.modules.first(where: \.isMainExecutable),
+        case .success(let module) = planner.survey(ModulePlanner.resolved(program.path))
+      {
+        want(program.path, module.names.addresses(matching: StopName("main")))
+      }
+    }
+    var modules = plan.map { module in
+      var timed = module
+      timed.recordsData = false
+      timed.entries =
+        FileIdentity(path: module.path).flatMap { wanted.removeValue(forKey: $0) }.map {
+          $0.entries.sorted()
+        } ?? []
+      return timed
+    }
+    for (_, program) in wanted.sorted(by: { $0.value.path < $1.value.path }) {
+      modules.append(
+        .init(path: program.path, isMainExecutable: false, entries: program.entries.sorted(), stops: []))
+    }
+    try AtomicFile.write(InProcessPlan.encode(modules), to: file)
+    return modules.reduce(0) { $0 + $1.entries.count }
   }
 
   /// The plan of the executable and the libraries the loader resolves for it (the emulated
@@ -112,7 +168,7 @@ public struct InProcessRecorder: Recorder {
     executable path: String, planner: ModulePlanner, emulator: Emulator? = nil, recordsData: Bool = false
   )
     -> (
-      bytes: [UInt8], armed: Int
+      bytes: [UInt8], armed: Int, modules: [InProcessPlan.Module]
     )
   {
     planner.prepare(executable: path)
@@ -136,7 +192,7 @@ public struct InProcessRecorder: Recorder {
       // system library, --exclude-module) must not be armed from its symbols instead.
       modules.append(.init(path: library.guestPath, isMainExecutable: false, plan: plan, recordsData: recordsData))
     }
-    return (InProcessPlan.encode(modules), modules.reduce(0) { $0 + $1.entries.count })
+    return (InProcessPlan.encode(modules), modules.reduce(0) { $0 + $1.entries.count }, modules)
   }
 }
 
@@ -154,6 +210,14 @@ enum InProcessPlan {
     var entries: [UInt64]
     var stops: [UInt64]
     var recordsData: Bool
+
+    init(path: String, isMainExecutable: Bool, entries: [UInt64], stops: [UInt64]) {
+      self.path = path
+      self.isMainExecutable = isMainExecutable
+      self.entries = entries
+      self.stops = stops
+      recordsData = false
+    }
 
     init(path: String, isMainExecutable: Bool, plan: ModulePlan, recordsData: Bool = false) {
       self.path = path

@@ -32,11 +32,18 @@ public struct Recording: Sendable {
     let keep = Set(kept.map { PathName.base(of: $0) })
     for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     where name.hasPrefix(base + ".") && !keep.contains(name) {
-      let parts = name.dropFirst(base.count + 1).split(separator: ".", omittingEmptySubsequences: false)
-      let numbered = parts.allSatisfy { part in
-        let digits = part.hasPrefix("exec") ? part.dropFirst(4) : part
-        return !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber)
+      var parts = name.dropFirst(base.count + 1).split(separator: ".", omittingEmptySubsequences: false)
+      // An earlier recording's timing launch (`record --timing-launch`) goes too: a report
+      // would take its times from it.
+      if parts.first.map(String.init) == TimingLaunch.suffix {
+        parts.removeFirst()
+        if parts.isEmpty {
+          let path = directory + "/" + name
+          if TraceReader.startsWithMagic(path: path) { unlink(path) }
+          continue
+        }
       }
+      let numbered = TimingLaunch.isNumbered(parts)
       let path = directory + "/" + name
       if numbered && !parts.isEmpty && TraceReader.startsWithMagic(path: path) { unlink(path) }
     }
@@ -83,6 +90,8 @@ public struct Recording: Sendable {
   public var trace: Trace?
   /// How the recording without a rebuild planned what to arm; nil for the others.
   public var planning: Planning?
+  /// The timing launch's trace (`--timing-launch`), when one was made.
+  public var timingTrace: String?
 
   /// The module files a recording without a rebuild read to plan, and those it took from
   /// the plan cache instead (`PlanCache`).

@@ -40,13 +40,17 @@ public struct RecordingRequest: Sendable, Equatable {
   /// Without a rebuild: where the plans of module files are kept between recordings
   /// (`--no-plan-cache`: `.disabled`).
   public var planCache: PlanCache
+  /// Without a rebuild, in-process: run the command a second time trapping only the functions
+  /// that mark its phases, for `report` to take its times from (`--timing-launch`,
+  /// `TimingLaunch`).
+  public var timingLaunch: Bool
 
   public init(
     output: String, program: String, arguments: [String] = [], mode: RecordingMode? = nil,
     timeLimitMilliseconds: Int? = nil, afterLaunch: AfterLaunch = .end, emulator: Emulator? = nil,
     capacity: Int? = nil, until: [String] = [], includeSystemLibraries: Bool = false,
     modules: ModuleSelection = .init(), method: NoRebuildMethod = .automatic, recordsData: Bool = false,
-    planCache: PlanCache = .userDefault()
+    planCache: PlanCache = .userDefault(), timingLaunch: Bool = false
   ) {
     self.output = output
     self.program = program
@@ -62,12 +66,13 @@ public struct RecordingRequest: Sendable, Equatable {
     self.method = method
     self.recordsData = recordsData
     self.planCache = planCache
+    self.timingLaunch = timingLaunch
   }
 
   /// The options given that only recording without a rebuild understands, as flags.
   var noRebuildOptions: [String] {
     (until.isEmpty ? [] : ["--until"]) + (includeSystemLibraries ? ["--system-libraries"] : [])
-      + (recordsData ? ["--data"] : [])
+      + (recordsData ? ["--data"] : []) + (timingLaunch ? ["--timing-launch"] : [])
       + (modules.include.isEmpty ? [] : ["--include-module"]) + (modules.exclude.isEmpty ? [] : ["--exclude-module"])
   }
 

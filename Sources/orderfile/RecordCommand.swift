@@ -108,6 +108,12 @@ struct RecordCommand: ParsableCommand {
 
   @Flag(
     help:
+      "Without a rebuild, in-process: run the command a second time, trapping only the functions that mark its phases (each process's first call and main), and save it as <trace>.timing; 'report' then shows that launch's times, closer to the uninstrumented program's than a recording's with its recorder's time taken out. The command must do the same thing twice."
+  )
+  var timingLaunch = false
+
+  @Flag(
+    help:
       "Leave the program running once the launch window has closed (--until, --time-limit) and wait for it to exit by itself; by default it is ended."
   )
   var waitForExit = false
@@ -144,6 +150,10 @@ struct RecordCommand: ParsableCommand {
     if data && recorderMethod == .tracer {
       throw ValidationError("--data records in-process: give --recorder in-process or auto")
     }
+    if timingLaunch && (recorderMethod == .tracer || mode == .instrumented) {
+      throw ValidationError(
+        "--timing-launch records in-process: give --recorder in-process or auto, without --instrumented")
+    }
     if mode == .noRebuild && capacity != nil {
       throw ValidationError("--capacity is for --instrumented: without a rebuild every function is recorded")
     }
@@ -160,7 +170,7 @@ struct RecordCommand: ParsableCommand {
           timeLimitMilliseconds: launch.timeLimit, afterLaunch: waitForExit ? .waitForExit : .end,
           emulator: emulator.emulator, capacity: capacity, until: until, includeSystemLibraries: systemLibraries,
           modules: .init(include: includeModules, exclude: excludeModules), method: recorderMethod,
-          recordsData: data, planCache: noPlanCache ? .disabled : .userDefault()),
+          recordsData: data, planCache: noPlanCache ? .disabled : .userDefault(), timingLaunch: timingLaunch),
         quiet: quiet
       ).run()
     }

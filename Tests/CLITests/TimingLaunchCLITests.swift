@@ -1,0 +1,132 @@
+import Foundation
+import OrderfileSupport
+import OrderfileTrace
+import Testing
+import _OrderfileTestSupport
+
+/// A program that makes 100 first calls before main and 100 in it, and starts itself again as a
+/// child (posix_spawn) that makes 100 others in its main, then waits for it.
+private let spawning = """
+  #include <spawn.h>
+  #include <string.h>
+  #include <sys/wait.h>
+  extern char **environ;
+  #define F(n) __attribute__((noinline)) int f##n(int x) { return x * 3 + n; }
+  #define T(n) F(n##0) F(n##1) F(n##2) F(n##3) F(n##4) F(n##5) F(n##6) F(n##7) F(n##8) F(n##9)
+  #define H(n) T(n##0) T(n##1) T(n##2) T(n##3) T(n##4) T(n##5) T(n##6) T(n##7) T(n##8) T(n##9)
+  H(1) H(2) H(3)
+  #define C(n) s += f##n(s);
+  #define CT(n) C(n##0) C(n##1) C(n##2) C(n##3) C(n##4) C(n##5) C(n##6) C(n##7) C(n##8) C(n##9)
+  #define CH(n) CT(n##0) CT(n##1) CT(n##2) CT(n##3) CT(n##4) CT(n##5) CT(n##6) CT(n##7) CT(n##8) CT(n##9)
+  volatile int s;
+  __attribute__((constructor)) static void early(void) { CH(1) }
+  int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "child") == 0) { CH(3) return 0; }
+    CH(2)
+    pid_t pid;
+    char *args[] = {argv[0], "child", 0};
+    if (posix_spawn(&pid, argv[0], 0, 0, args, environ) != 0) return 1;
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  }
+  """
+
+private func json(_ text: String) throws -> [String: Any] {
+  try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] ?? [:]
+}
+
+/// report --json's phases of `trace`: [name: (start, end)] in ns.
+private func phases(_ trace: String) throws -> [String: [Int]] {
+  let run = try ProcessRunner.run(PackagePaths.orderfileExecutable, ["report", trace, "--json"])
+  #expect(run.succeeded, "\(run.standardError)")
+  let phases = try json(run.standardOutput)["phases"] as? [[String: Any]] ?? []
+  return Dictionary(
+    phases.map {
+      ($0["name"] as? String ?? "", [$0["startNanoseconds"] as? Int ?? -1, $0["endNanoseconds"] as? Int ?? -1])
+    }, uniquingKeysWith: { first, _ in first })
+}
+
+@Suite("record --timing-launch: a second launch for report's times", .serialized)
+struct TimingLaunchCLITests {
+  let work: TemporaryDirectory
+  let program: String
+
+  init() throws {
+    work = try TemporaryDirectory("orderfile-timing")
+    try spawning.write(toFile: work.file("spawning.c"), atomically: true, encoding: .utf8)
+    program = work.file("spawning")
+    try runChecked(Toolchain.clang, ["-O1", "-g", work.file("spawning.c"), "-o", program])
+  }
+
+  func record(_ extra: [String]) throws -> ProcessResult {
+    try ProcessRunner.run(
+      PackagePaths.orderfileExecutable,
+      ["record", "--recorder", "in-process"] + extra + ["-o", work.file("t.trace"), "--", program],
+      environment: ["ORDERFILE_RUNTIME_DIR": try RuntimeBuilder.libraryDirectory()])
+  }
+
+  func traces(_ prefix: String) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: work.path).filter {
+      $0.hasPrefix(prefix + ".") && $0.dropFirst(prefix.count + 1).allSatisfy(\.isNumber)
+    }.map(work.file)
+  }
+
+  @Test(
+    "the timing launch traps only each process's first call and main, and report shows its phases for the program and its child"
+  )
+  func phasesFromTimingLaunch() throws {
+    let run = try record(["--timing-launch"])
+    #expect(run.succeeded, "\(run.standardError)")
+    #expect(run.standardError.contains("timing launch, trapping 2 functions"), "\(run.standardError)")
+    let timing = work.file("t.trace.timing")
+    let (children, timedChildren) = (try traces("t.trace"), try traces("t.trace.timing"))
+    try #require(children.count == 1 && timedChildren.count == 1, "\(children) \(timedChildren)")
+
+    for (recorded, timed) in [(work.file("t.trace"), timing), (children[0], timedChildren[0])] {
+      // The timing launch called what the recording did, but trapped two functions only.
+      let trace = try TraceReader.read(path: timed)
+      #expect(trace.records.count == 2, "\(timed): \(trace.records.count) first calls")
+      #expect(try TraceReader.read(path: recorded).records.count >= 200)
+      // Its phases are the report's, to the nanosecond the warp rounds to.
+      let shown = try phases(recorded)
+      let own = try phases(timed)
+      #expect(Set(shown.keys) == ["process start → first hook", "first hook → main", "main → exit"])
+      for (name, span) in own {
+        let other = shown[name] ?? []
+        #expect(other.count == 2 && zip(other, span).allSatisfy { abs($0 - $1) <= 1 }, "\(name): \(other) \(span)")
+      }
+      let report = try ProcessRunner.run(PackagePaths.orderfileExecutable, ["report", recorded, "--json"])
+      let overhead = try json(report.standardOutput)["recorderOverhead"] as? [String: Any]
+      let source = overhead?["timingLaunch"] as? [String: Any]
+      #expect(source?["trace"] as? String == timed)
+      #expect(source?["anchors"] as? Int == 2)
+    }
+    let text = try ProcessRunner.run(PackagePaths.orderfileExecutable, ["report", work.file("t.trace")])
+    #expect(text.standardOutput.contains("times from the timing launch \(timing)"), "\(text.standardOutput)")
+  }
+
+  @Test("a recording without --timing-launch removes an earlier one's, and its report shows its own times")
+  func staleTimingLaunchRemoved() throws {
+    #expect(try record(["--timing-launch"]).succeeded)
+    #expect(FileManager.default.fileExists(atPath: work.file("t.trace.timing")))
+    let run = try record([])
+    #expect(run.succeeded, "\(run.standardError)")
+    #expect(!FileManager.default.fileExists(atPath: work.file("t.trace.timing")))
+    #expect(try traces("t.trace.timing").isEmpty)
+    let report = try ProcessRunner.run(PackagePaths.orderfileExecutable, ["report", work.file("t.trace"), "--json"])
+    let overhead = try json(report.standardOutput)["recorderOverhead"] as? [String: Any]
+    #expect(overhead != nil && overhead?["timingLaunch"] == nil)
+  }
+
+  @Test("--timing-launch with the tracer or an instrumented build is a usage error")
+  func refusedElsewhere() throws {
+    for extra in [["--recorder", "tracer"], ["--instrumented"]] {
+      let run = try ProcessRunner.run(
+        PackagePaths.orderfileExecutable,
+        ["record", "--timing-launch"] + extra + ["-o", work.file("x.trace"), "--", program])
+      #expect(run.status == 64, "\(extra): \(run.status) \(run.standardError)")
+      #expect(run.standardError.contains("--timing-launch records in-process"), "\(run.standardError)")
+    }
+  }
+}
