@@ -250,9 +250,11 @@ struct InProcessRecorderTests {
     let (plain, kept, spared) = try codeFaultSpans(binary, between: "windows_begin", and: "windows_end", in: work)
     let details = "plain \(plain) ms, recorded \(kept) ms, recorded without the faults \(spared) ms"
     // Here, one launch to the next: plain 2.8-4.1 ms; recorded 2.6-4.0 ms; without the faults
-    // taken again, 0.0-0.3 ms. The bound sits between the medians' differences, clear of both.
-    #expect(median(plain) - median(spared) > 2, "the fixture takes no faults worth measuring: \(details)")
-    #expect(abs(median(kept) - median(plain)) < 1.5, "\(details)")
+    // taken again, 0.0-0.3 ms; on a faster day the faults came to 1.7 ms in all. The bound sits
+    // between the medians' differences, clear of both: half the faults, or 1 ms when that is more.
+    let faults = median(plain) - median(spared)
+    #expect(faults > 1, "the fixture takes no faults worth measuring: \(details)")
+    #expect(abs(median(kept) - median(plain)) < max(1, faults / 2), "\(details)")
   }
 
   @Test(
@@ -316,9 +318,10 @@ struct InProcessRecorderTests {
     let details = "child alone \(plain) ms, recorded \(kept) ms, recorded without the faults \(spared) ms"
     // Here: the child alone 3.1-4.2 ms; recorded 4.4-5.0 ms (about 1 µs a first call more in a
     // fork child, left in); without the faults taken again, 0.2-0.6 ms. Without the child
-    // starting its windows over, recorded came out as without the faults.
+    // starting its windows over, recorded came out as without the faults. On a faster day the
+    // faults came to 1.4 ms in all.
     let faults = median(plain) - median(spared)
-    #expect(faults > 1.5, "the fixture takes no faults worth measuring: \(details)")
+    #expect(faults > 1, "the fixture takes no faults worth measuring: \(details)")
     #expect(median(kept) - median(spared) > 0.6 * faults, "the child's faults were not taken again: \(details)")
   }
 
@@ -697,12 +700,12 @@ struct InProcessRecorderTests {
     let work = try TemporaryDirectory("orderfile-ip-arming")
     let binary = try buildBreakpointFixture(["arming.c"], in: work, output: "arming")
     let trace = work.file("launch.trace")
-    let limit: UInt64 = 10  // ms
+    let limit: UInt64 = 5  // ms: arming took 9 ms on a fast day, main's first calls come within 2
     let recorded = try recordInProcess(binary, output: trace, timeLimit: Int(limit))
     #expect(recorded.recording.status == 0)
     let read = try TraceReader.read(path: recorded.trace)
-    // Planting 4,000 traps, a page each, took some 24 ms here: longer than the limit, so a
-    // window counted on the wall clock would have closed before main.
+    // Planting 4,000 traps, a page each, took some 24 ms here (9 ms on a fast day): longer than
+    // the limit, so a window counted on the wall clock would have closed before main.
     let arming = try #require(read.header.recorderTime).armingNanoseconds
     try #require(
       arming > limit * 1_000_000, "arming took \(Double(arming) / 1e6) ms, not more than the \(limit) ms limit")
