@@ -24,6 +24,9 @@ public struct ReportRequest: Sendable {
   public var html: String?
   /// The release binary whose page strip the HTML report includes.
   public var pagesBinary: String?
+  /// Show a timing launch's times when one is beside the trace (`TimingLaunch`); false: the
+  /// recording's own (`--own-times`).
+  public var usesTimingLaunch: Bool
   /// Also run the program once cold and count what it read of its files (the executable,
   /// `pagesBinary` and its own libraries), by section.
   public var measureCold: ColdLaunchRequest?
@@ -31,8 +34,9 @@ public struct ReportRequest: Sendable {
   public init(
     traces: [String], searchPaths: [String] = [], reportFormat: ReportFormat = .text, chromeTrace: String? = nil,
     folded: String? = nil, perThread: Bool = false, html: String? = nil, pagesBinary: String? = nil,
-    measureCold: ColdLaunchRequest? = nil
+    usesTimingLaunch: Bool = true, measureCold: ColdLaunchRequest? = nil
   ) {
+    self.usesTimingLaunch = usesTimingLaunch
     self.traces = traces
     self.searchPaths = searchPaths
     self.reportFormat = reportFormat
@@ -47,7 +51,7 @@ public struct ReportRequest: Sendable {
   public func run() throws -> CommandOutput {
     if traces.count > 1 { return try summarize() }
     var output = CommandOutput()
-    let (trace, timing) = try Self.read(self.trace, warningInto: &output)
+    let (trace, timing) = try Self.read(self.trace, timed: usesTimingLaunch, warningInto: &output)
     let symbols = SymbolTable(trace: trace, binaries: BinaryResolver(searchPaths: searchPaths))
     for module in symbols.unavailable { output.warning("not symbolized: \(module.module): \(module.reason)") }
     var profile = ProfileBuilder().build(trace: trace, symbols: symbols)
@@ -88,7 +92,7 @@ public struct ReportRequest: Sendable {
     var profiles: [(trace: Trace, profile: StartupProfile)] = []
     var warned = Set<String>()
     for path in traces {
-      let (trace, timing) = try Self.read(path, warningInto: &output)
+      let (trace, timing) = try Self.read(path, timed: usesTimingLaunch, warningInto: &output)
       let symbols = SymbolTable(trace: trace, binaries: binaries)
       for module in symbols.unavailable where warned.insert(module.module).inserted {
         output.warning("not symbolized: \(module.module): \(module.reason)")
@@ -104,12 +108,12 @@ public struct ReportRequest: Sendable {
   }
 
   /// The trace at `path`, its times moved onto its timing launch's when `record
-  /// --timing-launch` made one (`TimingLaunch`), and that launch.
-  static func read(_ path: String, warningInto output: inout CommandOutput) throws -> (
+  /// --timing-launch` made one (`TimingLaunch`) and `timed` asks for it, and that launch.
+  static func read(_ path: String, timed: Bool, warningInto output: inout CommandOutput) throws -> (
     Trace, StartupProfile.TimingSource?
   ) {
     let trace = try TraceReader.read(path: path)
-    guard let timingPath = TimingLaunch.counterpart(of: path) else { return (trace, nil) }
+    guard timed, let timingPath = TimingLaunch.counterpart(of: path) else { return (trace, nil) }
     let timing = try TraceReader.read(path: timingPath)
     let program = { (trace: Trace) in trace.modules.first(where: \.isMainExecutable).map { [$0.path, "\($0.buildID)"] }
     }

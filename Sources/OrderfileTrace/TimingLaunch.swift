@@ -89,9 +89,9 @@ public struct TimingWarp: Sendable {
   /// The functions both launches called among the anchors.
   public private(set) var calls = 0
 
-  /// The anchors of `recorded` and `timing`: process start, the recorder's start and the end of
-  /// its start-up, every function both called (by module file and address, its first call in
-  /// each), the launch window's end and the trace's end. An anchor that would run backwards against those before it is left out.
+  /// The anchors of `recorded` and `timing`: process start, the first hook, every function both
+  /// called (by module file and address, its first call in each), the launch window's end and
+  /// the trace's end, the first hook and the ends as a report takes them. An anchor that would run backwards against those before it is left out.
   public init(recorded: Trace, timing: Trace) {
     func relative(_ trace: Trace, _ time: UInt64) -> UInt64 {
       time > trace.header.processStartNanoseconds ? time - trace.header.processStartNanoseconds : 0
@@ -107,16 +107,11 @@ public struct TimingWarp: Sendable {
         pairs.append((relative(recorded, record.timeNanoseconds), time, true))
       }
     }
-    // The recorder's start and the end of its own start-up bound the first hook's phase.
-    pairs.append(
-      (
-        relative(recorded, recorded.header.traceStartNanoseconds),
-        relative(timing, timing.header.traceStartNanoseconds),
-        false
-      ))
-    if let mine = recorded.header.startupEndNanoseconds, let theirs = timing.header.startupEndNanoseconds {
-      pairs.append((relative(recorded, mine), relative(timing, theirs), false))
+    // The first hook as a report takes it: the recorder's start, or a first call before it.
+    func firstHook(_ trace: Trace) -> UInt64 {
+      relative(trace, min(trace.header.traceStartNanoseconds, trace.records.map(\.timeNanoseconds).min() ?? .max))
     }
+    pairs.append((firstHook(recorded), firstHook(timing), false))
     if let mine = recorded.header.windowEndNanoseconds, let theirs = timing.header.windowEndNanoseconds,
       recorded.header.windowReason == timing.header.windowReason, recorded.header.windowReason != .exit
     {

@@ -18,7 +18,10 @@ struct ReportCommand: ParsableCommand {
       The time before main is split into the loader's work, the runtime's own
       start-up (overhead) and each module's static initializers, then shown by
       module in load order (relocations, constructors, first calls); main to
-      the launch's end is shown by module too. Process start
+      the launch's end is shown by module too. Every time has the recorder's
+      own time taken out; a trace recorded with 'record --timing-launch' shows
+      the times of that second launch instead, which trapped only the
+      functions that mark the phases (--own-times: the recording's). Process start
       is exact when `orderfile record` started the program, else estimated
       from /proc to a clock tick; the report says which. Given several traces
       of one program, it prints each phase's median and spread instead.
@@ -60,6 +63,12 @@ struct ReportCommand: ParsableCommand {
 
   @Option(help: ArgumentHelp("With --html: the release binary whose page strip to include.", valueName: "path"))
   var pagesBinary: String?
+
+  @Flag(
+    help:
+      "Show the recording's own times, its recorder's time taken out, even when a timing launch ('record --timing-launch', <trace>.timing) is beside it."
+  )
+  var ownTimes = false
 
   @OptionGroup var output: OutputFormatOptions<MarkdownOrJSONFlag>
 
@@ -105,7 +114,7 @@ struct ReportCommand: ParsableCommand {
     try Terminal.run {
       try ReportRequest(
         traces: traceFiles, searchPaths: search.searchPaths, reportFormat: output.format, chromeTrace: chromeTrace,
-        folded: folded, perThread: perThread, html: html, pagesBinary: pagesBinary,
+        folded: folded, perThread: perThread, html: html, pagesBinary: pagesBinary, usesTimingLaunch: !ownTimes,
         measureCold: cold.method.map { ColdLaunchRequest(command: words, timeLimitMilliseconds: timeLimit, method: $0) }
       ).run()
     }

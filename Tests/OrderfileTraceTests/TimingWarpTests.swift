@@ -5,11 +5,14 @@ private let ms: UInt64 = 1_000_000
 
 /// A closed trace of /bin/app started at `start`: first calls (address, ms from start), its
 /// end `end` ms from start.
-private func launch(start: UInt64, calls: [(UInt64, UInt64)], end: UInt64, path: String = "/bin/app") -> Trace {
+private func launch(
+  start: UInt64, calls: [(UInt64, UInt64)], end: UInt64, path: String = "/bin/app", traceStart: UInt64? = nil
+) -> Trace {
   let header = TraceHeader(
     versionMajor: 1, versionMinor: 4, pid: 7, parentPID: nil, forkRecordIndex: nil, recordCapacity: 64,
     moduleCapacity: 2, processStartNanoseconds: start, processStartResolutionNanoseconds: 1_000,
-    processStartSource: .spawn, traceStartNanoseconds: start + calls[0].1 * ms, timeLimitNanoseconds: nil,
+    processStartSource: .spawn, traceStartNanoseconds: start + (traceStart ?? calls[0].1 * ms),
+    timeLimitNanoseconds: nil,
     droppedCount: 0, isClosed: true, windowReason: .exit, windowEndNanoseconds: start + end * ms,
     endNanoseconds: start + end * ms, minorFaults: nil, majorFaults: nil)
   let module = TraceModule(
@@ -32,7 +35,7 @@ struct TimingWarpTests {
   func anchors() {
     let warp = TimingWarp(recorded: recorded, timing: timing)
     #expect(warp.calls == 2)
-    // The first hook's call and the recorder's start coincide here: one anchor.
+    // The first hook is the first call here: one anchor.
     #expect(warp.anchors.map(\.recorded) == [0, 4 * ms, 8 * ms, 40 * ms])
     #expect(warp.anchors.map(\.timed) == [0, 3 * ms, 5 * ms, 25 * ms])
   }
@@ -73,6 +76,18 @@ struct TimingWarpTests {
     let other = launch(start: 0, calls: [(0x10, 3), (0x20, 5)], end: 25, path: "/bin/other")
     let warp = TimingWarp(recorded: recorded, timing: other)
     #expect(warp.calls == 0)
-    #expect(warp.anchors.count == 3)  // process start, the recorder's start and the end
+    #expect(warp.anchors.count == 3)  // process start, the first hook and the end
+  }
+
+  @Test("the first hook is the report's in both: the recorder's start where it came before the first call")
+  func firstHook() {
+    // The recording's first call came before its recorder's start on its clock (its arming
+    // taken out), the timing launch's after: the moved first hook is the timing launch's.
+    let early = launch(start: 0, calls: [(0x10, 4), (0x20, 8)], end: 40, traceStart: 4 * ms + 500_000)
+    let late = launch(start: 0, calls: [(0x10, 3), (0x20, 5)], end: 25, traceStart: 2 * ms)
+    let moved = TimingWarp(recorded: early, timing: late).apply(to: early)
+    let hook = min(moved.header.traceStartNanoseconds, moved.records.map(\.timeNanoseconds).min() ?? .max)
+    #expect(hook == 2 * ms)
+    #expect(moved.records.map(\.timeNanoseconds) == [2 * ms, 5 * ms])
   }
 }

@@ -9,7 +9,9 @@ main's wait returns, clang compiling and linking a small C file (a large C++ pro
 main → exit is mostly its wait for two children, clang -cc1 and ld.lld, each a large C++
 program too; when the bench's clang has ld.lld beside it), and the Swift toolchain's
 swift-frontend -version (about 250k functions, 210 MB) when the toolchain is on PATH. Each round records the program
-in-process and reads `orderfile report --json`, and launches the unmodified program under the
+in-process with `--timing-launch` (a second launch trapping only the functions that mark the
+phases, whose times the report shows; the recording's own, `report --own-times`, are shown
+beside them) and reads `orderfile report --json`, and launches the unmodified program under the
 kernel's timing (launchprobe.py, uprobes on main and on the first hook), the two in turns;
 medians. Without root or uprobes the section says why and compares nothing.
 
@@ -60,16 +62,27 @@ class LargePhases:
     phases: list[PhaseCheck]
     first_hook: str
     children: list[ChildSpan] = field(default_factory=list)
+    # The recording's own phases (report --own-times: its recorder's time taken out), against the
+    # same plain launches; they inform, the timing launch's are the verdict.
+    own_phases: list[PhaseCheck] = field(default_factory=list)
 
 
-def _children(spans, program, end):
+def _children(spans, program, end, launch=0):
     """The programs `program`'s process started by exec, from `exec_spans`: [(file name, ns from exec
     to `end(pid, exit)`)] in exec order, None for a child `end` cannot time. Execs before the program
-    (the recorder's own) and after it ended are not its children."""
+    (the recorder's own) and after it ended are not its children. `launch`: which launch of the
+    program, 0 the first (1: a recording's timing launch)."""
     path = os.path.realpath(program)
-    top = next((i for i, span in enumerate(spans) if span[1] and os.path.realpath(span[1]) == path), None)
-    if top is None:
-        return []
+    top, after = None, -1
+    for _ in range(launch + 1):
+        # A launch's top program: the first exec of it after the launch before had ended (its
+        # children may be the program again: clang's -cc1).
+        top = next((i for i, span in enumerate(spans) if i > after and span[1]
+                    and os.path.realpath(span[1]) == path), None)
+        if top is None:
+            return []
+        ended = spans[top][3]
+        after = next((i for i, span in enumerate(spans) if ended is not None and span[2] > ended), len(spans)) - 1
     top_exit = spans[top][3]
     out = []
     for pid, file, started, ended in spans[top + 1:]:
@@ -186,12 +199,17 @@ def _measure(ctx, probe, d, cmd, name):
     def recorded():
         for old in glob.glob(trace + ".*"):
             os.remove(old)
-        _, events = probe.traced(lambda: run_checked([tool, "record", "--recorder", "in-process", "-q", "-o", trace,
-                                                      "--"] + cmd, f"record {name}", env=ctx.env()))
-        children = _children(exec_spans(events, os.getpid()), cmd[0], lambda pid, _: _trace_end(trace, pid))
-        return json.loads(run_checked([tool, "report", trace, "--json"], "orderfile report", env=ctx.env())), children
+        _, events = probe.traced(lambda: run_checked([tool, "record", "--recorder", "in-process", "--timing-launch",
+                                                      "-q", "-o", trace, "--"] + cmd, f"record {name}", env=ctx.env()))
+        # The children whose times the report shows: the timing launch's.
+        children = _children(exec_spans(events, os.getpid()), cmd[0],
+                             lambda pid, _: _trace_end(trace + ".timing", pid), launch=1)
+        report = json.loads(run_checked([tool, "report", trace, "--json"], "orderfile report", env=ctx.env()))
+        own = json.loads(run_checked([tool, "report", trace, "--own-times", "--json"], "orderfile report --own-times",
+                                     env=ctx.env()))
+        return report, own, children
 
-    first = _first_hook(recorded()[0])
+    first = _first_hook(recorded()[1])
     hook = f"{first[0]} ({os.path.basename(first[1])})" if first else None
     events = {"main": probe.probe(cmd[0], "main")}
     if first:
@@ -203,16 +221,17 @@ def _measure(ctx, probe, d, cmd, name):
         return times, _children(exec_spans(text, os.getpid()), cmd[0], lambda _, exit: exit)
 
     plain()  # warm-up
-    reports, probed, recorded_children, plain_children = [], [], [], []
+    reports, owns, probed, recorded_children, plain_children = [], [], [], [], []
     for _ in range(ROUNDS):
-        report, children = recorded()
+        report, own, children = recorded()
         reports.append(report)
+        owns.append(own)
         times, launched = plain()
         if times:
             probed.append(times)
         recorded_children.append(children)
         plain_children.append(launched)
-    overhead = reports[-1].get("recorderOverhead") or {}
+    overhead = owns[-1].get("recorderOverhead") or {}
     children = overhead.get("childrenNanoseconds", 0)
     line = (f"arming {overhead.get('armingNanoseconds', 0) / 1e6:.2f} ms, traps "
             f"{overhead.get('trapsNanoseconds', 0) / 1e6:.2f} ms"
@@ -221,7 +240,9 @@ def _measure(ctx, probe, d, cmd, name):
                        first_calls=int(statistics.median(len(r["firstCalls"]) for r in reports)), overhead=line,
                        phases=_phase_checks({"in-process": reports, "tracer": []}, probed,
                                             {"in-process": hook} if hook else {}),
-                       first_hook=hook or "", children=_child_spans(recorded_children, plain_children))
+                       first_hook=hook or "", children=_child_spans(recorded_children, plain_children),
+                       own_phases=_phase_checks({"in-process": owns, "tracer": []}, probed,
+                                                {"in-process": hook} if hook else {}))
 
 
 def run(ctx):
@@ -251,6 +272,14 @@ def run(ctx):
     return LargePhasesResult(goal=goal, programs=programs, passed=passed)
 
 
+def _own(program, phase, base):
+    """The recording's own time of `phase` (report --own-times) and its delta to `base`, or "–"."""
+    own = next((c.recorder_ms.get("in-process") for c in program.own_phases if c.phase == phase), None)
+    if own is None:
+        return "–"
+    return f"own {own:.2f} ms" + ("" if base is None else f" ({own - base:+.2f})")
+
+
 def render_text(res):
     out = [f"== largephases: report's phases on large programs (goal: {res.goal}) ==", ""]
     if res.skipped:
@@ -265,7 +294,7 @@ def render_text(res):
             delta = "–" if base is None else f"{mine - base:+.2f} ms"
             based = "–" if base is None else f"{base:.2f} ms"
             out.append(f"  {check.phase:32s} kernel {based:>11s}  report {mine:9.2f} ms  {delta:>11s}  "
-                       f"{'met' if check.met.get('in-process') else 'missed'}")
+                       f"{'met' if check.met.get('in-process') else 'missed'}  {_own(p, check.phase, base)}")
         for i, child in enumerate(p.children, 1):
             out.append(f"  child {i} ({child.program}), exec → end: kernel {child.baseline_ms:.2f} ms, its trace "
                        f"{child.recorder_ms:.2f} ms, {child.paired_ms:+.2f} ms paired (informs; not a check)")
@@ -282,7 +311,7 @@ def render_markdown(res, report):
                 continue
             rows.append([p.program, check.phase, "–" if base is None else f"{base:.2f} ms", f"{mine:.2f} ms",
                          "–" if base is None else f"{mine - base:+.2f} ms",
-                         "met" if check.met.get("in-process") else "missed"])
+                         "met" if check.met.get("in-process") else "missed", _own(p, check.phase, base)])
     taken = [f"{p.program}: {p.first_calls:,} first calls, first hook `{p.first_hook}`; taken out {p.overhead}."
              + "".join(f" Child {i} (`{c.program}`), exec → end: {c.baseline_ms:.2f} ms plain, {c.recorder_ms:.2f} ms "
                        f"on its trace, {c.paired_ms:+.2f} ms paired." for i, c in enumerate(p.children, 1))
@@ -290,9 +319,11 @@ def render_markdown(res, report):
     body = [report.provenance(), ""]
     if res.skipped:
         body += [f"Not compared: {res.skipped}.", ""]
-    body += [f"Medians of {ROUNDS} recordings and {ROUNDS} kernel-timed plain launches of each program:", "",
+    body += [f"Medians of {ROUNDS} recordings (each with its timing launch, whose times the report shows) "
+             f"and {ROUNDS} kernel-timed plain launches of each program:", "",
              md.table(["program", "phase", "uninstrumented, kernel-timed", "in the report", "delta",
-                       "within 10% or 1 ms"], ["l", "l", "r", "r", "r", "l"], rows), ""] + taken + [
+                       "within 10% or 1 ms", "the recording's own (informs)"], ["l", "l", "r", "r", "r", "l", "r"],
+                      rows), ""] + taken + [
              "", f"Goal: {res.goal}: {verdict(res.passed)}."]
     return {"largephases": "\n".join(body)}
 

@@ -55,6 +55,23 @@ class ExecSpansTests(unittest.TestCase):
         recorded = _children(spans, "/usr/bin/clang-21", lambda pid, _: ends.get(pid))
         self.assertEqual(recorded, [("clang-21", 8_900_000), ("ld.lld", None)])
 
+    def test_the_timing_launchs_children(self):
+        # The recorder runs the program again (pid 400) after the first launch ended: its own
+        # -cc1 (401), whose file is the program's, is the second launch's child, not a third launch.
+        second = TRACE + """\
+       orderfile-150     [000] ..... 1000.030000: sched_process_fork: comm=orderfile pid=150 child_comm=orderfile child_pid=400
+        clang-21-400     [000] ..... 1000.031000: sched_process_exec: filename=/usr/bin/clang-21 pid=400 old_pid=400
+        clang-21-400     [000] ..... 1000.032000: sched_process_fork: comm=clang-21 pid=400 child_comm=clang-21 child_pid=401
+        clang-21-401     [000] ..... 1000.032100: sched_process_exec: filename=/usr/bin/clang-21 pid=401 old_pid=401
+        clang-21-401     [000] ..... 1000.039100: sched_process_exit: comm=clang-21 pid=401 prio=120 group_dead=true
+        clang-21-400     [000] ..... 1000.040000: sched_process_exit: comm=clang-21 pid=400 prio=120 group_dead=true
+"""
+        spans = exec_spans(second, 100)
+        exits = lambda _, exit: exit
+        self.assertEqual(_children(spans, "/usr/bin/clang-21", exits, launch=1), [("clang-21", 7_000_000)])
+        self.assertEqual(_children(spans, "/usr/bin/clang-21", exits), [("clang-21", 10_000_000), ("ld.lld", 5_000_000)])
+        self.assertEqual(_children(spans, "/usr/bin/clang-21", exits, launch=2), [])
+
     def test_a_program_never_run_has_no_children(self):
         self.assertEqual(_children(exec_spans(TRACE, 100), "/usr/bin/swift-frontend", lambda _, e: e), [])
 
