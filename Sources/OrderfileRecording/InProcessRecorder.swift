@@ -103,21 +103,49 @@ public struct InProcessRecorder: Recorder {
       skipped: planner.skippedSystemLibraries.sorted(), excluded: planner.excludedModules.sorted())
     recording.warnings += until.filter { !planner.matchedStopNames.contains($0) }.map(
       Recording.untilMatchedNothing)
-    if request.timingLaunch {
-      let timing = TimingLaunch.path(for: output)
-      let traps = try Self.timingPlan(of: traces, plan: plan.modules, planner: planner, file: planFile)
-      unlink(planFile + OF_PLAN_CLOCK_SUFFIX)  // the recording's children's time, not the timing launch's
-      let started = MonotonicClock.nanoseconds()
-      var timingRequest = runtimeRequest
-      timingRequest.output = timing
-      let timed = try runtime.record(timingRequest)
-      recording.timingTrace = timed.tracePath
-      recording.notes.append(
-        "timing launch, trapping \(traps) functions that mark the phases: \(timed.tracePath) ("
-          + "\(timed.childTraces.count + timed.execTraces.count) other traces), in "
-          + String(format: "%.1f", Double(MonotonicClock.nanoseconds() - started) / 1e6) + " ms")
+    if request.timingLaunch, recording.interruptedBy == nil {
+      try Self.addTimingLaunch(
+        to: &recording, traces: traces, plan: plan.modules, planner: planner, planFile: planFile,
+        runtime: runtime, request: runtimeRequest)
     }
     return recording
+  }
+
+  /// Runs the timing launch of `recording` (see `TimingLaunch`) and notes it there. A timing
+  /// launch that fails or is stopped leaves no trace and a warning: the recording stands.
+  static func addTimingLaunch(
+    to recording: inout Recording, traces: [String], plan: [InProcessPlan.Module], planner: ModulePlanner,
+    planFile: String, runtime: RuntimeRecorder, request: RecordingRequest
+  ) throws {
+    let traps = try timingPlan(of: traces, plan: plan, planner: planner, file: planFile)
+    unlink(planFile + OF_PLAN_CLOCK_SUFFIX)  // the recording's children's time, not the timing launch's
+    let started = MonotonicClock.nanoseconds()
+    var timingRequest = request
+    timingRequest.output = TimingLaunch.path(for: request.output)
+    let timed: Recording
+    do {
+      timed = try runtime.record(timingRequest)
+    } catch {
+      Recording.removeEarlierSiblings(of: request.output, keeping: traces)
+      recording.warnings.append("no timing launch: \(error)")
+      return
+    }
+    if let signal = timed.interruptedBy {
+      Recording.removeEarlierSiblings(of: request.output, keeping: traces)
+      recording.interruptedBy = signal
+      recording.warnings.append("no timing launch: it was stopped by signal \(signal)")
+      return
+    }
+    if timed.status != recording.status {
+      recording.warnings.append(
+        "the timing launch exited with status \(timed.status), the recording with \(recording.status): it may not have done the same, and report shows its times"
+      )
+    }
+    recording.timingTrace = timed.tracePath
+    recording.notes.append(
+      "timing launch, trapping \(traps) functions that mark the phases: \(timed.tracePath) ("
+        + "\(timed.childTraces.count + timed.execTraces.count) other traces), in "
+        + String(format: "%.1f", Double(MonotonicClock.nanoseconds() - started) / 1e6) + " ms")
   }
 
   /// Writes over the plan at `file` the timing launch's (see `TimingLaunch`): every module the
@@ -148,10 +176,9 @@ public struct InProcessRecorder: Recorder {
     var modules = plan.map { module in
       var timed = module
       timed.recordsData = false
-      timed.entries =
-        FileIdentity(path: module.path).flatMap { wanted.removeValue(forKey: $0) }.map {
-          $0.entries.sorted()
-        } ?? []
+      // A stop ends the window at its trap: it is armed too.
+      let marks = FileIdentity(path: module.path).flatMap { wanted.removeValue(forKey: $0) }?.entries ?? []
+      timed.entries = marks.union(module.stops).sorted()
       return timed
     }
     for (_, program) in wanted.sorted(by: { $0.value.path < $1.value.path }) {

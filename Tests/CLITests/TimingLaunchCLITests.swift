@@ -126,6 +126,48 @@ struct TimingLaunchCLITests {
     #expect(overhead != nil && overhead?["timingLaunch"] == nil)
   }
 
+  @Test("with --until the timing launch ends where the recording's window did, and the report's phases are its")
+  func untilKept() throws {
+    let run = try record(["--timing-launch", "--until", "f250"])
+    #expect(run.succeeded, "\(run.standardError)")
+    let recorded = try TraceReader.read(path: work.file("t.trace"))
+    let timed = try TraceReader.read(path: work.file("t.trace.timing"))
+    #expect(recorded.header.windowReason == .startupComplete)
+    #expect(timed.header.windowReason == recorded.header.windowReason)
+    // Armed: the first hook, main and the --until function.
+    #expect(timed.records.count == 3, "\(timed.records.count) first calls in the timing launch")
+    let shown = try phases(work.file("t.trace"))
+    let own = try phases(work.file("t.trace.timing"))
+    #expect(shown.keys.contains("main → startup complete"), "\(shown.keys.sorted())")
+    for (name, span) in own where name != "after the launch" {
+      let other = shown[name] ?? []
+      #expect(other.count == 2 && zip(other, span).allSatisfy { abs($0 - $1) <= 1 }, "\(name): \(other) \(span)")
+    }
+  }
+
+  @Test(
+    "a timing launch that ends otherwise than the recording is kept with a warning; record exits as the recording did")
+  func statusDiffers() throws {
+    // The program exits 3 when it finds the file its first run left.
+    let source =
+      "#include <stdio.h>\n#include <unistd.h>\n"
+      + "__attribute__((noinline)) int work(int x) { return x * 7; }\n"
+      + "int main(void) {\n  if (access(\"ran\", F_OK) == 0) return 3;\n"
+      + "  FILE *f = fopen(\"ran\", \"w\");\n  if (f) fclose(f);\n  return work(2) == 14 ? 0 : 1;\n}\n"
+    try source.write(toFile: work.file("once.c"), atomically: true, encoding: .utf8)
+    let once = work.file("once")
+    try runChecked(Toolchain.clang, ["-O1", "-g", work.file("once.c"), "-o", once])
+    let run = try ProcessRunner.run(
+      PackagePaths.orderfileExecutable,
+      ["record", "--recorder", "in-process", "--timing-launch", "-o", work.file("o.trace"), "--", once],
+      environment: ["ORDERFILE_RUNTIME_DIR": try RuntimeBuilder.libraryDirectory()], currentDirectory: work.path)
+    #expect(run.status == 0, "\(run.standardError)")
+    #expect(
+      run.standardError.contains("the timing launch exited with status 3, the recording with 0"), "\(run.standardError)"
+    )
+    #expect(FileManager.default.fileExists(atPath: work.file("o.trace.timing")))
+  }
+
   @Test("--timing-launch with the tracer or an instrumented build is a usage error")
   func refusedElsewhere() throws {
     for extra in [["--recorder", "tracer"], ["--instrumented"]] {
