@@ -57,7 +57,9 @@ public enum TimingLaunch {
     let timing = self.path(for: top)
     guard FileManager.default.fileExists(atPath: timing) else { return nil }
     guard member != nil else { return timing }
-    func others(of top: String) -> [(program: String, start: UInt64, path: String)] {
+    // In the order they started: a child's start is known to a clock tick, so processes of one
+    // tick go by pid, which the kernel hands out in turn.
+    func others(of top: String) -> [(program: String, start: UInt64, pid: UInt32, path: String)] {
       let (directory, base) = PathName.split(top)
       // Spelled as `top` is: a trace named ./t.trace has members ./t.trace.<pid>.
       let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter {
@@ -70,8 +72,8 @@ public enum TimingLaunch {
         guard let trace = try? TraceReader.read(path: file),
           let program = trace.modules.first(where: \.isMainExecutable)?.path
         else { return nil }
-        return (program, trace.header.processStartNanoseconds, file)
-      }.sorted { ($0.start, $0.path) < ($1.start, $1.path) }
+        return (program, trace.header.processStartNanoseconds, trace.header.pid, file)
+      }.sorted { ($0.start, $0.pid, $0.path) < ($1.start, $1.pid, $1.path) }
     }
     let recorded = others(of: top)
     guard let own = recorded.first(where: { $0.path == path }) else { return nil }
@@ -91,19 +93,25 @@ public struct TimingWarp: Sendable {
 
   /// The anchors of `recorded` and `timing`: process start, the first hook, every function both
   /// called (by module file and address, its first call in each), the launch window's end and
-  /// the trace's end, the first hook and the ends as a report takes them. An anchor that would run backwards against those before it is left out.
+  /// the trace's end, the first hook and the ends as a report takes them. An anchor that would
+  /// run backwards against those before it is left out.
   public init(recorded: Trace, timing: Trace) {
     func relative(_ trace: Trace, _ time: UInt64) -> UInt64 {
       time > trace.header.processStartNanoseconds ? time - trace.header.processStartNanoseconds : 0
     }
-    var timed: [String: UInt64] = [:]
+    // The timing launch's calls by the recording's module index and address: a recording holds
+    // up to hundreds of thousands of first calls, the timing launch a few.
+    let indexOf = Dictionary(
+      recorded.modules.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { first, _ in first })
+    var timed: [Int: [UInt64: UInt64]] = [:]
     for record in timing.records where record.module < timing.modules.count {
-      let key = "\(timing.modules[record.module].path)@\(record.address)"
-      timed[key] = min(timed[key] ?? .max, relative(timing, record.timeNanoseconds))
+      guard let module = indexOf[timing.modules[record.module].path] else { continue }
+      let time = relative(timing, record.timeNanoseconds)
+      timed[module, default: [:]][record.address] = min(timed[module]?[record.address] ?? .max, time)
     }
     var pairs: [(recorded: UInt64, timed: UInt64, isCall: Bool)] = [(0, 0, false)]
-    for record in recorded.records where record.module < recorded.modules.count {
-      if let time = timed["\(recorded.modules[record.module].path)@\(record.address)"] {
+    for record in recorded.records {
+      if let time = timed[record.module]?[record.address] {
         pairs.append((relative(recorded, record.timeNanoseconds), time, true))
       }
     }
