@@ -66,7 +66,7 @@ public struct RecordRequest {
       for note in recording.notes { output.note(note) }
     }
     for warning in recording.warnings { output.warning(warning) }
-    if self.recording.timingLaunch && recording.timingTrace == nil {
+    if self.recording.timingLaunch && !recording.timingLaunchAttempted {
       output.warning("no timing launch: it is made by the in-process recorder, and this recording used another")
     }
     if trace.header.droppedCount > 0 {

@@ -114,11 +114,17 @@ public struct ReportRequest: Sendable {
   ) {
     let trace = try TraceReader.read(path: path)
     guard timed, let timingPath = TimingLaunch.counterpart(of: path) else { return (trace, nil) }
-    let timing = try TraceReader.read(path: timingPath)
-    let program = { (trace: Trace) in trace.modules.first(where: \.isMainExecutable).map { [$0.path, "\($0.buildID)"] }
+    let timing: Trace
+    do {
+      timing = try TraceReader.read(path: timingPath)
+    } catch {
+      output.warning("\(timingPath): \(error); the recording's own times are shown")
+      return (trace, nil)
     }
-    guard program(timing) == program(trace) else {
-      output.warning("\(timingPath): a launch of another program than \(path)'s; its times are not used")
+    guard TimingLaunch.belongs(timing, to: trace) else {
+      output.warning(
+        "\(timingPath): not the timing launch of \(path) (another program, or not run right after it); the recording's own times are shown"
+      )
       return (trace, nil)
     }
     let warp = TimingWarp(recorded: trace, timing: timing)

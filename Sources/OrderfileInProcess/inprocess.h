@@ -69,6 +69,11 @@ typedef struct of_plan_module {
 
 extern of_plan_module of_plan[OF_ARMED_CAPACITY];
 extern uint32_t of_plan_count;
+/* OF_PLAN_FILE_*: OF_PLAN_FILE_NAMED_ONLY leaves every module the plan does not name unarmed. */
+extern uint32_t of_plan_flags;
+/* The context of_arm_module takes: whether modules the plan does not name are armed from their
+ * symbols. */
+void *of_unplanned_arming(void) __attribute__((no_instrument_function));
 /* Reads one variable of the initial environment without libc's environ (not set yet). */
 bool of_early_getenv(const char *name, char *out, size_t capacity) __attribute__((no_instrument_function));
 /* Whether the initial environment sets `name` to 0: the switches that turn a part of the

@@ -16,6 +16,7 @@
 
 of_plan_module of_plan[OF_ARMED_CAPACITY];
 uint32_t of_plan_count;
+uint32_t of_plan_flags;
 
 /* Reads one variable of the initial environment without libc's environ (not set yet). The
  * environment is read once, at the first call: arming asks for several variables, and a
@@ -61,6 +62,11 @@ bool of_early_off(const char *name) {
   return of_early_getenv(name, value, sizeof value) && strcmp(value, "0") == 0;
 }
 
+void *of_unplanned_arming(void) OF_NOINSTR;
+void *of_unplanned_arming(void) {
+  return (of_plan_flags & OF_PLAN_FILE_NAMED_ONLY) != 0 ? NULL : (void *)1;
+}
+
 /* Maps and checks the plan file; fills of_plan. */
 bool of_load_plan(const char *path) OF_NOINSTR;
 bool of_load_plan(const char *path) {
@@ -82,6 +88,7 @@ bool of_load_plan(const char *path) {
   }
   uint32_t count;
   memcpy(&count, data + 8, 4);
+  memcpy(&of_plan_flags, data + 12, 4);
   size_t at = 16;
   for (uint32_t i = 0; i < count && of_plan_count < OF_ARMED_CAPACITY; i++) {
     uint32_t header[2];

@@ -98,7 +98,7 @@ static bool of_handle_trap_at(uintptr_t address, ucontext_t *context, uint64_t t
   }
   if (address == of_loader_hook && of_loader_hook != 0) {
     if (_r_debug.r_state == RT_CONSISTENT) {
-      dl_iterate_phdr(of_arm_module, (void *)1);
+      dl_iterate_phdr(of_arm_module, of_unplanned_arming());
       /* The first module armed in an image that had none: its trace starts now, inside the
        * dlopen that maps the module, before the module's constructors run. The loader calls
        * here with its lock held and no lock of libc's, so starting is as safe as in a
@@ -238,7 +238,7 @@ static void of_arm_program(void) {
   }
   of_code_faults_setup();
   of_trap_waits_setup();
-  dl_iterate_phdr(of_arm_module, (void *)1);
+  dl_iterate_phdr(of_arm_module, of_unplanned_arming());
   if (_r_debug.r_brk != 0) {
     uintptr_t mask = of_page_bytes() - 1u;
     uintptr_t hook = (uintptr_t)_r_debug.r_brk;

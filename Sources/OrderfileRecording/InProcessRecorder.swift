@@ -103,6 +103,7 @@ public struct InProcessRecorder: Recorder {
       skipped: planner.skippedSystemLibraries.sorted(), excluded: planner.excludedModules.sorted())
     recording.warnings += until.filter { !planner.matchedStopNames.contains($0) }.map(
       Recording.untilMatchedNothing)
+    recording.timingLaunchAttempted = request.timingLaunch
     if request.timingLaunch, recording.interruptedBy == nil {
       try Self.addTimingLaunch(
         to: &recording, traces: traces, plan: plan.modules, planner: planner, planFile: planFile,
@@ -150,7 +151,8 @@ public struct InProcessRecorder: Recorder {
 
   /// Writes over the plan at `file` the timing launch's (see `TimingLaunch`): every module the
   /// recording planned, and every program one of its processes ran, armed on only the first
-  /// function each process of the recording called and `main`; the `--until` entries stay.
+  /// function each process of the recording called (a fork child's own first) and `main`; the
+  /// `--until` entries stay, armed. No other module is armed (`OF_PLAN_FILE_NAMED_ONLY`).
   /// Returns the number of functions armed.
   static func timingPlan(of traces: [String], plan: [InProcessPlan.Module], planner: ModulePlanner, file: String)
     throws -> Int
@@ -162,7 +164,10 @@ public struct InProcessRecorder: Recorder {
     }
     for path in traces {
       guard let trace = try? TraceReader.read(path: path) else { continue }
-      if let first = trace.records.min(by: { $0.timeNanoseconds < $1.timeNanoseconds }),
+      // A fork child's own first call: the calls before its fork index are its parent's.
+      if let first = trace.records.dropFirst(trace.header.forkRecordIndex ?? 0).min(by: {
+        $0.timeNanoseconds < $1.timeNanoseconds
+      }),
         first.module < trace.modules.count
       {
         want(trace.modules[first.module].path, [first.address])
@@ -185,7 +190,9 @@ public struct InProcessRecorder: Recorder {
       modules.append(
         .init(path: program.path, isMainExecutable: false, entries: program.entries.sorted(), stops: []))
     }
-    try AtomicFile.write(InProcessPlan.encode(modules), to: file)
+    // Named only: a library the plan does not name (a plugin the program loads) stays unarmed,
+    // where a recording arms it from its symbols.
+    try AtomicFile.write(InProcessPlan.encode(modules, flags: OF_PLAN_FILE_NAMED_ONLY), to: file)
     return modules.reduce(0) { $0 + $1.entries.count }
   }
 
@@ -257,13 +264,14 @@ enum InProcessPlan {
     }
   }
 
-  static func encode(_ modules: [Module]) -> [UInt8] {
+  /// `flags`: the plan's (`OF_PLAN_FILE_*`).
+  static func encode(_ modules: [Module], flags: UInt32 = 0) -> [UInt8] {
     var bytes = Array(OF_PLAN_MAGIC.utf8) + [0]
     func append<T: FixedWidthInteger>(_ value: T) {
       withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
     append(UInt32(modules.count))
-    append(UInt32(0))
+    append(flags)
     for module in modules {
       let path = Array(module.path.utf8)
       append(UInt32(path.count))

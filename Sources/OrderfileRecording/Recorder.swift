@@ -92,6 +92,8 @@ public struct Recording: Sendable {
   public var planning: Planning?
   /// The timing launch's trace (`--timing-launch`), when one was made.
   public var timingTrace: String?
+  /// The recorder makes timing launches and was asked for one: a missing one was warned of.
+  public var timingLaunchAttempted = false
 
   /// The module files a recording without a rebuild read to plan, and those it took from
   /// the plan cache instead (`PlanCache`).

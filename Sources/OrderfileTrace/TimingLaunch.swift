@@ -37,6 +37,8 @@ public enum TimingLaunch {
   /// The recording a trace belongs to and its place in it: the top trace and, for the trace of
   /// another process or image (`<trace>.<pid>`, `<trace>.<pid>.exec<n>`), that file's suffix.
   static func family(of path: String) -> (top: String, member: String?) {
+    // A recording named like a member (`-o app.1`) is a top when its timing launch is beside it.
+    if FileManager.default.fileExists(atPath: self.path(for: path)) { return (path, nil) }
     let parts = PathName.base(of: path).split(separator: ".", omittingEmptySubsequences: false)
     // The longest prefix after which every part is a pid or an exec image's number.
     for count in 1..<max(parts.count, 1) {
@@ -44,14 +46,15 @@ public enum TimingLaunch {
       guard isNumbered(rest), rest.first.map({ !$0.hasPrefix("exec") }) == true else { continue }
       let member = rest.joined(separator: ".")
       let top = String(path.dropLast(member.count + 1))
-      if FileManager.default.fileExists(atPath: top) { return (top, member) }
+      if TraceReader.startsWithMagic(path: top) { return (top, member) }
     }
     return (path, nil)
   }
 
   /// The timing launch's trace that times the same process as the trace at `path`, or nil
   /// when the recording has no timing launch or no trace of it matches. Another process is
-  /// matched by its program and the order the processes of that program started in.
+  /// matched by its program, whether it was a fork child, and the order the processes of that
+  /// kind started in; none when the two launches had not as many of that kind.
   public static func counterpart(of path: String) -> String? {
     let (top, member) = family(of: path)
     let timing = self.path(for: top)
@@ -59,7 +62,7 @@ public enum TimingLaunch {
     guard member != nil else { return timing }
     // In the order they started: a child's start is known to a clock tick, so processes of one
     // tick go by pid, which the kernel hands out in turn.
-    func others(of top: String) -> [(program: String, start: UInt64, pid: UInt32, path: String)] {
+    func others(of top: String) -> [(kind: String, start: UInt64, pid: UInt32, path: String)] {
       let (directory, base) = PathName.split(top)
       // Spelled as `top` is: a trace named ./t.trace has members ./t.trace.<pid>.
       let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter {
@@ -72,14 +75,37 @@ public enum TimingLaunch {
         guard let trace = try? TraceReader.read(path: file),
           let program = trace.modules.first(where: \.isMainExecutable)?.path
         else { return nil }
-        return (program, trace.header.processStartNanoseconds, trace.header.pid, file)
+        return (
+          program + (trace.header.isForked ? " (fork)" : ""), trace.header.processStartNanoseconds,
+          trace.header.pid, file
+        )
       }.sorted { ($0.start, $0.pid, $0.path) < ($1.start, $1.pid, $1.path) }
     }
     let recorded = others(of: top)
     guard let own = recorded.first(where: { $0.path == path }) else { return nil }
-    let rank = recorded.filter { $0.program == own.program }.firstIndex { $0.path == path } ?? 0
-    let timed = others(of: timing).filter { $0.program == own.program }
-    return rank < timed.count ? timed[rank].path : nil
+    let mine = recorded.filter { $0.kind == own.kind }
+    let timed = others(of: timing).filter { $0.kind == own.kind }
+    guard mine.count == timed.count, let rank = mine.firstIndex(where: { $0.path == path }) else { return nil }
+    return timed[rank].path
+  }
+}
+
+extension TimingLaunch {
+  /// Whether `timing` can be the timing launch of `recorded`: the same program (path and
+  /// build-id), started after the recording and within a minute of its end (its recorder's time
+  /// added back: the end is on the program's clock). A timing launch left beside a trace copied
+  /// over the recording, or from another day, is not.
+  public static func belongs(_ timing: Trace, to recorded: Trace) -> Bool {
+    func program(_ trace: Trace) -> [String]? {
+      trace.modules.first(where: \.isMainExecutable).map { [$0.path, $0.buildIDHex] }
+    }
+    let started = recorded.header.processStartNanoseconds
+    let ended =
+      (recorded.header.endNanoseconds ?? recorded.records.map(\.timeNanoseconds).max() ?? started)
+      + (recorded.header.recorderTime?.totalNanoseconds ?? 0)
+    let minute: UInt64 = 60_000_000_000
+    return program(timing) == program(recorded) && timing.header.processStartNanoseconds >= started
+      && timing.header.processStartNanoseconds <= ended + minute
   }
 }
 

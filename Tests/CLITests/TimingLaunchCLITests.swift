@@ -92,6 +92,7 @@ struct TimingLaunchCLITests {
       let shown = try phases(recorded)
       let own = try phases(timed)
       #expect(Set(shown.keys) == ["process start → first hook", "first hook → main", "main → exit"])
+      #expect(Set(own.keys) == Set(shown.keys))
       for (name, span) in own {
         let other = shown[name] ?? []
         #expect(other.count == 2 && zip(other, span).allSatisfy { abs($0 - $1) <= 1 }, "\(name): \(other) \(span)")
@@ -139,6 +140,7 @@ struct TimingLaunchCLITests {
     let shown = try phases(work.file("t.trace"))
     let own = try phases(work.file("t.trace.timing"))
     #expect(shown.keys.contains("main → startup complete"), "\(shown.keys.sorted())")
+    #expect(Set(own.keys) == Set(shown.keys))
     for (name, span) in own where name != "after the launch" {
       let other = shown[name] ?? []
       #expect(other.count == 2 && zip(other, span).allSatisfy { abs($0 - $1) <= 1 }, "\(name): \(other) \(span)")
@@ -166,6 +168,82 @@ struct TimingLaunchCLITests {
       run.standardError.contains("the timing launch exited with status 3, the recording with 0"), "\(run.standardError)"
     )
     #expect(FileManager.default.fileExists(atPath: work.file("o.trace.timing")))
+  }
+
+  @Test(
+    "a fork child and a spawned child each take their times from the timing launch's process of their kind; a plugin stays unarmed there"
+  )
+  func forkChildAndPlugin() throws {
+    // The program dlopens a plugin and calls it, forks a child that calls 50 functions of its
+    // own and exits, then posix_spawns itself as a child that calls 50 others.
+    let plugin = "int plugin_a(int x) { return x + 1; }\nint plugin_b(int x) { return plugin_a(x) * 2; }\n"
+    try plugin.write(toFile: work.file("plugin.c"), atomically: true, encoding: .utf8)
+    try runChecked(
+      Toolchain.clang, ["-O1", "-g", "-shared", "-fPIC", work.file("plugin.c"), "-o", work.file("libplugin.so")])
+    let functions = (0..<100).map { "__attribute__((noinline)) int g\($0)(int x) { return x * 5 + \($0); }\n" }.joined()
+    let source =
+      "#include <dlfcn.h>\n#include <spawn.h>\n#include <string.h>\n#include <sys/wait.h>\n#include <unistd.h>\n"
+      + "extern char **environ;\nvolatile int s;\n" + functions
+      + "int main(int argc, char **argv) {\n"
+      + "  if (argc > 1) {\n" + (50..<100).map { "    s += g\($0)(s);\n" }.joined() + "    return 0;\n  }\n"
+      + "  void *h = dlopen(\"\(work.file("libplugin.so"))\", RTLD_NOW);\n"
+      + "  int (*b)(int) = h ? (int (*)(int))dlsym(h, \"plugin_b\") : 0;\n  if (!b) return 2;\n  s += b(1);\n"
+      + "  pid_t pid = fork();\n  if (pid == 0) {\n" + (0..<50).map { "    s += g\($0)(s);\n" }.joined()
+      + "    _exit(0);\n  }\n  int status;\n  waitpid(pid, &status, 0);\n"
+      + "  char *args[] = {argv[0], \"child\", 0};\n"
+      + "  if (posix_spawn(&pid, argv[0], 0, 0, args, environ) != 0) return 1;\n"
+      + "  waitpid(pid, &status, 0);\n  return 0;\n}\n"
+    try source.write(toFile: work.file("forking.c"), atomically: true, encoding: .utf8)
+    let forking = work.file("forking")
+    try runChecked(Toolchain.clang, ["-O1", "-g", work.file("forking.c"), "-o", forking, "-ldl"])
+    let run = try ProcessRunner.run(
+      PackagePaths.orderfileExecutable,
+      ["record", "--recorder", "in-process", "--timing-launch", "-o", work.file("f.trace"), "--", forking],
+      environment: ["ORDERFILE_RUNTIME_DIR": try RuntimeBuilder.libraryDirectory()])
+    #expect(run.succeeded, "\(run.standardError)")
+    let recorded = try traces("f.trace")
+    try #require(recorded.count == 2, "\(recorded)")
+    // The recording trapped the plugin; the timing launch did not arm it.
+    let top = try TraceReader.read(path: work.file("f.trace"))
+    #expect(top.modules.contains { $0.path.hasSuffix("libplugin.so") })
+    let timing = try TraceReader.read(path: work.file("f.trace.timing"))
+    #expect(!timing.modules.contains { $0.path.hasSuffix("libplugin.so") }, "\(timing.modules.map(\.path))")
+    #expect(timing.records.count == 2, "\(timing.records.count) first calls in the timing launch")
+    for child in recorded {
+      let report = try ProcessRunner.run(PackagePaths.orderfileExecutable, ["report", child, "--json"])
+      let overhead = try json(report.standardOutput)["recorderOverhead"] as? [String: Any]
+      let timed = try #require((overhead?["timingLaunch"] as? [String: Any])?["trace"] as? String, "\(child)")
+      #expect(timed.hasPrefix(work.file("f.trace.timing.")))
+      let (mine, theirs) = (try TraceReader.read(path: child), try TraceReader.read(path: timed))
+      #expect(mine.header.isForked == theirs.header.isForked, "\(child) → \(timed)")
+      #expect(theirs.records.count == (theirs.header.forkRecordIndex ?? 0) + (theirs.header.isForked ? 1 : 2))
+    }
+  }
+
+  @Test(
+    "a timing launch left beside another recording, or one that cannot be read, is not used: a warning, the own times")
+  func staleOrDamaged() throws {
+    #expect(try record(["--timing-launch"]).succeeded)
+    let timing = work.file("t.trace.timing")
+    // Another recording copied over the first: run after the timing launch, it is not its recording's.
+    #expect(
+      try ProcessRunner.run(
+        PackagePaths.orderfileExecutable,
+        ["record", "--recorder", "in-process", "-q", "-o", work.file("x.trace"), "--", program],
+        environment: ["ORDERFILE_RUNTIME_DIR": try RuntimeBuilder.libraryDirectory()]
+      ).succeeded)
+    try FileManager.default.removeItem(atPath: work.file("t.trace"))
+    try FileManager.default.copyItem(atPath: work.file("x.trace"), toPath: work.file("t.trace"))
+    let stale = try ProcessRunner.run(PackagePaths.orderfileExecutable, ["report", work.file("t.trace"), "--json"])
+    #expect(stale.succeeded, "\(stale.standardError)")
+    #expect(stale.standardError.contains("not the timing launch of"), "\(stale.standardError)")
+    #expect((try json(stale.standardOutput)["recorderOverhead"] as? [String: Any])?["timingLaunch"] == nil)
+    // A damaged timing launch.
+    try Data([0x4f, 0x46]).write(to: URL(fileURLWithPath: timing))
+    let damaged = try ProcessRunner.run(PackagePaths.orderfileExecutable, ["report", work.file("t.trace")])
+    #expect(damaged.succeeded, "\(damaged.standardError)")
+    #expect(damaged.standardError.contains(timing), "\(damaged.standardError)")
+    #expect(!damaged.standardOutput.contains("times from the timing launch"))
   }
 
   @Test("--timing-launch with the tracer or an instrumented build is a usage error")

@@ -63,10 +63,15 @@ struct TimingWarpTests {
 
   @Test("a call that would run backwards against the anchors before it ties nothing")
   func backwards() {
-    // main came before the first hook's function in the timing launch: its anchor is left out.
+    // main came before the first hook's function in the timing launch, whose first hook is then
+    // main's call at 2 ms. The recording's first hook (4 ms → 2) and main (8 ms → 2) tie; the
+    // first hook's function (4 ms → 3) falls at the hook's recorded time and is left out, so the
+    // stretch between them shrinks to nothing rather than run backwards.
     let crossed = launch(start: 0, calls: [(0x20, 2), (0x10, 3)], end: 25)
     let warp = TimingWarp(recorded: recorded, timing: crossed)
     #expect(warp.calls == 1)
+    #expect(warp.anchors.map(\.recorded) == [0, 4 * ms, 8 * ms, 40 * ms])
+    #expect(warp.anchors.map(\.timed) == [0, 2 * ms, 2 * ms, 25 * ms])
     let moved = warp.apply(to: recorded).records.map(\.timeNanoseconds)
     #expect(moved == moved.sorted())
   }
