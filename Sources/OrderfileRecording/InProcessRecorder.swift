@@ -123,6 +123,8 @@ public struct InProcessRecorder: Recorder {
     let started = MonotonicClock.nanoseconds()
     var timingRequest = request
     timingRequest.output = TimingLaunch.path(for: request.output)
+    var runtime = runtime
+    runtime.scratchTag = "-" + TimingLaunch.suffix
     let timed: Recording
     do {
       timed = try runtime.record(timingRequest)

@@ -14,6 +14,9 @@ import OrderfileTrace
 public struct RuntimeRecorder: Recorder {
   /// More variables for the program (the in-process recorder's preload and plan).
   public var environment: [String: String] = [:]
+  /// Appended to the scratch directory's name: a second recording by this process (a timing
+  /// launch) writes where a process the first one left running cannot.
+  public var scratchTag = ""
   /// SIGTERM, SIGHUP or SIGINT to this process while the program runs are passed on to it
   /// and the traces so far kept (`TerminationSignals`); for a command-line tool.
   public var passesTerminationSignals = false
@@ -33,7 +36,8 @@ public struct RuntimeRecorder: Recorder {
     Self.removeStaleScratch(in: PathName.directory(of: output))
     // Absolute: the runtime expands ORDERFILE_OUTPUT in the directory it starts in, which a
     // launcher may have changed before it execs the program.
-    let scratch = PathName.absolute(PathName.directory(of: output)) + "/.orderfile-record-\(getpid())"
+    let scratch =
+      PathName.absolute(PathName.directory(of: output)) + "/" + Self.scratchPrefix + "\(getpid())" + scratchTag
     do {
       try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
     } catch {
@@ -205,7 +209,9 @@ extension RuntimeRecorder {
   static func removeStaleScratch(in directory: String) {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     for name in names where name.hasPrefix(scratchPrefix) {
-      guard let pid = pid_t(name.dropFirst(scratchPrefix.count)), pid > 0, pid != getpid(),
+      // `.orderfile-record-<pid>`, or `<pid>-<tag>` (`scratchTag`).
+      guard let pid = pid_t(name.dropFirst(scratchPrefix.count).prefix { $0.isASCII && $0.isNumber }), pid > 0,
+        pid != getpid(),
         kill(pid, 0) != 0, errno == ESRCH
       else { continue }
       let path = directory + "/" + name

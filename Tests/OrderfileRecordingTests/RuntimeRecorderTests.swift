@@ -64,9 +64,13 @@ struct RuntimeRecorderTests {
     let output = directory.file("launch.trace")
     // A recording killed earlier left its scratch, with the trace its program wrote later.
     let deadPID = try deadProcessID()
-    let stale = directory.file(".orderfile-record-\(deadPID)")
-    try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: false)
-    try AtomicFile.write("partial", to: stale + "/trace.\(deadPID)")
+    // A timing launch's scratch (`scratchTag`) too.
+    for stale in [
+      directory.file(".orderfile-record-\(deadPID)"), directory.file(".orderfile-record-\(deadPID)-timing"),
+    ] {
+      try FileManager.default.createDirectory(atPath: stale, withIntermediateDirectories: false)
+      try AtomicFile.write("partial", to: stale + "/trace.\(deadPID)")
+    }
     let recording = try RuntimeRecorder().record(RecordingRequest(output: output, program: program, arguments: []))
     #expect(recording.status == 0)
     #expect(recording.tracePath == output)
