@@ -22,14 +22,7 @@ public struct ProfileBuilder {
     var preMain: StartupProfile.PreMain?
     var boundaries: [StartupProfile.Boundary] = [
       .init(kind: .processStart, name: "process start", timeNanoseconds: 0, thread: nil),
-      // A traced image inherits its parent's first calls from before the fork, earlier than
-      // its own trace started: the first hook is then the earliest call, so that no phase
-      // runs backwards ("main → first hook").
-      .init(
-        kind: .firstHook, name: "first hook",
-        timeNanoseconds: relative(
-          min(trace.header.traceStartNanoseconds, trace.records.map(\.timeNanoseconds).min() ?? .max)),
-        thread: nil),
+      .init(kind: .firstHook, name: "first hook", timeNanoseconds: relative(trace.firstHookNanoseconds), thread: nil),
     ]
     if let mainModule,
       let main = trace.records.first(where: {
@@ -56,12 +49,10 @@ public struct ProfileBuilder {
         }
       boundaries.append(.init(kind: .launchComplete, name: name, timeNanoseconds: relative(end), thread: nil))
     }
-    let lastRecord = trace.records.map(\.timeNanoseconds).max() ?? trace.header.traceStartNanoseconds
-    let end = trace.header.endNanoseconds ?? lastRecord
     boundaries.append(
       .init(
         kind: .exit, name: trace.header.isClosed ? "exit" : "trace end",
-        timeNanoseconds: relative(max(end, lastRecord)), thread: nil))
+        timeNanoseconds: relative(trace.reportedEndNanoseconds), thread: nil))
     // Stable: equal times keep the order above (process start, first hook, main, marks, ...).
     boundaries = boundaries.enumerated().sorted {
       ($0.element.timeNanoseconds, $0.offset) < ($1.element.timeNanoseconds, $1.offset)

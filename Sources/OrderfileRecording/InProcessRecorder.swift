@@ -166,10 +166,8 @@ public struct InProcessRecorder: Recorder {
     }
     for path in traces {
       guard let trace = try? TraceReader.read(path: path) else { continue }
-      // A fork child's own first call: the calls before its fork index are its parent's.
-      if let first = trace.records.dropFirst(trace.header.forkRecordIndex ?? 0).min(by: {
-        $0.timeNanoseconds < $1.timeNanoseconds
-      }),
+      // A fork child's own first call, not its parent's.
+      if let first = trace.ownRecords.min(by: { $0.timeNanoseconds < $1.timeNanoseconds }),
         first.module < trace.modules.count
       {
         want(trace.modules[first.module].path, [first.address])

@@ -33,19 +33,13 @@ public struct Recording: Sendable {
     for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     where name.hasPrefix(base + ".") && !keep.contains(name) {
       var parts = name.dropFirst(base.count + 1).split(separator: ".", omittingEmptySubsequences: false)
-      // An earlier recording's timing launch (`record --timing-launch`) goes too: a report
-      // would take its times from it.
-      if parts.first.map(String.init) == TimingLaunch.suffix {
-        parts.removeFirst()
-        if parts.isEmpty {
-          let path = directory + "/" + name
-          if TraceReader.startsWithMagic(path: path) { unlink(path) }
-          continue
-        }
-      }
-      let numbered = TimingLaunch.isNumbered(parts)
+      // An earlier recording's timing launch (`record --timing-launch`) goes too, its own trace
+      // and its processes': a report would take its times from it.
+      let timing = parts.first.map(String.init) == TimingLaunch.suffix
+      if timing { parts.removeFirst() }
+      let earlier = parts.isEmpty ? timing : TimingLaunch.isNumbered(parts)
       let path = directory + "/" + name
-      if numbered && !parts.isEmpty && TraceReader.startsWithMagic(path: path) { unlink(path) }
+      if earlier && TraceReader.startsWithMagic(path: path) { unlink(path) }
     }
   }
 
@@ -140,8 +134,7 @@ extension Trace {
   /// own, says nothing about the program, and is neither kept nor listed.
   func recordsNothingOfTheProgram(beside program: Trace?) -> Bool {
     let programPaths = Set(program?.modules.map(\.path) ?? [])
-    let own = records.dropFirst(header.forkRecordIndex ?? 0)
-    return !own.contains { record in
+    return !ownRecords.contains { record in
       guard modules.indices.contains(record.module) else { return false }
       let path = modules[record.module].path
       return programPaths.contains(path) || !TraceModule.isSystemFile(path: path)

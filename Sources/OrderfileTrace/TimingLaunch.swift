@@ -141,22 +141,16 @@ public struct TimingWarp: Sendable {
         pairs.append((relative(recorded, record.timeNanoseconds), time, true))
       }
     }
-    // The first hook as a report takes it: the recorder's start, or a first call before it.
-    func firstHook(_ trace: Trace) -> UInt64 {
-      relative(trace, min(trace.header.traceStartNanoseconds, trace.records.map(\.timeNanoseconds).min() ?? .max))
-    }
-    pairs.append((firstHook(recorded), firstHook(timing), false))
+    pairs.append(
+      (relative(recorded, recorded.firstHookNanoseconds), relative(timing, timing.firstHookNanoseconds), false))
     if let mine = recorded.header.windowEndNanoseconds, let theirs = timing.header.windowEndNanoseconds,
       recorded.header.windowReason == timing.header.windowReason, recorded.header.windowReason != .exit
     {
       pairs.append((relative(recorded, mine), relative(timing, theirs), false))
     }
-    // The end as a report takes it: the trace's, or its last first call when that came later.
-    func end(_ trace: Trace) -> UInt64? {
-      trace.header.endNanoseconds.map { max($0, trace.records.map(\.timeNanoseconds).max() ?? 0) }
-    }
-    if let mine = end(recorded), let theirs = end(timing) {
-      pairs.append((relative(recorded, mine), relative(timing, theirs), false))
+    if recorded.header.endNanoseconds != nil, timing.header.endNanoseconds != nil {
+      pairs.append(
+        (relative(recorded, recorded.reportedEndNanoseconds), relative(timing, timing.reportedEndNanoseconds), false))
     }
     // A function's call first among anchors at one time: it is the one counted.
     pairs.sort { ($0.recorded, $0.timed, $0.isCall ? 0 : 1) < ($1.recorded, $1.timed, $1.isCall ? 0 : 1) }

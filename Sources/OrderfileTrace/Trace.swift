@@ -41,6 +41,22 @@ public struct Trace: Sendable {
 
   /// The records inside the launch window.
   public var launchRecords: [FirstCall] { records.filter { $0.phase == .launch } }
+
+  /// The process's own first calls: in a fork child, those past the ones it inherited.
+  public var ownRecords: ArraySlice<FirstCall> { records.dropFirst(header.forkRecordIndex ?? 0) }
+
+  /// Where a report puts the first hook: the recorder's start, or an earlier first call (a
+  /// traced image inherits its parent's from before the fork), so that no phase runs backwards.
+  public var firstHookNanoseconds: UInt64 {
+    min(header.traceStartNanoseconds, records.map(\.timeNanoseconds).min() ?? .max)
+  }
+
+  /// Where a report ends the trace: its header's end, or its last first call when that came
+  /// later (or when the trace was never closed).
+  public var reportedEndNanoseconds: UInt64 {
+    let lastRecord = records.map(\.timeNanoseconds).max() ?? header.traceStartNanoseconds
+    return max(header.endNanoseconds ?? lastRecord, lastRecord)
+  }
 }
 
 /// Why the recording window closed.
